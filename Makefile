@@ -1,0 +1,28 @@
+# culprit: explain failing regression tests in Go pull requests.
+GO ?= go
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test bench deps build vet
+
+# deps installs what the build needs and is missing: libz3 for the solver
+# (go-z3 uses cgo), and git for the trials.
+deps:
+	@if ! { [ -f /usr/include/z3.h ] && command -v git >/dev/null; }; then \
+		$(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q libz3-dev git; \
+	fi
+	@command -v $(GO) >/dev/null || { echo "Go is required: https://go.dev/dl"; exit 1; }
+
+build: deps
+	$(GO) build -o bin/culprit ./cmd/culprit
+
+# demo explains the bundled regression (the AFTER paper's running example)
+# and prints the report.
+demo: build
+	./bin/culprit demo
+
+test: deps
+	$(GO) vet $$($(GO) list ./... )
+	$(GO) test -count=1 -timeout 15m ./...
+
+bench: build
+	./bin/culprit bench

@@ -1,0 +1,47 @@
+// Package trial builds and runs one variant of the head tree (head with a
+// subset of hunks reverted) and reports its outcome. Trials are the unit of
+// cost of the whole analysis: each is cached by its set of reverted hunks.
+package trial
+
+import (
+	"time"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Outcome is what one build-and-test of a variant gave.
+type Outcome string
+
+const (
+	Pass       Outcome = "pass"
+	Fail       Outcome = "fail"
+	BuildError Outcome = "build-error"
+	Timeout    Outcome = "timeout"
+	Crash      Outcome = "crash"    // the test binary died without a test verdict
+	NoTests    Outcome = "no-tests" // the named test does not exist in the variant
+)
+
+// Result is the outcome of one trial with its evidence.
+type Result struct {
+	// Reverted is the sorted set of hunks reverted in this variant.
+	Reverted []diffhunks.ID
+	Outcome  Outcome
+	// Signature locates the failure: the first failing assertion as
+	// "file:line" (file relative to the repository), or the panic site.
+	// Empty unless Outcome is Fail or Crash.
+	Signature string
+	// Message is the first failure message, or the compiler's messages for
+	// BuildError, trimmed to a few KiB.
+	Message string
+	// Output is the tail of the combined test output, for the report.
+	Output   string
+	Duration time.Duration
+	// Cached is true when the result came from the cache, not a new run.
+	Cached bool
+}
+
+// Passed reports whether the variant built and its test passed.
+func (r Result) Passed() bool { return r.Outcome == Pass }
+
+// Compiled reports whether the variant built.
+func (r Result) Compiled() bool { return r.Outcome != BuildError }

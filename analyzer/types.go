@@ -1,0 +1,109 @@
+package analyzer
+
+import (
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Mode selects how trials build and run the test.
+type Mode string
+
+const (
+	ModeGo      Mode = "go"      // go test -overlay on the named Go test
+	ModeCommand Mode = "command" // the user's shell commands; exit status decides
+)
+
+// TestRef names the failing test.
+type TestRef struct {
+	// Package is the Go package path relative to the repository ("./calc").
+	Package string `json:"package,omitempty"`
+	// Name is the test name, with subtests separated by "/".
+	Name string `json:"name,omitempty"`
+	// Command is the shell test command in ModeCommand.
+	Command string `json:"command,omitempty"`
+}
+
+// Strategy names a revert-search strategy.
+type Strategy string
+
+const (
+	StrategyAfter    Strategy = "after"      // semantic guidance + asymmetric revert search
+	StrategyDynamic  Strategy = "dynamic"    // asymmetric revert search over all hunks
+	StrategyDDMin    Strategy = "ddmin"      // Zeller's delta debugging over hunks
+	StrategyOneByOne Strategy = "one-by-one" // revert each hunk alone
+)
+
+// Options tune the analysis. The zero value is usable.
+type Options struct {
+	Strategy Strategy
+	// Timeout bounds one trial (build and test). Default 2 minutes.
+	Timeout time.Duration
+	// Reruns is how many times base and head are run to classify the
+	// failure as deterministic or flaky. Default 3.
+	Reruns int
+	// Workers bounds trials run in parallel. Default 2.
+	Workers int
+	// BuildCommand is the shell build command in ModeCommand (optional).
+	BuildCommand string
+}
+
+// Request asks for the explanation of one failing test.
+type Request struct {
+	Dir  string // the git repository
+	Base string // base revision
+	Head string // head revision
+	Test TestRef
+	Mode Mode
+	Options
+}
+
+// Status is the verdict of an analysis.
+type Status string
+
+const (
+	Explained      Status = "explained"
+	NotRegression  Status = "not-regression"
+	Flaky          Status = "flaky"
+	HeadBuildFails Status = "head-build-fails"
+	Unexplained    Status = "unexplained"
+)
+
+// Stats describe the cost of an analysis.
+type Stats struct {
+	Strategy    Strategy
+	Trials      int // trials run (cache misses)
+	Builds      int // builds run, including compile-only checks
+	CacheHits   int
+	Wall        time.Duration
+	Semantic    time.Duration // time spent in tracing and semantic analysis
+	SolverCalls int
+	Clauses     int // soft clauses in the formulas built
+	SliceSize   int // events in the backward dynamic slices
+	PointWise   int // operations encoded point-wise
+	Inputs      int // reads encoded as inputs
+}
+
+// Result is the explanation of a failing test.
+type Result struct {
+	Status Status
+	Test   TestRef
+	Base   string
+	Head   string
+	Hunks  []diffhunks.Hunk
+	// Root is the minimal set of hunks whose revert makes the test pass;
+	// Aux are the hunks that must be reverted with them to compile.
+	Root []diffhunks.ID
+	Aux  []diffhunks.ID
+	// Tree is the causal tree, nil when the explanation is dynamic only.
+	Tree *cause.Node
+	// Proof is the final run with Root and Aux reverted.
+	Proof *trial.Result
+	// Evidence holds the classification runs of base and head.
+	Evidence []trial.Result
+	// Notes say where the analysis fell back or degraded, in plain words.
+	Notes []string
+	Stats Stats
+}

@@ -1,0 +1,237 @@
+// Package scenario loads regression scenarios: txtar archives holding a base
+// tree, a head tree and the expected explanation, and turns them into real
+// git repositories for tests, benchmarks and the demo.
+//
+// An archive's comment is a list of "key: value" lines:
+//
+//	test:    TestF               the failing test (required)
+//	pkg:     ./calc              its package (default: found from the test)
+//	status:  explained           the expected Result status
+//	root:    calc.go:10 calc.go:19   expected root hunks
+//	aux:     calc.go:3           expected auxiliary hunks
+//	timeout: 10s                 per-trial timeout
+//	mode:    command             trial mode (default go)
+//	command: go test ./...       the test command in command mode
+//
+// A hunk reference is "file:line" for a hunk whose head lines contain line,
+// "file:-line" for a pure deletion at base line line, or "file" for a
+// whole-file hunk. Files named "base/…" form the base tree and "head/…" the
+// head tree; a file in neither is ignored.
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+	"golang.org/x/tools/txtar"
+)
+
+// Scenario is one regression scenario.
+type Scenario struct {
+	Name    string
+	Test    string
+	Pkg     string
+	Status  string
+	Root    []string
+	Aux     []string
+	Timeout time.Duration
+	Mode    string
+	Command string
+	// Keys holds every header key, including ones this package does not
+	// interpret, for tests that need their own expectations.
+	Keys map[string]string
+	Base map[string][]byte
+	Head map[string][]byte
+}
+
+// Load reads a scenario archive from a file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+	return Parse(name, data)
+}
+
+// Parse reads a scenario archive.
+func Parse(name string, data []byte) (*Scenario, error) {
+	ar := txtar.Parse(data)
+	s := &Scenario{Name: name, Keys: map[string]string{}, Base: map[string][]byte{}, Head: map[string][]byte{}}
+	for i, line := range strings.Split(string(ar.Comment), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, fmt.Errorf("scenario %s: header line %d: want \"key: value\", got %q", name, i+1, line)
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		s.Keys[k] = v
+		switch k {
+		case "test":
+			s.Test = v
+		case "pkg":
+			s.Pkg = v
+		case "status":
+			s.Status = v
+		case "root":
+			s.Root = strings.Fields(v)
+		case "aux":
+			s.Aux = strings.Fields(v)
+		case "mode":
+			s.Mode = v
+		case "command":
+			s.Command = v
+		case "timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, fmt.Errorf("scenario %s: timeout: %w", name, err)
+			}
+			s.Timeout = d
+		}
+	}
+	for _, f := range ar.Files {
+		switch {
+		case strings.HasPrefix(f.Name, "base/"):
+			s.Base[strings.TrimPrefix(f.Name, "base/")] = f.Data
+		case strings.HasPrefix(f.Name, "head/"):
+			s.Head[strings.TrimPrefix(f.Name, "head/")] = f.Data
+		}
+	}
+	if s.Test == "" {
+		return nil, fmt.Errorf("scenario %s: no \"test:\" in the header", name)
+	}
+	if len(s.Base) == 0 || len(s.Head) == 0 {
+		return nil, fmt.Errorf("scenario %s: needs both base/ and head/ files", name)
+	}
+	return s, nil
+}
+
+// Repo is a scenario made into a git repository.
+type Repo struct {
+	Dir  string
+	Base string // commit id of the base tree
+	Head string // commit id of the head tree, a child of Base
+}
+
+// Materialize creates a git repository in dir (which must be empty or
+// absent) with the base tree committed first and the head tree on top.
+func (s *Scenario) Materialize(dir string) (*Repo, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r := &Repo{Dir: dir}
+	if _, err := git(dir, "init", "-q", "-b", "main"); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.Base, err = commitTree(dir, s.Base, "base"); err != nil {
+		return nil, err
+	}
+	if r.Head, err = commitTree(dir, s.Head, "head"); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func commitTree(dir string, files map[string][]byte, msg string) (string, error) {
+	if _, err := git(dir, "rm", "-rq", "--ignore-unmatch", "."); err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(n, ".sh") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, files[n], mode); err != nil {
+			return "", err
+		}
+	}
+	if _, err := git(dir, "add", "-A"); err != nil {
+		return "", err
+	}
+	if _, err := git(dir, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
+		return "", err
+	}
+	out, err := git(dir, "rev-parse", "HEAD")
+	return strings.TrimSpace(out), err
+}
+
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	// A fixed identity and date make commit ids reproducible and keep the
+	// user's git configuration out of the way.
+	cmd.Env = append(os.Environ(),
+		"GIT_AUTHOR_NAME=culprit", "GIT_AUTHOR_EMAIL=culprit@example.com",
+		"GIT_COMMITTER_NAME=culprit", "GIT_COMMITTER_EMAIL=culprit@example.com",
+		"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out.String(), nil
+}
+
+// Resolve maps hunk references ("file:line", "file:-line", "file") to the
+// ids of the hunks they name, sorted. A reference that names no hunk is an
+// error, so an expectation can never pass vacuously.
+func Resolve(hunks []diffhunks.Hunk, refs []string) ([]diffhunks.ID, error) {
+	var ids []diffhunks.ID
+	for _, ref := range refs {
+		id, err := resolve(hunks, ref)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+func resolve(hunks []diffhunks.Hunk, ref string) (diffhunks.ID, error) {
+	file, lineStr, hasLine := strings.Cut(ref, ":")
+	if !hasLine {
+		for _, h := range hunks {
+			if h.WholeFile() && (h.File == file || h.OldFile == file) {
+				return h.ID, nil
+			}
+		}
+		return 0, fmt.Errorf("no whole-file hunk for %q", ref)
+	}
+	deletion := strings.HasPrefix(lineStr, "-")
+	line, err := strconv.Atoi(strings.TrimPrefix(lineStr, "-"))
+	if err != nil {
+		return 0, fmt.Errorf("hunk reference %q: %w", ref, err)
+	}
+	for _, h := range hunks {
+		switch {
+		case deletion && h.OldFile == file && h.Head.Len() == 0 && h.Base.Contains(line):
+			return h.ID, nil
+		case !deletion && h.File == file && h.Head.Contains(line):
+			return h.ID, nil
+		}
+	}
+	return 0, fmt.Errorf("no hunk at %q", ref)
+}
