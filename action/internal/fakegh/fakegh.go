@@ -1,0 +1,499 @@
+// Package fakegh is an in-memory GitHub REST API for tests of the Action:
+// an httptest server with a mux mounted under a base path that serves the
+// few endpoints culprit uses, checks the method, path, body and
+// Authorization header of every request, and counts them.
+package fakegh
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+// BasePath is where the API is mounted, as on GitHub Enterprise Server.
+const BasePath = "/api/v3"
+
+// Comment is an issue or review comment held by the server.
+type Comment struct {
+	ID        int64  `json:"id"`
+	Body      string `json:"body"`
+	User      User   `json:"user"`
+	Path      string `json:"path,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Side      string `json:"side,omitempty"`
+	CommitID  string `json:"commit_id,omitempty"`
+	InReplyTo int64  `json:"in_reply_to_id,omitempty"`
+	HTMLURL   string `json:"html_url"`
+}
+
+// User is a comment's author.
+type User struct {
+	Login string `json:"login"`
+	Type  string `json:"type,omitempty"`
+}
+
+// PR is a pull request the server knows.
+type PR struct {
+	Number  int
+	BaseSHA string
+	HeadSHA string
+}
+
+// Server is the fake API. Set its fields before the first request.
+type Server struct {
+	*httptest.Server
+	t *testing.T
+
+	Owner, Repo string
+	// Token is the token every request must carry as a bearer token.
+	Token string
+	// Login is what GET /user answers; "" answers 403 as the Actions
+	// GITHUB_TOKEN gets.
+	Login string
+	// ReadOnly makes every write answer 403, as a fork's token gets.
+	ReadOnly bool
+	// PageSize caps per_page so tests can force several pages.
+	PageSize int
+	// RateLimit answers the first request to a "METHOD /path" key with a
+	// rate-limit response of this kind: "primary" (403, remaining 0) or
+	// "secondary" (429, Retry-After).
+	RateLimit map[string]string
+
+	mu       sync.Mutex
+	nextID   int64
+	PRs      map[int]PR
+	Issue    map[int][]*Comment // issue comments by PR number
+	Reviewed map[int][]*Comment // review comments by PR number
+	Reviews  map[int]int        // reviews created by PR number
+	calls    map[string]int
+	limited  map[string]bool
+	requests []string
+}
+
+// New starts a fake API for owner/repo that expects token. It is closed
+// when the test ends.
+func New(t *testing.T, owner, repo, token string) *Server {
+	t.Helper()
+	s := &Server{
+		t: t, Owner: owner, Repo: repo, Token: token, PageSize: 100,
+		nextID: 1000, PRs: map[int]PR{}, Issue: map[int][]*Comment{},
+		Reviewed: map[int][]*Comment{}, Reviews: map[int]int{},
+		calls: map[string]int{}, limited: map[string]bool{},
+	}
+	mux := http.NewServeMux()
+	repoPath := BasePath + "/repos/{owner}/{repo}"
+	mux.HandleFunc("GET "+BasePath+"/user", s.getUser)
+	mux.HandleFunc("GET "+repoPath+"/pulls/{number}", s.getPR)
+	mux.HandleFunc("GET "+repoPath+"/issues/{number}/comments", s.listIssueComments)
+	mux.HandleFunc("POST "+repoPath+"/issues/{number}/comments", s.createIssueComment)
+	mux.HandleFunc("PATCH "+repoPath+"/issues/comments/{id}", s.editIssueComment)
+	mux.HandleFunc("GET "+repoPath+"/pulls/{number}/comments", s.listReviewComments)
+	mux.HandleFunc("POST "+repoPath+"/pulls/{number}/reviews", s.createReview)
+	mux.HandleFunc("DELETE "+repoPath+"/pulls/comments/{id}", s.deleteReviewComment)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("fake GitHub: unexpected request %s %s", r.Method, r.URL.Path)
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+	})
+	s.Server = httptest.NewServer(s.check(mux))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// APIURL is the value for GITHUB_API_URL.
+func (s *Server) APIURL() string { return s.URL + BasePath }
+
+// Calls returns how many requests each "METHOD /path" received (path
+// without BasePath), rate-limited ones included.
+func (s *Server) Calls() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := make(map[string]int, len(s.calls))
+	for k, v := range s.calls {
+		m[k] = v
+	}
+	return m
+}
+
+// Requests lists every request as "METHOD /path", in order.
+func (s *Server) Requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.requests...)
+}
+
+// AddIssueComment seeds an issue comment and returns it.
+func (s *Server) AddIssueComment(pr int, login, body string) *Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.newComment(login, body)
+	s.Issue[pr] = append(s.Issue[pr], c)
+	return c
+}
+
+// AddReviewComment seeds a review comment and returns it.
+func (s *Server) AddReviewComment(pr int, login, path string, line int, body string, inReplyTo int64) *Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.newComment(login, body)
+	c.Path, c.Line, c.Side, c.InReplyTo = path, line, "RIGHT", inReplyTo
+	s.Reviewed[pr] = append(s.Reviewed[pr], c)
+	return c
+}
+
+// IssueComments returns a copy of the issue comments of pr.
+func (s *Server) IssueComments(pr int) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Comment
+	for _, c := range s.Issue[pr] {
+		out = append(out, *c)
+	}
+	return out
+}
+
+// ReviewComments returns a copy of the review comments of pr.
+func (s *Server) ReviewComments(pr int) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Comment
+	for _, c := range s.Reviewed[pr] {
+		out = append(out, *c)
+	}
+	return out
+}
+
+func (s *Server) newComment(login, body string) *Comment {
+	s.nextID++
+	typ := "User"
+	if strings.HasSuffix(login, "[bot]") {
+		typ = "Bot"
+	}
+	return &Comment{ID: s.nextID, Body: body, User: User{Login: login, Type: typ},
+		HTMLURL: fmt.Sprintf("https://github.example/%s/%s/pull/x#c%d", s.Owner, s.Repo, s.nextID)}
+}
+
+// check is the middleware run on every request: auth, repository, JSON
+// bodies, counting and injected rate limits.
+func (s *Server) check(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Method + " " + strings.TrimPrefix(r.URL.Path, BasePath)
+		s.mu.Lock()
+		s.calls[key]++
+		s.requests = append(s.requests, key)
+		kind, limit := s.RateLimit[key]
+		if limit && !s.limited[key] {
+			s.limited[key] = true
+		} else {
+			limit = false
+		}
+		s.mu.Unlock()
+		if got, want := r.Header.Get("Authorization"), "Bearer "+s.Token; got != want {
+			s.t.Errorf("fake GitHub: %s: Authorization = %q, want %q", key, got, want)
+			http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
+			return
+		}
+		if !strings.HasPrefix(r.Header.Get("Accept"), "application/vnd.github") {
+			s.t.Errorf("fake GitHub: %s: Accept = %q", key, r.Header.Get("Accept"))
+		}
+		if strings.HasPrefix(r.URL.Path, BasePath+"/repos/") && !strings.HasPrefix(r.URL.Path, BasePath+"/repos/"+s.Owner+"/"+s.Repo+"/") {
+			s.t.Errorf("fake GitHub: %s: not repository %s/%s", key, s.Owner, s.Repo)
+		}
+		if limit {
+			w.Header().Set("Content-Type", "application/json")
+			switch kind {
+			case "secondary":
+				w.Header().Set("Retry-After", "3")
+				w.WriteHeader(http.StatusTooManyRequests)
+				io.WriteString(w, `{"message":"You have exceeded a secondary rate limit."}`)
+			default:
+				w.Header().Set("X-RateLimit-Limit", "5000")
+				w.Header().Set("X-RateLimit-Remaining", "0")
+				w.Header().Set("X-RateLimit-Reset", "0")
+				w.WriteHeader(http.StatusForbidden)
+				io.WriteString(w, `{"message":"API rate limit exceeded"}`)
+			}
+			return
+		}
+		w.Header().Set("X-RateLimit-Limit", "5000")
+		w.Header().Set("X-RateLimit-Remaining", "4999")
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) json(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		s.t.Errorf("fake GitHub: encoding response: %v", err)
+	}
+}
+
+func (s *Server) fail(w http.ResponseWriter, code int, msg string) {
+	s.json(w, code, map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+}
+
+func (s *Server) forbidWrite(w http.ResponseWriter) bool {
+	if s.ReadOnly {
+		s.fail(w, http.StatusForbidden, "Resource not accessible by integration")
+		return true
+	}
+	return false
+}
+
+func (s *Server) number(w http.ResponseWriter, r *http.Request) (int, bool) {
+	n, err := strconv.Atoi(r.PathValue("number"))
+	if err != nil {
+		s.t.Errorf("fake GitHub: %s %s: bad number", r.Method, r.URL.Path)
+		s.fail(w, http.StatusNotFound, "Not Found")
+		return 0, false
+	}
+	if _, ok := s.PRs[n]; !ok {
+		s.t.Errorf("fake GitHub: %s %s: no pull request #%d", r.Method, r.URL.Path, n)
+		s.fail(w, http.StatusNotFound, "Not Found")
+		return 0, false
+	}
+	return n, true
+}
+
+// body decodes a JSON request body and checks it has a non-empty "body"
+// under GitHub's size limit when want says so.
+func (s *Server) body(w http.ResponseWriter, r *http.Request, v any) bool {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		s.t.Errorf("fake GitHub: %s %s: Content-Type = %q", r.Method, r.URL.Path, ct)
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		s.t.Errorf("fake GitHub: %s %s: body: %v", r.Method, r.URL.Path, err)
+		s.fail(w, http.StatusBadRequest, "Problems parsing JSON")
+		return false
+	}
+	return true
+}
+
+func (s *Server) tooLong(w http.ResponseWriter, body string) bool {
+	if utf8.RuneCountInString(body) >= 65536 {
+		s.t.Errorf("fake GitHub: body of %d characters", utf8.RuneCountInString(body))
+		s.fail(w, http.StatusUnprocessableEntity, "Validation Failed: body is too long (maximum is 65536 characters)")
+		return true
+	}
+	if body == "" {
+		s.t.Errorf("fake GitHub: empty body")
+		s.fail(w, http.StatusUnprocessableEntity, "Validation Failed: body")
+		return true
+	}
+	return false
+}
+
+func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
+	if s.Login == "" {
+		s.fail(w, http.StatusForbidden, "Resource not accessible by integration")
+		return
+	}
+	s.json(w, http.StatusOK, User{Login: s.Login, Type: "User"})
+}
+
+func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
+	n, ok := s.number(w, r)
+	if !ok {
+		return
+	}
+	p := s.PRs[n]
+	s.json(w, http.StatusOK, map[string]any{
+		"number":   n,
+		"html_url": fmt.Sprintf("https://github.example/%s/%s/pull/%d", s.Owner, s.Repo, n),
+		"base":     map[string]any{"sha": p.BaseSHA, "ref": "main"},
+		"head":     map[string]any{"sha": p.HeadSHA, "ref": "feature"},
+	})
+}
+
+// page serves one page of cs with a Link header to the next.
+func (s *Server) page(w http.ResponseWriter, r *http.Request, cs []*Comment) {
+	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	if per <= 0 || per > 100 {
+		per = 30
+	}
+	if per > s.PageSize {
+		per = s.PageSize
+	}
+	p, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if p <= 0 {
+		p = 1
+	}
+	lo, hi := (p-1)*per, p*per
+	if lo > len(cs) {
+		lo = len(cs)
+	}
+	if hi >= len(cs) {
+		hi = len(cs)
+	} else {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(p+1))
+		q.Set("per_page", strconv.Itoa(per))
+		w.Header().Set("Link", fmt.Sprintf(`<%s%s?%s>; rel="next"`, s.URL, r.URL.Path, q.Encode()))
+	}
+	out := make([]Comment, 0, hi-lo)
+	for _, c := range cs[lo:hi] {
+		out = append(out, *c)
+	}
+	s.json(w, http.StatusOK, out)
+}
+
+func (s *Server) listIssueComments(w http.ResponseWriter, r *http.Request) {
+	n, ok := s.number(w, r)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	cs := append([]*Comment(nil), s.Issue[n]...)
+	s.mu.Unlock()
+	s.page(w, r, cs)
+}
+
+func (s *Server) login() string {
+	if s.Login == "" {
+		return "github-actions[bot]"
+	}
+	return s.Login
+}
+
+func (s *Server) createIssueComment(w http.ResponseWriter, r *http.Request) {
+	n, ok := s.number(w, r)
+	if !ok || s.forbidWrite(w) {
+		return
+	}
+	var in struct {
+		Body string `json:"body"`
+	}
+	if !s.body(w, r, &in) || s.tooLong(w, in.Body) {
+		return
+	}
+	c := s.AddIssueComment(n, s.login(), in.Body)
+	s.json(w, http.StatusCreated, c)
+}
+
+func (s *Server) editIssueComment(w http.ResponseWriter, r *http.Request) {
+	if s.forbidWrite(w) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	var in struct {
+		Body string `json:"body"`
+	}
+	if !s.body(w, r, &in) || s.tooLong(w, in.Body) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, cs := range s.Issue {
+		for _, c := range cs {
+			if c.ID == id {
+				if c.User.Login != s.login() {
+					s.t.Errorf("fake GitHub: editing comment %d of %s as %s", id, c.User.Login, s.login())
+				}
+				c.Body = in.Body
+				s.json(w, http.StatusOK, c)
+				return
+			}
+		}
+	}
+	s.t.Errorf("fake GitHub: editing unknown comment %d", id)
+	s.fail(w, http.StatusNotFound, "Not Found")
+}
+
+func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request) {
+	n, ok := s.number(w, r)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	cs := append([]*Comment(nil), s.Reviewed[n]...)
+	s.mu.Unlock()
+	s.page(w, r, cs)
+}
+
+func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
+	n, ok := s.number(w, r)
+	if !ok || s.forbidWrite(w) {
+		return
+	}
+	var in struct {
+		CommitID string `json:"commit_id"`
+		Body     string `json:"body"`
+		Event    string `json:"event"`
+		Comments []struct {
+			Path string `json:"path"`
+			Line int    `json:"line"`
+			Side string `json:"side"`
+			Body string `json:"body"`
+		} `json:"comments"`
+	}
+	if !s.body(w, r, &in) {
+		return
+	}
+	if in.Event != "COMMENT" {
+		s.t.Errorf("fake GitHub: review event %q, want COMMENT", in.Event)
+	}
+	if in.CommitID != s.PRs[n].HeadSHA {
+		s.t.Errorf("fake GitHub: review on commit %q, want the head %q", in.CommitID, s.PRs[n].HeadSHA)
+	}
+	for _, c := range in.Comments {
+		if c.Path == "" || c.Line <= 0 || c.Side != "RIGHT" || s.tooLong(w, c.Body) {
+			s.t.Errorf("fake GitHub: bad review comment %+v", c)
+			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
+			return
+		}
+	}
+	s.mu.Lock()
+	s.Reviews[n]++
+	s.mu.Unlock()
+	for _, c := range in.Comments {
+		s.mu.Lock()
+		rc := s.newComment(s.login(), c.Body)
+		rc.Path, rc.Line, rc.Side, rc.CommitID = c.Path, c.Line, c.Side, in.CommitID
+		s.Reviewed[n] = append(s.Reviewed[n], rc)
+		s.mu.Unlock()
+	}
+	s.json(w, http.StatusOK, map[string]any{"id": 1, "state": "COMMENTED"})
+}
+
+func (s *Server) deleteReviewComment(w http.ResponseWriter, r *http.Request) {
+	if s.forbidWrite(w) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for n, cs := range s.Reviewed {
+		for i, c := range cs {
+			if c.ID == id {
+				if c.User.Login != s.login() {
+					s.t.Errorf("fake GitHub: deleting comment %d of %s", id, c.User.Login)
+				}
+				s.Reviewed[n] = append(cs[:i:i], cs[i+1:]...)
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+	}
+	s.t.Errorf("fake GitHub: deleting unknown review comment %d", id)
+	s.fail(w, http.StatusNotFound, "Not Found")
+}
+
+// Keys returns the sorted keys of a call-count map, for messages.
+func Keys(m map[string]int) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,79 @@
+package pr
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// MaxBody is GitHub's limit on a comment body, in characters; a longer body
+// is refused with 422.
+const MaxBody = 65536
+
+// Posted says what UpsertComment did.
+type Posted string
+
+const (
+	Created Posted = "created"
+	Updated Posted = "updated"
+)
+
+// UpsertComment makes body the pull request's sticky comment: the one
+// comment that contains marker and was written by the token's identity. It
+// edits that comment when it exists and creates it otherwise, so reruns
+// never add a second one. A body at or over MaxBody is refused here, before
+// GitHub would answer 422.
+func (c *Client) UpsertComment(ctx context.Context, marker, body string) (Posted, string, error) {
+	if !strings.Contains(body, marker) {
+		return "", "", fmt.Errorf("comment body lacks the marker %q: a rerun could not find it", marker)
+	}
+	if n := utf8.RuneCountInString(body); n >= MaxBody {
+		return "", "", fmt.Errorf("comment body has %d characters, over GitHub's limit of %d", n, MaxBody-1)
+	}
+	old, err := c.FindComment(ctx, marker)
+	if err != nil {
+		return "", "", err
+	}
+	if old != nil {
+		ed, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, old.GetID(), &github.IssueComment{Body: &body})
+		if err != nil {
+			return "", "", fmt.Errorf("editing comment %d on #%d: %w", old.GetID(), c.number, err)
+		}
+		return Updated, ed.GetHTMLURL(), nil
+	}
+	cr, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, c.number, &github.IssueComment{Body: &body})
+	if err != nil {
+		return "", "", fmt.Errorf("commenting on #%d: %w", c.number, err)
+	}
+	return Created, cr.GetHTMLURL(), nil
+}
+
+// FindComment returns the sticky comment (marker and author both match), or
+// nil when there is none, reading every page of the conversation.
+func (c *Client) FindComment(ctx context.Context, marker string) (*github.IssueComment, error) {
+	me, err := c.Login(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		cs, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, c.number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing comments of #%d: %w", c.number, err)
+		}
+		for _, cm := range cs {
+			// Anyone can quote the marker; only our own comment is ours
+			// to edit.
+			if strings.Contains(cm.GetBody(), marker) && strings.EqualFold(cm.GetUser().GetLogin(), me) {
+				return cm, nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}

@@ -1,0 +1,105 @@
+package analyzer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// failing reports whether an outcome counts as the test failing. A hang is
+// a failure: a test that times out never counts as passing.
+func failing(o trial.Outcome) bool {
+	return o == trial.Fail || o == trial.Timeout || o == trial.Crash
+}
+
+// repeater runs the same variant several times, bypassing the trial cache.
+type repeater interface {
+	Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]trial.Result, error)
+}
+
+// classification is the verdict of running base and head several times.
+type classification struct {
+	status Status // "" when the failure is a deterministic regression
+	notes  []string
+	runs   []trial.Result
+	head   trial.Result // the first failing head run
+}
+
+// classify runs head and base req.Reruns times each and decides whether the
+// failure is a deterministic regression worth explaining.
+func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns int) (*classification, error) {
+	c := &classification{}
+	headRuns, err := r.Repeat(ctx, nil, reruns)
+	if err != nil {
+		return nil, fmt.Errorf("running the test on head: %w", err)
+	}
+	c.runs = append(c.runs, headRuns...)
+	hf, hp := count(headRuns)
+	for _, run := range headRuns {
+		if failing(run.Outcome) {
+			c.head = run
+			break
+		}
+	}
+	switch {
+	case headRuns[0].Outcome == trial.BuildError:
+		c.status = HeadBuildFails
+		c.notes = append(c.notes, "head does not build: "+firstLine(headRuns[0].Message))
+		return c, nil
+	case headRuns[0].Outcome == trial.NoTests:
+		return nil, fmt.Errorf("%w on head", ErrNoSuchTest)
+	case hf == 0:
+		c.status = NotRegression
+		c.notes = append(c.notes, fmt.Sprintf("the test passed on head in all %d runs: there is no failure to explain", hp))
+		return c, nil
+	case hp > 0:
+		c.status = Flaky
+		c.notes = append(c.notes, fmt.Sprintf("the test is flaky on head: %d of %d runs failed", hf, hf+hp))
+		return c, nil
+	}
+
+	baseRuns, err := r.Repeat(ctx, all, reruns)
+	if err != nil {
+		return nil, fmt.Errorf("running the test on base: %w", err)
+	}
+	c.runs = append(c.runs, baseRuns...)
+	bf, bp := count(baseRuns)
+	switch {
+	case baseRuns[0].Outcome == trial.NoTests:
+		c.status = NotRegression
+		c.notes = append(c.notes, "the test does not exist on base: it is new in this change, so its failure is not a regression")
+	case baseRuns[0].Outcome == trial.BuildError:
+		c.status = NotRegression
+		c.notes = append(c.notes, "base does not build, so no regression can be proven: "+firstLine(baseRuns[0].Message))
+	case bp == 0:
+		c.status = NotRegression
+		c.notes = append(c.notes, fmt.Sprintf("the test fails on base too (%d of %d runs): the failure is not caused by this change", bf, bf))
+	case bf > 0:
+		c.status = Flaky
+		c.notes = append(c.notes, fmt.Sprintf("the test is flaky on base: %d of %d runs failed, while it failed in every head run", bf, bf+bp))
+	}
+	return c, nil
+}
+
+func count(runs []trial.Result) (failed, passed int) {
+	for _, r := range runs {
+		switch {
+		case failing(r.Outcome):
+			failed++
+		case r.Outcome == trial.Pass:
+			passed++
+		}
+	}
+	return failed, passed
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

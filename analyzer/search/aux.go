@@ -1,0 +1,233 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// AuxFor finds hunks from pool to revert together with revert so that the
+// variant compiles (AFTER Algorithm 4). The answer is 1-minimal when
+// compiling is monotone in the reverted set: dropping any one of its hunks
+// breaks the build again. It is empty when revert compiles alone, and the
+// error wraps ErrNoAux when not even reverting all of pool helps.
+//
+// The search first tries cheap guesses (the pool's hunks in the reverted
+// hunks' functions, then in their files, then in the files the compiler
+// complains about), then shrinks the first guess that compiles, or the whole
+// pool, by partitioning along files, then functions, then single hunks.
+// No set is built twice.
+func AuxFor(ctx context.Context, b Builder, hunks []diffhunks.Hunk, revert, pool []diffhunks.ID) ([]diffhunks.ID, error) {
+	revert = norm(revert)
+	return newAuxSearch(b, hunks).find(ctx, revert, minus(norm(pool), revert), "")
+}
+
+// auxSearch is the state of Algorithm 4 shared by all its calls within one
+// strategy run: compile results are memoised by the whole reverted set.
+type auxSearch struct {
+	b       Builder
+	byID    map[diffhunks.ID]diffhunks.Hunk
+	builds  memo[bool]
+	nbuilds atomic.Int64
+}
+
+func newAuxSearch(b Builder, hunks []diffhunks.Hunk) *auxSearch {
+	a := &auxSearch{b: b, byID: make(map[diffhunks.ID]diffhunks.Hunk, len(hunks))}
+	for _, h := range hunks {
+		a.byID[h.ID] = h
+	}
+	return a
+}
+
+// compiles reports whether head builds with the sorted set reverted.
+func (a *auxSearch) compiles(ctx context.Context, set []diffhunks.ID) (bool, error) {
+	ok, _, err := a.builds.get(key(set), func() (bool, error) {
+		a.nbuilds.Add(1)
+		r, err := a.b.Build(ctx, set)
+		if err != nil {
+			return false, fmt.Errorf("building variant with %v reverted: %w", set, err)
+		}
+		// A build that timed out is taken as broken: the search then
+		// looks for a set that demonstrably compiles.
+		return r.Compiled() && r.Outcome != trial.Timeout, nil
+	})
+	return ok, err
+}
+
+// find returns a 1-minimal subset of pool that makes revert compile. msg is
+// the compiler output for revert alone, if known, for the guesses.
+func (a *auxSearch) find(ctx context.Context, revert, pool []diffhunks.ID, msg string) ([]diffhunks.ID, error) {
+	ok, err := a.compiles(ctx, revert)
+	if err != nil || ok {
+		return nil, err
+	}
+	if ok, err := a.compiles(ctx, union(revert, pool)); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%w: %v does not compile even with all %d revertible hunks reverted too", ErrNoAux, revert, len(pool))
+	}
+	omega := pool
+	for _, g := range a.guesses(revert, pool, msg) {
+		ok, err := a.compiles(ctx, union(revert, g))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			omega = g
+			break
+		}
+	}
+	return a.shrink(ctx, revert, omega)
+}
+
+// guesses returns growing subsets of pool, smaller than pool, where the
+// missing reverts usually are.
+func (a *auxSearch) guesses(revert, pool []diffhunks.ID, msg string) [][]diffhunks.ID {
+	funcs := map[[2]string]bool{}
+	files := map[string]bool{}
+	for _, id := range revert {
+		h := a.byID[id]
+		if h.Func != "" {
+			funcs[[2]string{h.File, h.Func}] = true
+		}
+		if h.File != "" {
+			files[h.File] = true
+		}
+	}
+	sameFunc := a.filter(pool, func(h diffhunks.Hunk) bool { return funcs[[2]string{h.File, h.Func}] })
+	sameFile := a.filter(pool, func(h diffhunks.Hunk) bool { return files[h.File] })
+	named := a.filter(pool, func(h diffhunks.Hunk) bool { return files[h.File] || mentions(msg, h.File) })
+
+	var out [][]diffhunks.ID
+	for _, g := range [][]diffhunks.ID{sameFunc, sameFile, named} {
+		if len(g) == 0 || len(g) == len(pool) {
+			continue
+		}
+		if len(out) > 0 && slices.Equal(out[len(out)-1], g) {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func (a *auxSearch) filter(ids []diffhunks.ID, keep func(diffhunks.Hunk) bool) []diffhunks.ID {
+	var out []diffhunks.ID
+	for _, id := range ids {
+		if h, ok := a.byID[id]; ok && keep(h) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// mentions reports whether compiler output names file as "file:line",
+// possibly under a directory prefix such as "./".
+func mentions(msg, file string) bool {
+	if file == "" {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(msg[i:], file+":")
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j == 0 || strings.ContainsRune(" \t\n/\"'(", rune(msg[j-1])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// shrink is the partitioning of Algorithm 4. Invariant: revert ∪ omega
+// compiles. Each round tries every part and every complement of an n-way
+// partition of omega; the first that still compiles replaces omega. When
+// none does, the partition is refined, until single hunks were tried.
+func (a *auxSearch) shrink(ctx context.Context, revert, omega []diffhunks.ID) ([]diffhunks.ID, error) {
+	n := 2
+	for n <= len(omega) {
+		parts := a.partition(omega, n)
+		next := []diffhunks.ID(nil)
+		nextN := 0
+		for _, p := range parts {
+			ok, err := a.compiles(ctx, union(revert, p))
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				next, nextN = p, 2
+				break
+			}
+			c := minus(omega, p)
+			ok, err = a.compiles(ctx, union(revert, c))
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				next, nextN = c, max(n-1, 2)
+				break
+			}
+		}
+		switch {
+		case next != nil:
+			omega, n = next, nextN
+		case n == len(omega):
+			return omega, nil
+		default:
+			n = min(2*n, len(omega))
+		}
+	}
+	return omega, nil
+}
+
+// partition cuts the sorted set omega into n parts along the program's
+// structure: whole files if omega spans at least n files, else whole
+// functions, else single hunks. Parts come out sorted.
+func (a *auxSearch) partition(omega []diffhunks.ID, n int) [][]diffhunks.ID {
+	ids := slices.Clone(omega)
+	slices.SortStableFunc(ids, func(x, y diffhunks.ID) int {
+		hx, hy := a.byID[x], a.byID[y]
+		return cmp.Or(strings.Compare(hx.File, hy.File), strings.Compare(hx.Func, hy.Func), cmp.Compare(x, y))
+	})
+	byFile := a.units(ids, func(h diffhunks.Hunk) string { return h.File })
+	byFunc := a.units(ids, func(h diffhunks.Hunk) string { return h.File + "\x00" + h.Func })
+	units := byFile
+	if len(units) < n {
+		units = byFunc
+	}
+	if len(units) < n {
+		units = a.units(ids, nil)
+	}
+	var out [][]diffhunks.ID
+	for _, chunk := range split(units, n) {
+		out = append(out, norm(slices.Concat(chunk...)))
+	}
+	return out
+}
+
+// units groups consecutive ids with equal keys; a nil key makes every id its
+// own unit.
+func (a *auxSearch) units(ids []diffhunks.ID, keyOf func(diffhunks.Hunk) string) [][]diffhunks.ID {
+	var out [][]diffhunks.ID
+	last := ""
+	for i, id := range ids {
+		if keyOf == nil {
+			out = append(out, []diffhunks.ID{id})
+			continue
+		}
+		k := keyOf(a.byID[id])
+		if i == 0 || k != last {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], id)
+		last = k
+	}
+	return out
+}

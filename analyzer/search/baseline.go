@@ -1,0 +1,98 @@
+package search
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// DDMin is Zeller's minimising delta debugging over the set of reverted
+// hunks, with "passes" as the interesting outcome: it starts from all
+// candidates reverted (which must pass) and shrinks the set, trying first
+// every part of an n-way partition and only then every complement. Variants
+// that do not compile get auxiliary hunks as in Asymmetric, so the two
+// strategies differ only in their search; with opt.NoAux they count as
+// unresolved, that is, not passing.
+func DDMin(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []diffhunks.ID, opt Options) (*Found, error) {
+	s := newSearcher(t, hunks, opt)
+	c := norm(candidates)
+	if len(c) == 0 {
+		return s.nothing(variant{}, "no candidate hunks"), nil
+	}
+	v, err := s.try(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if !v.passed() {
+		return s.nothing(v, fmt.Sprintf("reverting all %d candidates gives %s", len(c), v.res.Outcome)), nil
+	}
+	n := 2
+	for len(c) >= 2 {
+		parts := partition(c, n)
+		i, err := s.firstPassing(ctx, parts)
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 {
+			c, n = parts[i], 2
+			continue
+		}
+		if n > 2 {
+			comps := make([][]diffhunks.ID, len(parts))
+			for j, p := range parts {
+				comps[j] = minus(c, p)
+			}
+			i, err := s.firstPassing(ctx, comps)
+			if err != nil {
+				return nil, err
+			}
+			if i >= 0 {
+				c, n = comps[i], max(n-1, 2)
+				continue
+			}
+		}
+		if n >= len(c) {
+			break
+		}
+		n = min(2*n, len(c))
+	}
+	return s.prove(ctx, c, "")
+}
+
+// OneByOne reverts each candidate alone (with auxiliary hunks when needed)
+// and reports the first whose revert passes. When none does, it falls back
+// to reverting all candidates, and Found.Note says so.
+func OneByOne(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []diffhunks.ID, opt Options) (*Found, error) {
+	s := newSearcher(t, hunks, opt)
+	c := norm(candidates)
+	if len(c) == 0 {
+		return s.nothing(variant{}, "no candidate hunks"), nil
+	}
+	singles := make([][]diffhunks.ID, len(c))
+	for i, id := range c {
+		singles[i] = []diffhunks.ID{id}
+	}
+	i, err := s.firstPassing(ctx, singles)
+	if err != nil {
+		return nil, err
+	}
+	if i >= 0 {
+		return s.prove(ctx, singles[i], "")
+	}
+	if len(c) == 1 {
+		v, err := s.try(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		return s.nothing(v, "reverting the only candidate does not pass"), nil
+	}
+	v, err := s.try(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if !v.passed() {
+		return s.nothing(v, fmt.Sprintf("no single hunk's revert passes, nor reverting all %d candidates (%s)", len(c), v.res.Outcome)), nil
+	}
+	return s.prove(ctx, c, fmt.Sprintf("no single hunk's revert passes; fell back to reverting all %d candidates", len(c)))
+}

@@ -1,0 +1,248 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Builder compiles head with a set of hunks reverted, without running tests.
+type Builder interface {
+	Build(ctx context.Context, revert []diffhunks.ID) (trial.Result, error)
+}
+
+// Tester builds and tests variants of head. Implementations cache by the set
+// of reverted hunks; the strategies also avoid asking for a set twice, except
+// for the final proof, which is asked again on purpose.
+type Tester interface {
+	// Run builds head with the hunks in revert reverted and runs the
+	// failing test on it.
+	Run(ctx context.Context, revert []diffhunks.ID) (trial.Result, error)
+	Builder
+}
+
+// Options tune the strategies. The zero value is a sequential search with
+// auxiliary changes drawn from all hunks.
+type Options struct {
+	// Revertible is the pool the auxiliary-change search draws from. Callers
+	// leave out hunks that must not be reverted, such as those in the
+	// failing test's own _test.go files. Nil means every hunk.
+	Revertible []diffhunks.ID
+	// Parallel is how many variants of one partition step may be tried at
+	// once; 0 and 1 mean one at a time. Variants are tried in windows of
+	// Parallel in partition order and the first passing one in that order
+	// wins, so the answer does not depend on timing. Trial counts do depend
+	// on Parallel: a window runs whole even when its first variant passes.
+	Parallel int
+	// NoAux turns off the auxiliary-change search: a variant that does not
+	// compile counts as not passing (ddmin's "unresolved").
+	NoAux bool
+	// Exhaustive makes Asymmetric follow AFTER's Algorithm 2 to the letter
+	// even when reverting all candidates fails. By default that failure ends
+	// the search at once: with a monotone test no subset can pass either,
+	// and the full partitioning would cost O(n log n) trials to find nothing.
+	Exhaustive bool
+}
+
+// Found is what a strategy settled on.
+type Found struct {
+	// Root is the set of hunks whose revert (with Aux) makes the test pass,
+	// confirmed by Proof. Empty when no variant passed or the proof failed.
+	Root []diffhunks.ID
+	// Aux are the hunks reverted with Root only so that the variant compiles.
+	Aux []diffhunks.ID
+	// Proof is the final run of Root ∪ Aux. When Root is empty because
+	// nothing passed, it is the run of all candidates (if one was made).
+	Proof trial.Result
+	// Suspect is the root the search settled on when its proof did not pass.
+	Suspect []diffhunks.ID
+	// Trials counts calls to Tester.Run, the proof included; Builds counts
+	// calls to Tester.Build made by the auxiliary-change search.
+	Trials int
+	Builds int
+	// Note says in a sentence how the answer was reached when it is not the
+	// plain outcome of the strategy (fallbacks, unresolved variants).
+	Note string
+}
+
+// ErrProofFailed is returned, with a Found whose Root is empty and whose
+// Suspect is set, when the variant the search settled on passed during the
+// search but not when run again: the test is likely flaky.
+var ErrProofFailed = errors.New("proof run did not pass")
+
+// ErrNoAux is returned by AuxFor when no subset of the pool, not even all of
+// it, makes the variant compile.
+var ErrNoAux = errors.New("no auxiliary hunks make the variant compile")
+
+// searcher holds what the strategies share: the tester, the memo tables and
+// the counters. Its methods are safe for concurrent use.
+type searcher struct {
+	t    Tester
+	aux  *auxSearch
+	pool []diffhunks.ID
+	opt  Options
+
+	runs     memo[trial.Result]
+	variants memo[variant]
+	trials   atomic.Int64
+
+	mu         sync.Mutex
+	unresolved int // variants that did not compile even with aux
+}
+
+// variant is the outcome of trying one set of hunks: the run of the set
+// itself, or of the set with its auxiliary hunks when it did not compile.
+type variant struct {
+	aux []diffhunks.ID
+	res trial.Result
+}
+
+func (v variant) passed() bool { return v.res.Passed() }
+
+func newSearcher(t Tester, hunks []diffhunks.Hunk, opt Options) *searcher {
+	s := &searcher{t: t, opt: opt, aux: newAuxSearch(t, hunks)}
+	if opt.Revertible != nil {
+		s.pool = norm(opt.Revertible)
+	} else {
+		ids := make([]diffhunks.ID, len(hunks))
+		for i, h := range hunks {
+			ids[i] = h.ID
+		}
+		s.pool = norm(ids)
+	}
+	return s
+}
+
+// run runs the sorted set once and remembers the answer; a run also tells
+// whether the set compiles, which spares the auxiliary search a build.
+func (s *searcher) run(ctx context.Context, set []diffhunks.ID) (trial.Result, error) {
+	k := key(set)
+	r, _, err := s.runs.get(k, func() (trial.Result, error) {
+		s.trials.Add(1)
+		r, err := s.t.Run(ctx, set)
+		if err != nil {
+			return r, fmt.Errorf("running variant with %v reverted: %w", set, err)
+		}
+		if r.Outcome != trial.Timeout {
+			s.aux.builds.put(k, r.Compiled())
+		}
+		return r, nil
+	})
+	return r, err
+}
+
+// try runs the sorted set, adding auxiliary hunks when it does not compile.
+func (s *searcher) try(ctx context.Context, set []diffhunks.ID) (variant, error) {
+	v, _, err := s.variants.get(key(set), func() (variant, error) {
+		r, err := s.run(ctx, set)
+		if err != nil || r.Compiled() || s.opt.NoAux {
+			return variant{res: r}, err
+		}
+		aux, err := s.aux.find(ctx, set, minus(s.pool, set), r.Message)
+		if errors.Is(err, ErrNoAux) {
+			s.mu.Lock()
+			s.unresolved++
+			s.mu.Unlock()
+			return variant{res: r}, nil
+		}
+		if err != nil {
+			return variant{}, err
+		}
+		r, err = s.run(ctx, union(set, aux))
+		return variant{aux: aux, res: r}, err
+	})
+	return v, err
+}
+
+// firstPassing tries the sets in windows of opt.Parallel and returns the
+// index of the first one, in the given order, that passes, or -1.
+func (s *searcher) firstPassing(ctx context.Context, sets [][]diffhunks.ID) (int, error) {
+	p := max(s.opt.Parallel, 1)
+	for lo := 0; lo < len(sets); lo += p {
+		hi := min(lo+p, len(sets))
+		vs := make([]variant, hi-lo)
+		errs := make([]error, hi-lo)
+		if hi-lo == 1 {
+			vs[0], errs[0] = s.try(ctx, sets[lo])
+		} else {
+			// The window is the semaphore: at most p goroutines, all
+			// waited for before the next window starts.
+			var wg sync.WaitGroup
+			for i := lo; i < hi; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					vs[i-lo], errs[i-lo] = s.try(ctx, sets[i])
+				}()
+			}
+			wg.Wait()
+		}
+		for i := range vs {
+			if errs[i] != nil {
+				return -1, errs[i]
+			}
+			if vs[i].passed() {
+				return lo + i, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return -1, err
+		}
+	}
+	return -1, nil
+}
+
+// nothing reports that no variant passed; v is the run of all candidates.
+func (s *searcher) nothing(v variant, note string) *Found {
+	f := &Found{Proof: v.res, Note: note}
+	s.stats(f)
+	return f
+}
+
+// prove runs root with its auxiliary hunks once more, through the tester so
+// that a caching tester may answer from its cache, and reports the root only
+// if that run passes.
+func (s *searcher) prove(ctx context.Context, root []diffhunks.ID, note string) (*Found, error) {
+	v, err := s.try(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	revert := union(root, v.aux)
+	s.trials.Add(1)
+	r, err := s.t.Run(ctx, revert)
+	if err != nil {
+		return nil, fmt.Errorf("running proof with %v reverted: %w", revert, err)
+	}
+	f := &Found{Proof: r, Note: note}
+	s.stats(f)
+	if !r.Passed() {
+		f.Suspect = root
+		f.Note = joinNote(f.Note, fmt.Sprintf("reverting %v passed during the search but gave %s when run again", revert, r.Outcome))
+		return f, fmt.Errorf("%w: reverting %v gave %s", ErrProofFailed, revert, r.Outcome)
+	}
+	f.Root, f.Aux = root, v.aux
+	return f, nil
+}
+
+func (s *searcher) stats(f *Found) {
+	f.Trials = int(s.trials.Load())
+	f.Builds = int(s.aux.nbuilds.Load())
+	s.mu.Lock()
+	n := s.unresolved
+	s.mu.Unlock()
+	if n > 0 {
+		f.Note = joinNote(f.Note, fmt.Sprintf("%d variant(s) did not compile even with auxiliary hunks and counted as not passing", n))
+	}
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

@@ -1,0 +1,363 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+type strategy func(context.Context, Tester, []diffhunks.Hunk, []diffhunks.ID, Options) (*Found, error)
+
+// afterF is F of AFTER's running example in Go (testdata/after-example.txtar)
+// with each hunk in r taking its base version:
+//
+//	c1  var sorted = true  →  false
+//	c2  if x > y           →  if x < y
+//	c3  sum += z           →  sum += z + 1
+//	c4  sum -= z           →  sum += -z
+func afterF(r set, x, y, z int) int {
+	sorted := false
+	if r[1] {
+		sorted = true
+	}
+	sum := 0
+	if !sorted {
+		less := x < y
+		if r[2] {
+			less = x > y
+		}
+		if less {
+			sum = x
+		} else {
+			sum = y
+		}
+	} else {
+		sum = x
+	}
+	if z > 0 {
+		if r[3] {
+			sum += z
+		} else {
+			sum += z + 1
+		}
+	} else {
+		if r[4] {
+			sum -= z
+		} else {
+			sum += -z
+		}
+	}
+	return sum
+}
+
+// afterTest is TestF: F(3, 1, 2) must be 5.
+func afterTest(r set, _ int) bool { return afterF(r, 3, 1, 2) == 5 }
+
+var afterHunks = []diffhunks.Hunk{
+	{ID: 1, File: "calc/calc.go", Kind: diffhunks.Modify},
+	{ID: 2, File: "calc/calc.go", Func: "F", Kind: diffhunks.Modify},
+	{ID: 3, File: "calc/calc.go", Func: "F", Kind: diffhunks.Modify},
+	{ID: 4, File: "calc/calc.go", Func: "F", Kind: diffhunks.Modify},
+}
+
+func TestAfterExampleOracle(t *testing.T) {
+	// The facts the paper states about its example, checked on the oracle
+	// itself so that the strategy tests below rest on them.
+	tests := []struct {
+		revert []diffhunks.ID
+		want   bool
+	}{
+		{nil, false},
+		{[]diffhunks.ID{3}, false},
+		{[]diffhunks.ID{2}, false},
+		{[]diffhunks.ID{4}, false},
+		{[]diffhunks.ID{2, 3}, true},
+		{[]diffhunks.ID{1, 3}, true},
+		{[]diffhunks.ID{3, 4}, false},
+		{[]diffhunks.ID{1, 2, 3, 4}, true},
+	}
+	for _, tt := range tests {
+		if got := afterTest(setOf(tt.revert...), 0); got != tt.want {
+			t.Errorf("reverting %v: passes = %v, want %v", tt.revert, got, tt.want)
+		}
+	}
+}
+
+// want is what a strategy run should give. Trials and Builds are exact, so
+// that changes to a strategy's cost show up here first.
+type want struct {
+	root, aux, suspect []diffhunks.ID
+	trials, builds     int
+	proofCached        bool
+	note               string // a substring of Found.Note
+	err                error
+}
+
+func TestStrategies(t *testing.T) {
+	decoys := hunksIn(40, 5, 1)
+	// Hunk 5 (pkg/f00.go) uses a name that hunk 4 declares: reverting 4
+	// while keeping 5 breaks the build. Hunks 13 and 31 are the fault.
+	decoyOracle := func() *oracle {
+		return &oracle{
+			passes:   subsetRule(13, 31),
+			compiles: func(r set) bool { return !(r[4] && !r[5]) },
+			msg:      func(set) string { return "pkg/f00.go:9:2: undefined: helper" },
+		}
+	}
+	// Reverting hunk 2 (the only use of n in G) leaves "declared and not
+	// used: n" unless hunk 1 (its declaration) is reverted too.
+	unusedHunks := []diffhunks.Hunk{
+		{ID: 1, File: "a.go", Func: "G"},
+		{ID: 2, File: "a.go", Func: "G"},
+		{ID: 3, File: "a.go", Func: "H"},
+		{ID: 4, File: "b.go", Func: "K"},
+	}
+	unusedOracle := func() *oracle {
+		return &oracle{
+			passes:   subsetRule(2),
+			compiles: func(r set) bool { return !(r[2] && !r[1]) },
+			msg:      func(set) string { return "./a.go:7:2: declared and not used: n" },
+		}
+	}
+	never := func(set, int) bool { return false }
+
+	tests := []struct {
+		name       string
+		strategy   strategy
+		hunks      []diffhunks.Hunk
+		candidates []diffhunks.ID
+		opt        Options
+		oracle     func() *oracle
+		want       want
+	}{
+		{
+			// Runs: {1,2,3,4} {1,2} {3,4} {1} {2,3,4} | {2} {3} {2,4} {4} {2,3} | proof.
+			name: "after example/asymmetric", strategy: Asymmetric,
+			hunks: afterHunks, candidates: ids(1, 4),
+			oracle: func() *oracle { return &oracle{passes: afterTest} },
+			want:   want{root: []diffhunks.ID{2, 3}, trials: 11, proofCached: true},
+		},
+		{
+			name: "after example/ddmin", strategy: DDMin,
+			hunks: afterHunks, candidates: ids(1, 4),
+			oracle: func() *oracle { return &oracle{passes: afterTest} },
+			want:   want{root: []diffhunks.ID{2, 3}, trials: 11, proofCached: true},
+		},
+		{
+			name: "after example/one by one falls back", strategy: OneByOne,
+			hunks: afterHunks, candidates: ids(1, 4),
+			oracle: func() *oracle { return &oracle{passes: afterTest} },
+			want: want{root: ids(1, 4), trials: 6, proofCached: true,
+				note: "fell back to reverting all 4 candidates"},
+		},
+		{
+			// The first cause of the paper holds c3 only: reverting it fails,
+			// and the search ends after one trial.
+			name: "after example/first cause only", strategy: Asymmetric,
+			hunks: afterHunks, candidates: []diffhunks.ID{3},
+			oracle: func() *oracle { return &oracle{passes: afterTest} },
+			want:   want{trials: 1, note: "reverting all 1 candidates gives fail"},
+		},
+		{
+			name: "unused variable/asymmetric", strategy: Asymmetric,
+			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
+			oracle: unusedOracle,
+			// Aux search for {2,3,4}: all, then hunks of G and H.
+			want: want{root: []diffhunks.ID{2}, aux: []diffhunks.ID{1}, trials: 7, builds: 6, proofCached: true},
+		},
+		{
+			name: "unused variable/one by one", strategy: OneByOne,
+			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
+			oracle: unusedOracle,
+			want:   want{root: []diffhunks.ID{2}, aux: []diffhunks.ID{1}, trials: 3, builds: 2, proofCached: true},
+		},
+		{
+			name: "unused variable/no aux", strategy: Asymmetric,
+			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
+			opt:    Options{NoAux: true},
+			oracle: unusedOracle,
+			want:   want{trials: 1, note: "gives build-error"},
+		},
+		{
+			name: "unused variable/aux pool excludes the declaration", strategy: Asymmetric,
+			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
+			opt:    Options{Revertible: []diffhunks.ID{2, 3, 4}},
+			oracle: unusedOracle,
+			want:   want{trials: 1, builds: 1, note: "did not compile even with auxiliary hunks"},
+		},
+		{
+			name: "decoys/asymmetric", strategy: Asymmetric,
+			hunks: decoys, candidates: ids(1, 40),
+			oracle: decoyOracle,
+			want:   want{root: []diffhunks.ID{13, 31}, trials: 26, builds: 7, proofCached: true},
+		},
+		{
+			name: "decoys/ddmin", strategy: DDMin,
+			hunks: decoys, candidates: ids(1, 40),
+			oracle: decoyOracle,
+			want:   want{root: []diffhunks.ID{13, 31}, trials: 31, builds: 7, proofCached: true},
+		},
+		{
+			name: "decoys/one by one", strategy: OneByOne,
+			hunks: decoys, candidates: ids(1, 40),
+			oracle: decoyOracle,
+			want: want{root: ids(1, 40), trials: 43, builds: 3, proofCached: true,
+				note: "fell back"},
+		},
+		{
+			name: "decoys/asymmetric parallel 4", strategy: Asymmetric,
+			hunks: decoys, candidates: ids(1, 40), opt: Options{Parallel: 4},
+			oracle: decoyOracle,
+			want:   want{root: []diffhunks.ID{13, 31}, trials: 44, builds: 7, proofCached: true},
+		},
+		{
+			name: "nothing passes/asymmetric", strategy: Asymmetric,
+			hunks: decoys, candidates: ids(1, 8),
+			oracle: func() *oracle { return &oracle{passes: never} },
+			want:   want{trials: 1, note: "reverting all 8 candidates gives fail"},
+		},
+		{
+			name: "nothing passes/asymmetric exhaustive", strategy: Asymmetric,
+			hunks: decoys, candidates: ids(1, 8), opt: Options{Exhaustive: true},
+			oracle: func() *oracle { return &oracle{passes: never} },
+			want:   want{trials: 45, note: "no subset of the 8 candidates passes"},
+		},
+		{
+			name: "nothing passes/ddmin", strategy: DDMin,
+			hunks: decoys, candidates: ids(1, 8),
+			oracle: func() *oracle { return &oracle{passes: never} },
+			want:   want{trials: 1, note: "reverting all 8 candidates gives fail"},
+		},
+		{
+			name: "nothing passes/one by one", strategy: OneByOne,
+			hunks: decoys, candidates: ids(1, 8),
+			oracle: func() *oracle { return &oracle{passes: never} },
+			want:   want{trials: 9, note: "no single hunk's revert passes, nor reverting all 8"},
+		},
+		{
+			name: "no candidates", strategy: Asymmetric,
+			hunks: decoys,
+			oracle: func() *oracle { return &oracle{passes: never} },
+			want:   want{note: "no candidate hunks"},
+		},
+		{
+			// Passes only the first time a set is run: the proof catches it.
+			name: "proof fails/asymmetric", strategy: Asymmetric,
+			hunks: afterHunks, candidates: ids(1, 4),
+			oracle: func() *oracle {
+				return &oracle{passes: func(r set, nth int) bool { return nth == 0 && afterTest(r, 0) }}
+			},
+			want: want{suspect: []diffhunks.ID{2, 3}, trials: 11, proofCached: true,
+				note: "passed during the search but gave fail", err: ErrProofFailed},
+		},
+		{
+			name: "proof fails/one by one", strategy: OneByOne,
+			hunks: afterHunks, candidates: ids(1, 4),
+			oracle: func() *oracle {
+				return &oracle{passes: func(r set, nth int) bool { return nth == 0 && r[4] }}
+			},
+			want: want{suspect: []diffhunks.ID{4}, trials: 5, proofCached: true,
+				note: "when run again", err: ErrProofFailed},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := tt.oracle()
+			f, err := tt.strategy(t.Context(), o, tt.hunks, tt.candidates, tt.opt)
+			if !errors.Is(err, tt.want.err) {
+				t.Fatalf("err = %v, want %v", err, tt.want.err)
+			}
+			got := want{
+				root: f.Root, aux: f.Aux, suspect: f.Suspect,
+				trials: f.Trials, builds: f.Builds, proofCached: f.Proof.Cached,
+				note: tt.want.note, err: tt.want.err,
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(want{}), cmpopts.EquateEmpty(), cmpopts.EquateErrors()); diff != "" {
+				t.Errorf("result mismatch (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(f.Note, tt.want.note) {
+				t.Errorf("Note = %q, want it to contain %q", f.Note, tt.want.note)
+			}
+			if tt.want.note == "" && f.Note != "" {
+				t.Errorf("Note = %q, want none", f.Note)
+			}
+			if len(f.Root) > 0 && !f.Proof.Passed() {
+				t.Errorf("root %v claimed with proof outcome %s", f.Root, f.Proof.Outcome)
+			}
+			if len(f.Root) > 0 {
+				if diff := cmp.Diff(union(f.Root, f.Aux), f.Proof.Reverted); diff != "" {
+					t.Errorf("proof reverted (-root∪aux +proof):\n%s", diff)
+				}
+			}
+			if n := o.nbuilds(); n != f.Builds {
+				t.Errorf("Found.Builds = %d, oracle saw %d", f.Builds, n)
+			}
+			if n := len(o.order); n != f.Trials {
+				t.Errorf("Found.Trials = %d, oracle saw %d", f.Trials, n)
+			}
+			proof := union(f.Root, f.Aux)
+			if f.Suspect != nil {
+				proof = f.Suspect
+			}
+			o.checkNoRepeats(t, proof)
+		})
+	}
+}
+
+func TestParallelDeterminism(t *testing.T) {
+	// Two disjoint roots: {7, 8} and {21}. Which one is found depends only
+	// on partition order, never on which trial finishes first.
+	rule := always(func(r set) bool { return r.has(7, 8) || r[21] })
+	hunks := hunksIn(32, 4, 2)
+	seq, err := Asymmetric(t.Context(), &oracle{passes: rule}, hunks, ids(1, 32), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []int{2, 3, 8, 64} {
+		var trials int
+		for i := range 10 {
+			f, err := Asymmetric(t.Context(), &oracle{passes: rule}, hunks, ids(1, 32), Options{Parallel: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(seq.Root, f.Root); diff != "" {
+				t.Fatalf("Parallel %d, round %d: root (-sequential +parallel):\n%s", p, i, diff)
+			}
+			if i > 0 && f.Trials != trials {
+				t.Fatalf("Parallel %d: trials %d, then %d", p, trials, f.Trials)
+			}
+			trials = f.Trials
+		}
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for name, s := range map[string]strategy{"asymmetric": Asymmetric, "ddmin": DDMin, "one by one": OneByOne} {
+		t.Run(name, func(t *testing.T) {
+			_, err := s(ctx, &oracle{passes: afterTest}, afterHunks, ids(1, 4), Options{Parallel: 2})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("err = %v, want context.Canceled", err)
+			}
+		})
+	}
+}
+
+func TestProofRecordsOutcome(t *testing.T) {
+	f, err := Asymmetric(t.Context(), &oracle{passes: afterTest}, afterHunks, ids(1, 4), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := trial.Result{Reverted: []diffhunks.ID{2, 3}, Outcome: trial.Pass, Cached: true}
+	if diff := cmp.Diff(want, f.Proof); diff != "" {
+		t.Errorf("proof (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,28 @@
+package trace
+
+import (
+	"context"
+	"time"
+)
+
+// Config configures one traced run.
+type Config struct {
+	Dir      string        // module root of a checkout of the code (contains go.mod)
+	Pkg      string        // package pattern relative to Dir, e.g. "./calc"
+	Test     string        // test name, "TestF" or "TestA/sub"
+	Timeout  time.Duration // passed to go test -timeout; default 2 minutes
+	MaxBytes int64         // trace size bound; default 256 MiB
+	Env      []string      // extra environment for go test ("K=V")
+	// TraceDir receives the trace and site table; default a new temp dir
+	// (left in place; the caller may remove it).
+	TraceDir string
+}
+
+const defaultMaxBytes = 256 << 20
+
+// Run instruments cfg.Pkg and its in-module dependencies, runs cfg.Test once
+// under tracing and decodes the trace. A failing test is not an error: see
+// Trace.Result. Errors are for failures to load, instrument or start.
+func Run(ctx context.Context, cfg Config) (*Trace, error) {
+	return run(ctx, cfg)
+}

@@ -1,0 +1,408 @@
+package trace
+
+import (
+	"go/token"
+	"strconv"
+	"time"
+)
+
+// SiteID names a static site: one instrumented statement, condition, call or
+// function. Site 0 is unused.
+type SiteID int32
+
+// FrameID names one activation of an instrumented function. Frame 0 means
+// "no frame" (e.g. a location that is not a frame-local variable).
+type FrameID int32
+
+// Trace is one decoded traced run. Events are in the single global order in
+// which they completed; walk them backwards with Def and LastDef.
+type Trace struct {
+	Sites  []Site  // indexed by SiteID; Sites[0] is a zero placeholder
+	Events []Event // in execution order; Events[i].Index == i
+	Frames []Frame // indexed by FrameID; Frames[0] is a zero placeholder
+
+	// Truncated is set when the trace buffer filled up (recording stopped)
+	// or the process died in the middle of writing a record.
+	Truncated bool
+	// Skipped lists constructs or files left uninstrumented; their effects
+	// appear as inputs (reads whose value no traced event defined).
+	Skipped []Skip
+	// Result is the outcome of the traced test run (set by Run).
+	Result RunResult
+
+	defs map[Loc][]int // location -> indices of events writing it, ascending
+}
+
+// RunResult is what the traced `go test` reported.
+type RunResult struct {
+	Passed   bool          // the test ran and passed
+	Failed   bool          // the test ran and failed (including panics and timeouts)
+	ExitCode int           // exit status of `go test`
+	Output   string        // combined stdout and stderr
+	Duration time.Duration // wall time of the whole `go test` invocation
+}
+
+// Skip records one construct or file the tracer did not instrument.
+type Skip struct {
+	Pos    Pos
+	Reason string
+}
+
+// Pos is a source range; File is relative to the module root, with slashes.
+type Pos struct {
+	File            string
+	Line, Col       int
+	EndLine, EndCol int
+}
+
+func (p Pos) String() string {
+	return p.File + ":" + itoa(p.Line) + ":" + itoa(p.Col)
+}
+
+// SiteKind classifies a static site.
+type SiteKind uint8
+
+const (
+	SiteNone     SiteKind = iota
+	SiteFunc              // function or closure: Entry/Exit events
+	SiteReturn            // return statement (and the implicit end of a body)
+	SiteCall              // call of a function that may be instrumented (Call event precedes its Entry)
+	SiteCallExt           // call of an uninstrumented function (CallExt event after it returned)
+	SiteAssign            // x = e, x, y = e1, e2
+	SiteDefine            // x := e, var x = e
+	SiteIncDec            // x++ / x-- (Op holds token.INC / token.DEC)
+	SiteOpAssign          // x op= e (Op holds the binary operator, e.g. token.ADD)
+	SiteIf                // if condition
+	SiteFor               // for condition (one Branch per evaluation)
+	SiteSwitchCase        // one case clause of an expression switch (Branch: matched or not)
+	SiteTypeSwitch        // type switch (Branch value: index of the clause taken, -1 none)
+	SiteSelect            // select (Branch value: index of the clause taken)
+	SiteRange             // range iteration (Branch true per iteration, false at the end)
+	SiteAndAnd            // && : Branch with the left operand's value
+	SiteOrOr              // || : Branch with the left operand's value
+	SiteFail              // t.Error*/Fatal*/Fail*/FailNow, testify assert/require, panic(...)
+	SiteGlobal            // package-level variable initialiser (an Assign event)
+	SiteStmt              // other statement: only marks the current statement (for runtime panics)
+)
+
+var siteKindNames = [...]string{"none", "func", "return", "call", "callext", "assign", "define",
+	"incdec", "opassign", "if", "for", "case", "typeswitch", "select", "range", "&&", "||", "fail",
+	"global", "stmt"}
+
+func (k SiteKind) String() string {
+	if int(k) < len(siteKindNames) {
+		return siteKindNames[k]
+	}
+	return "site(" + itoa(int(k)) + ")"
+}
+
+// Site is the static description of a site, from the site table.
+type Site struct {
+	ID   SiteID
+	Kind SiteKind
+	Pos  Pos
+	Text string // source text of the statement / condition / call
+	Func string // qualified name of the enclosing function ("pkg.F", "pkg.(*T).M", "pkg.F.func1")
+	// Op is the operator of an IncDec/OpAssign site, else token.ILLEGAL.
+	Op token.Token
+	// Operands describes, by slot, every location read or written at this site.
+	Operands []Operand
+	// Exprs are the expression shapes: for an assignment one per target (the
+	// value written, x_k = [[Exprs[k]]]; for op-assign the whole `x op e`);
+	// for a branch the condition (Exprs[0]); for a call the arguments; for a
+	// return the results; for a fail site the call's arguments.
+	Exprs []*Expr
+	// Callee is the qualified name of the statically known callee of a call or
+	// fail site ("testing.(*common).Errorf", "github.com/stretchr/testify/assert.Equal"), else "".
+	Callee string
+}
+
+// Operand describes one read or written location at a site.
+type Operand struct {
+	Slot  int
+	Write bool   // a target of the site (assignment LHS, parameter, range variable)
+	Text  string // source text ("sum", "p.x", "a[i]")
+	Type  Type
+	// Obj identifies a local never-address-taken variable (unique within the
+	// site table); its identity is (frame, Obj, Path). Zero otherwise, and the
+	// identity is recorded at run time (address or map entry) or is unknown.
+	Obj  int
+	Path string // field path / constant index below Obj (".x", "[2]"), "" for the whole variable
+}
+
+// TypeKind classifies a Go type for the encoder.
+type TypeKind uint8
+
+const (
+	TypeOther TypeKind = iota
+	TypeBool
+	TypeInt // signed integer
+	TypeUint
+	TypeFloat
+	TypeComplex
+	TypeString
+	TypePointer // also unsafe.Pointer
+	TypeSlice
+	TypeMap
+	TypeChan
+	TypeFunc
+	TypeInterface
+	TypeStruct
+	TypeArray
+)
+
+// Type is the encoder's view of a Go type.
+type Type struct {
+	Kind TypeKind
+	Bits int    // width for Int/Uint/Float/Complex (int and uint are 64 on 64-bit)
+	Name string // types.TypeString, package-qualified
+}
+
+// ExprOp is the shape of an expression node.
+type ExprOp uint8
+
+const (
+	ExprOpaque ExprOp = iota // not modelled: encode point-wise over the site's reads
+	ExprConst                // a constant: Const
+	ExprRead                 // the value read in operand slot Slot
+	ExprUnary                // Tok X (token.SUB, token.XOR, token.NOT, token.ADD)
+	ExprBinary               // X Tok Y (arithmetic, comparison, &&, ||, shifts)
+	ExprCall                 // result of the call at site Call (Slot: result index)
+	ExprLen                  // len(X) / cap(X) (Tok: token.IDENT for len, token.ILLEGAL for cap)
+	ExprConv                 // conversion of X to Type
+)
+
+// Expr is an expression tree over operand reads. Leaves are constants,
+// operand reads (by slot) and call results; anything else is Opaque with Args
+// holding the modelled sub-expressions it depends on.
+type Expr struct {
+	Op    ExprOp
+	Tok   token.Token
+	X, Y  *Expr
+	Args  []*Expr
+	Slot  int    // ExprRead: operand slot; ExprCall: result index
+	Call  SiteID // ExprCall: the call's site
+	Const Value  // ExprConst
+	Type  Type
+	Text  string
+}
+
+// EventKind classifies a dynamic event.
+type EventKind uint8
+
+const (
+	EvNone    EventKind = iota
+	EvEntry             // function entry; Writes are the parameters (and receiver)
+	EvReturn            // normal return; Values are the results, Reads the reads in the result expressions
+	EvPanic             // abnormal exit of the frame (panic or runtime.Goexit); Site is the statement executing
+	EvCall              // call of a possibly instrumented function; Reads are the reads in the arguments
+	EvCallExt           // call of an uninstrumented function, after it returned; Values are the results
+	EvAssign            // assignment/define/inc-dec/op-assign/global init; Writes are the written locations
+	EvBranch            // branch; Values[0] is the outcome (Bool, or Int clause index)
+	EvFail              // failure point reached (before the failing call runs); Reads are the argument reads
+)
+
+var eventKindNames = [...]string{"none", "entry", "return", "panic", "call", "callext", "assign", "branch", "fail"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return "event(" + itoa(int(k)) + ")"
+}
+
+// Event is one dynamic event.
+type Event struct {
+	Index  int
+	Kind   EventKind
+	Site   SiteID
+	Frame  FrameID
+	Reads  []Item  // operand reads in evaluation order (a slot may be missing if short-circuited)
+	Writes []Item  // written locations with the value written
+	Values []Value // kind-specific values (see EventKind)
+}
+
+// Item is one operand read or write.
+type Item struct {
+	Slot  int
+	Value Value
+	Loc   Loc
+}
+
+// Read returns the read of operand slot, if recorded.
+func (e *Event) Read(slot int) (Item, bool) {
+	for _, it := range e.Reads {
+		if it.Slot == slot {
+			return it, true
+		}
+	}
+	return Item{}, false
+}
+
+// LocKind classifies a location identity.
+type LocKind uint8
+
+const (
+	LocNone  LocKind = iota // unknown identity: treat the read as an input
+	LocLocal                // (Frame, Obj, Path): a never-address-taken local
+	LocAddr                 // Addr: a memory address (heap, global, element, captured variable)
+	LocMap                  // (Addr = map pointer, Key)
+)
+
+// Loc is the identity of a location. Locs are comparable; equal Locs are
+// the same location.
+type Loc struct {
+	Kind  LocKind
+	Frame FrameID
+	Obj   int
+	Path  string
+	Addr  uint64
+	Key   Value
+}
+
+// ValueKind classifies a recorded value.
+type ValueKind uint8
+
+const (
+	ValNone    ValueKind = iota // not recorded
+	ValBool                     // Bits 0/1
+	ValInt                      // Bits = two's complement int64
+	ValUint                     // Bits
+	ValFloat                    // Bits = math.Float64bits (float32 widened)
+	ValComplex                  // Bits = real bits, Hash = imaginary bits
+	ValString                   // Len, Hash (FNV-1a 64), Prefix (first bytes)
+	ValPointer                  // Bits = address (pointer, map, chan, func, unsafe.Pointer); Nil
+	ValSlice                    // Bits = data pointer, Len, Cap; Nil
+	ValIface                    // Bits = dynamic type word, Hash = data word; Nil
+	ValOpaque                   // struct/array or other value: Hash of its bytes where cheap, else nothing
+)
+
+// Value is a recorded value. Values are comparable.
+type Value struct {
+	Kind     ValueKind
+	Bits     uint64
+	Len, Cap int64
+	Hash     uint64
+	Prefix   string
+	Nil      bool
+}
+
+// Int returns the value as a signed integer (ints, uints, bools).
+func (v Value) Int() int64 { return int64(v.Bits) }
+
+// Bool reports whether a ValBool value is true.
+func (v Value) Bool() bool { return v.Bits != 0 }
+
+// Frame is one activation of an instrumented function.
+type Frame struct {
+	ID        FrameID
+	Func      SiteID  // the SiteFunc site
+	Goroutine int64   // runtime goroutine identity (stable for the goroutine's life)
+	Parent    FrameID // the instrumented frame below it on the same goroutine, 0 if none
+	Call      int     // index of the Call event in Parent that made it, -1 if unknown (callbacks, tests)
+	Entry     int     // index of the Entry event
+	Exit      int     // index of the Return or Panic event, -1 if the frame never exited
+}
+
+// Event returns event i.
+func (t *Trace) Event(i int) *Event { return &t.Events[i] }
+
+// Site returns the site with the given id.
+func (t *Trace) Site(id SiteID) *Site { return &t.Sites[id] }
+
+// Frame returns the frame with the given id.
+func (t *Trace) Frame(id FrameID) *Frame { return &t.Frames[id] }
+
+// SiteOf returns the site of event i.
+func (t *Trace) SiteOf(i int) *Site { return &t.Sites[t.Events[i].Site] }
+
+// FuncOf returns the function site of event i's frame.
+func (t *Trace) FuncOf(i int) *Site { return &t.Sites[t.Frames[t.Events[i].Frame].Func] }
+
+// LastDef returns the index of the last event before event `before` that
+// wrote loc, or -1 if none did (the location is an input).
+func (t *Trace) LastDef(loc Loc, before int) int {
+	if loc.Kind == LocNone {
+		return -1
+	}
+	idx := t.defs[loc]
+	lo, hi := 0, len(idx)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if idx[m] < before {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return -1
+	}
+	return idx[lo-1]
+}
+
+// Def returns the event that defined the value read in operand slot of event
+// i, or -1 when the read is an input: no traced definition, unknown identity,
+// or the defined value differs from the one read (an untraced write came
+// between).
+func (t *Trace) Def(i, slot int) int {
+	it, ok := t.Events[i].Read(slot)
+	if !ok {
+		return -1
+	}
+	d := t.LastDef(it.Loc, i)
+	if d < 0 {
+		return -1
+	}
+	for _, w := range t.Events[d].Writes {
+		if w.Loc == it.Loc && w.Value == it.Value {
+			return d
+		}
+	}
+	return -1
+}
+
+// Callee returns the frame entered by the Call event i, or 0 if the callee
+// was not instrumented or never entered.
+func (t *Trace) Callee(i int) FrameID {
+	for f := range t.Frames {
+		if f > 0 && t.Frames[f].Call == i {
+			return FrameID(f)
+		}
+	}
+	return 0
+}
+
+// Failures returns the indices of the failure events in order: EvFail
+// events, and for each unwinding panic the EvPanic of its innermost frame
+// (the statement where a runtime panic occurred).
+func (t *Trace) Failures() []int {
+	var out []int
+	for i := range t.Events {
+		switch t.Events[i].Kind {
+		case EvFail:
+			out = append(out, i)
+		case EvPanic:
+			if !t.unwinding(i) {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// unwinding reports whether the EvPanic event i continues a panic already
+// reported by a frame it called.
+func (t *Trace) unwinding(i int) bool {
+	g := t.Frames[t.Events[i].Frame].Goroutine
+	for j := i - 1; j >= 0; j-- {
+		e := &t.Events[j]
+		if t.Frames[e.Frame].Goroutine != g {
+			continue
+		}
+		return e.Kind == EvPanic && t.Frames[e.Frame].Parent == t.Events[i].Frame
+	}
+	return false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,127 @@
+package trial
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer/gotest"
+)
+
+// Limits on the text kept in a Result.
+const (
+	maxMessage = 4 << 10
+	maxOutput  = 16 << 10
+)
+
+// classifier turns one go test process into a Result.
+type classifier struct {
+	root       string // the worktree the test ran in
+	cwd        string // where go ran
+	overlayDir string // the overlay's files, if any
+	prefix     string // Config.Dir relative to the repository
+	pkgDir     string // the package relative to the repository
+	test       string
+}
+
+func (c classifier) classify(out run, build bool) (Result, error) {
+	res := Result{Duration: out.duration}
+	p, err := gotest.Parse(bytes.NewReader(out.stdout))
+	if errors.Is(err, gotest.ErrNoEvents) && out.exitCode != 0 && !out.timedOut {
+		// The go command failed before building anything (a broken
+		// go.mod, say) and printed why outside the JSON stream.
+		res.Outcome = BuildError
+		res.Message = c.relative(tail(string(out.stdout)+string(out.stderr), maxMessage))
+		res.Output = tail(string(out.stdout)+string(out.stderr), maxOutput)
+		return res, nil
+	}
+	if err != nil {
+		return res, fmt.Errorf("reading go test output: %w", err)
+	}
+	res.Output = tail(p.Output()+string(out.stderr), maxOutput)
+	t := p.Test(c.test)
+	switch {
+	case out.timedOut:
+		res.Outcome = Timeout
+		return res, nil
+	case p.BuildFailed || (build && out.exitCode != 0):
+		res.Outcome = BuildError
+		res.Message = c.relative(tail(p.BuildOutput+string(out.stderr), maxMessage))
+		return res, nil
+	case build:
+		res.Outcome = Pass
+		return res, nil
+	case p.TimedOut():
+		res.Outcome = Timeout
+		return res, nil
+	case t == nil && out.exitCode == 0, t != nil && t.Status == gotest.Skipped:
+		res.Outcome = NoTests
+		return res, nil
+	case t != nil && t.Status == gotest.Passed:
+		res.Outcome = Pass
+		return res, nil
+	case t != nil && t.Status == gotest.Failed:
+		res.Outcome = Fail
+	case len(p.Packages) == 0 && out.exitCode != 0:
+		// Nothing ran and nothing was built: the go command itself
+		// failed, and said why on stderr.
+		res.Outcome = BuildError
+		res.Message = c.relative(tail(string(out.stderr), maxMessage))
+		return res, nil
+	default:
+		// The test started but never finished, or the binary died before
+		// it started (init, TestMain): no verdict.
+		res.Outcome = Crash
+	}
+	loc := gotest.Locator{Root: c.root, PkgDir: c.pkgDir}
+	res.Signature, res.Message = p.Failure(c.test, loc)
+	if res.Message == "" && res.Outcome == Crash {
+		res.Message = tail(p.Output(), maxMessage)
+	}
+	res.Message = truncate(res.Message, maxMessage)
+	return res, nil
+}
+
+// relative rewrites the paths in compiler messages to be relative to the
+// repository: absolute paths in the overlay or the worktree, and "./x.go"
+// paths relative to where go ran.
+func (c classifier) relative(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		if relPosRE.MatchString(l) {
+			lines[i] = pathJoin(c.prefix, strings.TrimPrefix(l, "./"))
+		}
+	}
+	msg = strings.Join(lines, "\n")
+	for _, dir := range []string{c.overlayDir, c.root} {
+		if dir != "" {
+			msg = strings.ReplaceAll(msg, dir+"/", "")
+		}
+	}
+	return strings.TrimSpace(msg)
+}
+
+// relPosRE matches a compiler message whose position is relative to the
+// directory go ran in.
+var relPosRE = regexp.MustCompile(`^[^\s/#][^\s:]*\.go:\d+`)
+
+// tail keeps the last n bytes of s, at a line boundary when it can.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+		s = s[i+1:]
+	}
+	return "…\n" + s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

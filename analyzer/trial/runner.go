@@ -1,0 +1,276 @@
+package trial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Variants builds variants of the head tree; *diffhunks.Set implements it.
+// files maps slash paths relative to the repository root to their content in
+// the variant, for every path that differs from head; deleted lists the head
+// paths the variant lacks.
+type Variants interface {
+	Variant(revert []diffhunks.ID) (files map[string][]byte, deleted []string, err error)
+}
+
+// modeVariants is the optional ability to say which paths change mode.
+type modeVariants interface {
+	VariantModes(revert []diffhunks.ID) (map[string]fs.FileMode, error)
+}
+
+var _ Variants = (*diffhunks.Set)(nil)
+var _ modeVariants = (*diffhunks.Set)(nil)
+
+// Modes of running a trial.
+const (
+	ModeGo      = "go"      // go test with an overlay, or in a worktree
+	ModeCommand = "command" // the user's shell commands in a worktree
+)
+
+// gitTimeout bounds one git command (a checkout of a large tree is slow).
+const gitTimeout = 10 * time.Minute
+
+// DefaultTimeout bounds a trial when Config.Timeout is zero.
+const DefaultTimeout = 2 * time.Minute
+
+// Config says what to run and where.
+type Config struct {
+	// Dir is the repository (or the module directory inside it); Pkg and
+	// the commands are relative to it.
+	Dir string
+	// Head is the revision whose variants are tried.
+	Head     string
+	Variants Variants
+	Mode     string // ModeGo (default) or ModeCommand
+	// Pkg ("./calc") and Test ("TestF" or "TestF/sub") name the test in Go
+	// mode.
+	Pkg, Test string
+	// BuildCommand (optional) and TestCommand are run by bash in command
+	// mode; a non-zero exit is a build error or a failure.
+	BuildCommand, TestCommand string
+	Timeout                   time.Duration
+	// Workers bounds the trials running at once (default: half the CPUs).
+	Workers int
+	// Env is added to the inherited environment.
+	Env []string
+}
+
+// Stats counts the work done.
+type Stats struct {
+	Trials    int // test runs actually executed
+	Builds    int // compile-only checks actually executed
+	CacheHits int // requests answered from the cache
+}
+
+// Runner runs trials against detached git worktrees of Head; it never
+// touches the user's working tree. It is safe for concurrent use.
+type Runner struct {
+	cfg    Config
+	repo   string // top level of the user's repository
+	prefix string // cfg.Dir relative to repo, slash-separated ("" for the top)
+	pkgDir string // the package directory relative to repo, slash-separated
+	head   string // commit id
+	tmp    string // owns every worktree and overlay of this runner
+	wtHead string // the head worktree, never modified
+
+	sem chan struct{} // one token per running trial
+
+	poolMu sync.Mutex
+	pool   []string // idle worktrees for in-place variants
+	nwt    int      // worktrees created
+
+	mu    sync.Mutex
+	cache map[string]*call
+	stats Stats
+	seq   int
+}
+
+// New checks out Head in a fresh detached worktree and returns a Runner.
+// Close removes the worktrees.
+func New(ctx context.Context, cfg Config) (*Runner, error) {
+	if cfg.Mode == "" {
+		cfg.Mode = ModeGo
+	}
+	switch cfg.Mode {
+	case ModeGo:
+		if cfg.Pkg == "" || cfg.Test == "" {
+			return nil, errors.New("trial: go mode needs a package and a test")
+		}
+	case ModeCommand:
+		if cfg.TestCommand == "" {
+			return nil, errors.New("trial: command mode needs a test command")
+		}
+	default:
+		return nil, fmt.Errorf("trial: unknown mode %q", cfg.Mode)
+	}
+	if cfg.Variants == nil {
+		return nil, errors.New("trial: no variants")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = max(1, runtime.NumCPU()/2)
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("trial: %w", err)
+	}
+	cfg.Dir = dir
+	r := &Runner{cfg: cfg, sem: make(chan struct{}, cfg.Workers), cache: map[string]*call{}}
+	out, err := r.git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	r.repo = strings.TrimSpace(out)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if rel, err := filepath.Rel(r.repo, dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		r.prefix = filepath.ToSlash(rel)
+	}
+	r.pkgDir = pathJoin(r.prefix, strings.TrimPrefix(filepath.ToSlash(cfg.Pkg), "./"))
+	if out, err = r.git(ctx, dir, "rev-parse", "--verify", cfg.Head+"^{commit}"); err != nil {
+		return nil, err
+	}
+	r.head = strings.TrimSpace(out)
+	if r.tmp, err = os.MkdirTemp("", "culprit-trial-"); err != nil {
+		return nil, fmt.Errorf("trial: %w", err)
+	}
+	if r.wtHead, err = r.addWorktree(ctx); err != nil {
+		_ = os.RemoveAll(r.tmp)
+		return nil, err
+	}
+	return r, nil
+}
+
+// HeadDir is the directory of Config.Dir inside the head worktree, for
+// analyses that need the head tree on disk. It must not be modified.
+func (r *Runner) HeadDir() string { return filepath.Join(r.wtHead, filepath.FromSlash(r.prefix)) }
+
+// Stats returns the counts so far.
+func (r *Runner) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats
+}
+
+// Close removes the runner's worktrees and temporary files.
+func (r *Runner) Close() error {
+	ctx := context.Background()
+	var errs []error
+	r.poolMu.Lock()
+	wts := append([]string{r.wtHead}, r.pool...)
+	r.pool = nil
+	r.poolMu.Unlock()
+	for _, wt := range wts {
+		if _, err := r.git(ctx, r.repo, "worktree", "remove", "--force", wt); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := os.RemoveAll(r.tmp); err != nil {
+		errs = append(errs, fmt.Errorf("trial: removing %s: %w", r.tmp, err))
+	}
+	if _, err := r.git(ctx, r.repo, "worktree", "prune"); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// addWorktree checks out head in a new detached worktree under tmp.
+func (r *Runner) addWorktree(ctx context.Context) (string, error) {
+	r.poolMu.Lock()
+	r.nwt++
+	wt := filepath.Join(r.tmp, fmt.Sprintf("wt%d", r.nwt))
+	r.poolMu.Unlock()
+	if _, err := r.git(ctx, r.repo, "worktree", "add", "--quiet", "--detach", wt, r.head); err != nil {
+		return "", err
+	}
+	return wt, nil
+}
+
+// takeWorktree returns an idle worktree with head checked out, creating one
+// if all are busy. At most Workers trials run at once, so the pool never
+// grows beyond that.
+func (r *Runner) takeWorktree(ctx context.Context) (string, error) {
+	r.poolMu.Lock()
+	if n := len(r.pool); n > 0 {
+		wt := r.pool[n-1]
+		r.pool = r.pool[:n-1]
+		r.poolMu.Unlock()
+		return wt, nil
+	}
+	r.poolMu.Unlock()
+	return r.addWorktree(ctx)
+}
+
+// putWorktree restores wt to head and makes it idle again. A worktree that
+// cannot be restored is dropped (Close still removes it with tmp).
+func (r *Runner) putWorktree(ctx context.Context, wt string) error {
+	if _, err := r.git(ctx, wt, "checkout", "--quiet", "--force", r.head, "--", "."); err != nil {
+		return err
+	}
+	if _, err := r.git(ctx, wt, "clean", "-fdq"); err != nil {
+		return err
+	}
+	r.poolMu.Lock()
+	r.pool = append(r.pool, wt)
+	r.poolMu.Unlock()
+	return nil
+}
+
+func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, error) {
+	res, err := execute(ctx, gitTimeout, dir, append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), "git", args...)
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	if res.exitCode != 0 || res.timedOut {
+		return "", fmt.Errorf("git %s: exit %d: %s", strings.Join(args, " "), res.exitCode, strings.TrimSpace(string(res.stderr)))
+	}
+	return string(res.stdout), nil
+}
+
+// env is the environment of every build and test.
+func (r *Runner) env(modFiles bool) []string {
+	env := append(os.Environ(), r.cfg.Env...)
+	env = append(env, "GOTOOLCHAIN=local")
+	if modFiles && !strings.Contains(lookup(env, "GOFLAGS"), "-mod=") {
+		// A variant with go.mod or go.sum reverted may need them updated
+		// on the fly; the worktree is ours to change.
+		env = append(env, "GOFLAGS="+strings.TrimSpace(lookup(env, "GOFLAGS")+" -mod=mod"))
+	}
+	return env
+}
+
+func pathJoin(a, b string) string {
+	switch {
+	case a == "":
+		if b == "" {
+			return "."
+		}
+		return b
+	case b == "" || b == ".":
+		return a
+	}
+	return a + "/" + b
+}
+
+// lookup returns the value of the last key=value entry for key in env.
+func lookup(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,180 @@
+package trial
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer/gotest"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// variant is head with some hunks reverted, as changes to head.
+type variant struct {
+	files   map[string][]byte
+	deleted []string
+	modes   map[string]fs.FileMode
+}
+
+// overlayable reports whether go test can see the whole variant through
+// -overlay: only Go source is read through it. Test data, go.mod and
+// embedded files are read from disk and need a worktree.
+func (v variant) overlayable() bool {
+	ok := func(p string) bool {
+		return strings.HasSuffix(p, ".go") && !strings.Contains("/"+p, "/testdata/")
+	}
+	for p := range v.files {
+		if !ok(p) {
+			return false
+		}
+	}
+	for _, p := range v.deleted {
+		if !ok(p) {
+			return false
+		}
+	}
+	return len(v.modes) == 0
+}
+
+// modFiles reports whether the variant changes module files.
+func (v variant) modFiles() bool {
+	for p := range v.files {
+		if b := path.Base(p); b == "go.mod" || b == "go.sum" {
+			return true
+		}
+	}
+	for _, p := range v.deleted {
+		if b := path.Base(p); b == "go.mod" || b == "go.sum" {
+			return true
+		}
+	}
+	return false
+}
+
+// trial runs (or, if build, only compiles) one variant.
+func (r *Runner) trial(ctx context.Context, ids []diffhunks.ID, build bool) (Result, error) {
+	files, deleted, err := r.cfg.Variants.Variant(ids)
+	if err != nil {
+		return Result{}, fmt.Errorf("building variant: %w", err)
+	}
+	v := variant{files: files, deleted: deleted}
+	if mv, ok := r.cfg.Variants.(modeVariants); ok {
+		if v.modes, err = mv.VariantModes(ids); err != nil {
+			return Result{}, fmt.Errorf("building variant modes: %w", err)
+		}
+	}
+	if r.cfg.Mode == ModeGo && v.overlayable() {
+		return r.overlayTrial(ctx, v, build)
+	}
+	wt, err := r.takeWorktree(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := r.inPlaceTrial(ctx, wt, v, build)
+	if perr := r.putWorktree(context.WithoutCancel(ctx), wt); perr != nil && err == nil {
+		err = perr
+	}
+	return res, err
+}
+
+// overlayTrial runs go test in the head worktree with the variant's files
+// given by -overlay, so nothing is copied and the build cache is shared.
+func (r *Runner) overlayTrial(ctx context.Context, v variant, build bool) (Result, error) {
+	dir := filepath.Join(r.tmp, fmt.Sprintf("ov%d", r.nextSeq()))
+	defer os.RemoveAll(dir)
+	replace := map[string]string{}
+	for p, data := range v.files {
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if err := writeFile(dst, data, 0o644); err != nil {
+			return Result{}, err
+		}
+		replace[filepath.Join(r.wtHead, filepath.FromSlash(p))] = dst
+	}
+	for _, p := range v.deleted {
+		replace[filepath.Join(r.wtHead, filepath.FromSlash(p))] = ""
+	}
+	overlay := filepath.Join(dir, "overlay.json")
+	data, err := json.Marshal(struct{ Replace map[string]string }{replace})
+	if err != nil {
+		return Result{}, fmt.Errorf("writing overlay: %w", err)
+	}
+	if err := writeFile(overlay, data, 0o644); err != nil {
+		return Result{}, err
+	}
+	return r.goTest(ctx, r.wtHead, dir, []string{"-overlay", overlay}, false, build)
+}
+
+// inPlaceTrial writes the variant into worktree wt and runs the test there.
+func (r *Runner) inPlaceTrial(ctx context.Context, wt string, v variant, build bool) (Result, error) {
+	for p, data := range v.files {
+		mode := fs.FileMode(0o644)
+		if m, ok := v.modes[p]; ok {
+			mode = m.Perm()
+		} else if fi, err := os.Stat(filepath.Join(wt, filepath.FromSlash(p))); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		if err := writeFile(filepath.Join(wt, filepath.FromSlash(p)), data, mode); err != nil {
+			return Result{}, err
+		}
+	}
+	for p, m := range v.modes {
+		if err := os.Chmod(filepath.Join(wt, filepath.FromSlash(p)), m.Perm()); err != nil {
+			return Result{}, fmt.Errorf("writing variant: %w", err)
+		}
+	}
+	for _, p := range v.deleted {
+		if err := os.Remove(filepath.Join(wt, filepath.FromSlash(p))); err != nil && !os.IsNotExist(err) {
+			return Result{}, fmt.Errorf("writing variant: %w", err)
+		}
+	}
+	if r.cfg.Mode == ModeCommand {
+		return r.command(ctx, wt, v.modFiles(), build)
+	}
+	return r.goTest(ctx, wt, "", nil, v.modFiles(), build)
+}
+
+func writeFile(name string, data []byte, mode fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return fmt.Errorf("writing variant: %w", err)
+	}
+	if err := os.WriteFile(name, data, mode); err != nil {
+		return fmt.Errorf("writing variant: %w", err)
+	}
+	return os.Chmod(name, mode) // WriteFile keeps an existing file's mode
+}
+
+// goTest runs go test in worktree wt (Config.Dir's place in it), or only
+// compiles the test when build is set, and classifies what happened.
+// overlayDir, when set, holds the variant's files, named in compiler
+// messages instead of their repository paths.
+func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []string, modFiles, build bool) (Result, error) {
+	args := []string{"test", "-json", "-vet=off"}
+	if build {
+		bin := filepath.Join(r.tmp, fmt.Sprintf("build%d.test", r.nextSeq()))
+		defer os.Remove(bin)
+		args = append(args, "-c", "-o", bin)
+	} else {
+		args = append(args, "-count=1", "-timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10e9).String(),
+			"-run", gotest.RunPattern(r.cfg.Test))
+	}
+	args = append(append(args, extra...), r.cfg.Pkg)
+	cwd := filepath.Join(wt, filepath.FromSlash(r.prefix))
+	out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(modFiles), "go", args...)
+	if err != nil {
+		return Result{}, err
+	}
+	c := classifier{root: wt, cwd: cwd, overlayDir: overlayDir, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
+	return c.classify(out, build)
+}
+
+func (r *Runner) nextSeq() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	return r.seq
+}

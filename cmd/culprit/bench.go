@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/culprit-dev/culprit"
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/scenario"
+)
+
+// bench runs every scenario with each strategy and prints one table, then
+// measures the cost of a Go-mode trial against a plain go test run.
+func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	strategies := fs.String("strategies", "after,dynamic,ddmin,one-by-one", "comma-separated strategies to compare")
+	dir := fs.String("scenarios", "", "read scenarios from this directory instead of the bundled ones")
+	only := fs.String("only", "", "run only scenarios whose name contains this")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	scs, err := loadScenarios(*dir, *only)
+	if err != nil {
+		return err
+	}
+	strats := strings.Split(*strategies, ",")
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	head := []string{"scenario", "hunks", "expected"}
+	for _, s := range strats {
+		head = append(head, s+" trials", s+" wall", s+" ok")
+	}
+	head = append(head, "semantic s", "solver calls", "clauses/slice")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, sc := range scs {
+		row, err := benchScenario(ctx, sc, strats, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench %s: %v\n", sc.Name, err)
+			continue
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		tw.Flush()
+	}
+	tw.Flush()
+	return trialOverhead(ctx, stdout)
+}
+
+func loadScenarios(dir, only string) ([]*scenario.Scenario, error) {
+	var fsys fs.FS = culprit.Scenarios
+	root := "testdata"
+	if dir != "" {
+		fsys, root = os.DirFS(dir), "."
+	}
+	names, err := fs.Glob(fsys, root+"/*.txtar")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []*scenario.Scenario
+	for _, n := range names {
+		name := strings.TrimSuffix(filepath.Base(n), ".txtar")
+		if only != "" && !strings.Contains(name, only) {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := scenario.Parse(name, data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+func benchScenario(ctx context.Context, sc *scenario.Scenario, strats []string, stderr io.Writer) ([]string, error) {
+	dir, err := os.MkdirTemp("", "culprit-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	repo, err := sc.Materialize(dir)
+	if err != nil {
+		return nil, err
+	}
+	set, err := diffhunks.FromGit(ctx, repo.Dir, repo.Base, repo.Head)
+	if err != nil {
+		return nil, err
+	}
+	want := sc.Status
+	if want == "" {
+		want = string(analyzer.Explained)
+	}
+	var wantRoot []diffhunks.ID
+	if len(sc.Root) > 0 {
+		if wantRoot, err = scenario.Resolve(set.Hunks(), sc.Root); err != nil {
+			return nil, err
+		}
+	}
+	expected := want
+	if len(wantRoot) > 0 {
+		expected = fmt.Sprint(wantRoot)
+	}
+	row := []string{sc.Name, fmt.Sprint(len(set.Hunks())), expected}
+	var sem *analyzer.Stats
+	for _, s := range strats {
+		res, err := analyzer.Explain(ctx, scenarioRequest(sc, repo, analyzer.Strategy(s)))
+		if err != nil {
+			fmt.Fprintf(stderr, "bench %s %s: %v\n", sc.Name, s, err)
+			row = append(row, "-", "-", "error")
+			continue
+		}
+		ok := string(res.Status) == want && (len(wantRoot) == 0 || slices.Equal(res.Root, wantRoot))
+		mark := "yes"
+		if !ok {
+			mark = fmt.Sprintf("no (%s %v)", res.Status, res.Root)
+		}
+		row = append(row, fmt.Sprint(res.Stats.Trials), res.Stats.Wall.Round(10*time.Millisecond).String(), mark)
+		if s == string(analyzer.StrategyAfter) {
+			st := res.Stats
+			sem = &st
+		}
+	}
+	if sem != nil {
+		row = append(row, fmt.Sprintf("%.2f", sem.Semantic.Seconds()), fmt.Sprint(sem.SolverCalls), fmt.Sprintf("%d/%d", sem.Clauses, sem.SliceSize))
+	} else {
+		row = append(row, "-", "-", "-")
+	}
+	return row, nil
+}
+
+// scenarioRequest is the request that explains a materialized scenario.
+func scenarioRequest(sc *scenario.Scenario, repo *scenario.Repo, s analyzer.Strategy) analyzer.Request {
+	req := analyzer.Request{
+		Dir:  repo.Dir,
+		Base: repo.Base,
+		Head: repo.Head,
+		Test: analyzer.TestRef{Package: sc.Pkg, Name: sc.Test, Command: sc.Command},
+		Mode: analyzer.ModeGo,
+		Options: analyzer.Options{
+			Strategy: s,
+			Timeout:  sc.Timeout,
+		},
+	}
+	if sc.Mode != "" {
+		req.Mode = analyzer.Mode(sc.Mode)
+	}
+	return req
+}
+
+// trialOverhead compares a Go-mode trial with a plain `go test -run` of the
+// same variant (head), both with a warm build cache, and prints the ratio of
+// the medians.
+func trialOverhead(ctx context.Context, stdout io.Writer) error {
+	data, err := culprit.Scenarios.ReadFile(demoScenario)
+	if err != nil {
+		return err
+	}
+	sc, err := scenario.Parse("after-example", data)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "culprit-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	repo, err := sc.Materialize(dir)
+	if err != nil {
+		return err
+	}
+	set, err := diffhunks.FromGit(ctx, repo.Dir, repo.Base, repo.Head)
+	if err != nil {
+		return err
+	}
+	r, err := trial.New(ctx, trial.Config{Dir: repo.Dir, Head: repo.Head, Variants: set, Mode: "go", Pkg: sc.Pkg, Test: sc.Test, Timeout: time.Minute, Workers: 1})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	const n = 7
+	var plain, traced []time.Duration
+	for i := 0; i <= n; i++ {
+		start := time.Now()
+		cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-run", "^"+sc.Test+"$", sc.Pkg)
+		cmd.Dir = r.HeadDir()
+		_ = cmd.Run() // the test fails on head; only the time matters
+		d := time.Since(start)
+		start = time.Now()
+		if _, err := r.Repeat(ctx, nil, 1); err != nil {
+			return err
+		}
+		if i > 0 { // the first round warms the build cache
+			plain, traced = append(plain, d), append(traced, time.Since(start))
+		}
+	}
+	slices.Sort(plain)
+	slices.Sort(traced)
+	mp, mt := plain[n/2], traced[n/2]
+	fmt.Fprintf(stdout, "\ntrial overhead (%s, warm cache, median of %d): plain go test %v, trial %v, ratio %.2fx\n",
+		sc.Name, n, mp.Round(time.Millisecond), mt.Round(time.Millisecond), float64(mt)/float64(mp))
+	return nil
+}

@@ -1,0 +1,270 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer"
+)
+
+// detail says how much of a report to show. Markdown shows everything the
+// reader can use; Comment lowers the detail until the comment fits.
+type detail struct {
+	heading    string // heading prefix of the report's title
+	rootHunks  int    // root hunks shown; 0 for all
+	rootDiffs  bool   // show root hunks with their diff, not just their place
+	diffLines  int    // lines of each diff or message shown; 0 for all
+	aux        int    // auxiliary hunks: auxCount, auxList or auxDiffs
+	treeItems  int    // list items of the causal tree; 0 hides the tree
+	treeDepth  int    // nesting depth of the tree list
+	mermaid    int    // most tree steps drawn as a flowchart; 0 draws none
+	evidence   bool   // show the classification runs and failure message
+	candidates bool   // list the unproven best answer of an unexplained test
+	notes      bool
+	stats      bool
+}
+
+// How much of the auxiliary hunks to show.
+const (
+	auxCount = iota // only how many there are
+	auxList         // each by place
+	auxDiffs        // each with its diff
+)
+
+// full is the detail of the complete report. The caps only stop a huge
+// tree from making the report unreadable (or Mermaid from refusing it).
+var full = detail{
+	heading:    "##",
+	treeItems:  2000,
+	treeDepth:  24,
+	mermaid:    150,
+	rootDiffs:  true,
+	aux:        auxDiffs,
+	evidence:   true,
+	candidates: true,
+	notes:      true,
+	stats:      true,
+}
+
+// Markdown renders the full report: the CLI's output and the job summary.
+func Markdown(r *Report) string {
+	var b strings.Builder
+	render(&b, r, full)
+	return b.String()
+}
+
+func render(b *strings.Builder, r *Report, d detail) {
+	fmt.Fprintf(b, "%s culprit: %s\n\n", d.heading, title(r))
+	b.WriteString(verdict(r) + "\n\n")
+	sub := d.heading + "#"
+
+	switch r.Status {
+	case analyzer.Explained:
+		renderRoot(b, r, d, sub)
+		renderAux(b, r, d)
+		if r.Tree != nil && d.treeItems > 0 {
+			fmt.Fprintf(b, "%s Why it fails\n\n", sub)
+			renderTree(b, r, d)
+		}
+	case analyzer.HeadBuildFails:
+		if r.Failure.Message != "" {
+			b.WriteString("The compiler says:\n\n")
+			b.WriteString(fenced("text", clipLines(r.Failure.Message, d.diffLines)))
+			b.WriteString("\n")
+		}
+	case analyzer.Unexplained:
+		if d.candidates && len(r.Root) > 0 {
+			fmt.Fprintf(b, "The best answer found, **not proven**: reverting hunks %s.\n\n", hunkRefs(r.Root))
+			for _, id := range r.Root {
+				if h, ok := r.hunk(id); ok {
+					fmt.Fprintf(b, "- hunk #%d %s\n", id, where(h))
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	if r.Proof != nil {
+		p := r.Proof
+		fmt.Fprintf(b, "**Proof:** reverting hunks %s → %s", hunkRefs(p.Reverted), outcomeAt(p.Outcome, p.Signature))
+		if p.DurationSeconds > 0 {
+			fmt.Fprintf(b, " (%s)", seconds(p.DurationSeconds))
+		}
+		b.WriteString(".\n\n")
+	}
+	if d.evidence {
+		renderEvidence(b, r, d, sub)
+	}
+	if d.notes {
+		renderNotes(b, r, sub)
+	}
+	if d.stats {
+		b.WriteString(statsLine(r) + "\n")
+	}
+}
+
+func renderRoot(b *strings.Builder, r *Report, d detail, sub string) {
+	if len(r.Root) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%s Root cause: %s\n\n", sub, plural(len(r.Root), "hunk", "hunks"))
+	shown := r.Root
+	if d.rootHunks > 0 && len(shown) > d.rootHunks {
+		shown = shown[:d.rootHunks]
+	}
+	for _, id := range shown {
+		h, ok := r.hunk(id)
+		switch {
+		case !ok:
+			fmt.Fprintf(b, "- hunk #%d is not in the report\n", id)
+		case d.rootDiffs:
+			fmt.Fprintf(b, "**Hunk #%d** %s\n\n", id, where(h))
+			renderDiff(b, h.Diff, d.diffLines)
+		default:
+			fmt.Fprintf(b, "- hunk #%d %s\n", id, where(h))
+		}
+	}
+	if !d.rootDiffs {
+		b.WriteString("\n")
+	}
+	if rest := r.Root[len(shown):]; len(rest) > 0 {
+		fmt.Fprintf(b, "_%s not shown here: %s._\n\n", plural(len(rest), "more root hunk", "more root hunks"), hunkRefs(rest))
+	}
+}
+
+func renderAux(b *strings.Builder, r *Report, d detail) {
+	if len(r.Aux) == 0 {
+		return
+	}
+	what := plural(len(r.Aux), "auxiliary hunk", "auxiliary hunks") + " reverted with them so the code compiles"
+	if d.aux == auxCount {
+		fmt.Fprintf(b, "%s: %s.\n\n", capitalize(what), hunkRefs(r.Aux))
+		return
+	}
+	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", capitalize(what))
+	for _, id := range r.Aux {
+		h, ok := r.hunk(id)
+		switch {
+		case !ok:
+			fmt.Fprintf(b, "- hunk #%d is not in the report\n", id)
+		case d.aux == auxDiffs:
+			fmt.Fprintf(b, "**Hunk #%d** %s\n\n", id, where(h))
+			renderDiff(b, h.Diff, d.diffLines)
+		default:
+			fmt.Fprintf(b, "- hunk #%d %s\n", id, where(h))
+		}
+	}
+	if d.aux != auxDiffs {
+		b.WriteString("\n")
+	}
+	b.WriteString("</details>\n\n")
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+func renderDiff(b *strings.Builder, diff string, lines int) {
+	if diff == "" {
+		b.WriteString("_The hunk has no text diff._\n\n")
+		return
+	}
+	b.WriteString(fenced("diff", clipLines(diff, lines)))
+	if n := strings.Count(diff, "\n"); lines > 0 && n > lines {
+		fmt.Fprintf(b, "_… %s more._\n", plural(n-lines, "line", "lines"))
+	}
+	b.WriteString("\n")
+}
+
+// clipLines keeps the first n lines of s; n <= 0 keeps all.
+func clipLines(s string, n int) string {
+	if n <= 0 {
+		return s
+	}
+	i := 0
+	for line := range strings.Lines(s) {
+		if n == 0 {
+			return s[:i]
+		}
+		i += len(line)
+		n--
+	}
+	return s
+}
+
+func renderEvidence(b *strings.Builder, r *Report, d detail, sub string) {
+	if len(r.Evidence) == 0 && r.Failure == (Failure{}) {
+		return
+	}
+	fmt.Fprintf(b, "%s Evidence\n\n", sub)
+	// Identical runs are counted, not repeated.
+	type key struct{ side, outcome, sig string }
+	var order []key
+	count := map[key]int{}
+	for _, e := range r.Evidence {
+		k := key{e.Side, e.Outcome, e.Signature}
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	for _, k := range order {
+		fmt.Fprintf(b, "- %s: %s (%s)\n", k.side, outcomeAt(k.outcome, k.sig), plural(count[k], "run", "runs"))
+	}
+	if len(order) > 0 {
+		b.WriteString("\n")
+	}
+	if r.Failure.Message != "" && r.Status != analyzer.HeadBuildFails {
+		b.WriteString("First failure on head")
+		if r.Failure.Signature != "" {
+			b.WriteString(" at " + code(r.Failure.Signature))
+		}
+		b.WriteString(":\n\n")
+		b.WriteString(fenced("text", clipLines(r.Failure.Message, d.diffLines)))
+		b.WriteString("\n")
+	}
+}
+
+func renderNotes(b *strings.Builder, r *Report, sub string) {
+	var notes []string
+	if r.Status == analyzer.Explained && r.Tree == nil {
+		notes = append(notes, "The explanation is dynamic only: the root hunks were found by reverting and re-running, and no causal tree was derived.")
+	}
+	for _, n := range r.Notes {
+		notes = append(notes, plain(n))
+	}
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%s Notes\n\n", sub)
+	for _, n := range notes {
+		b.WriteString("- " + n + "\n")
+	}
+	b.WriteString("\n")
+}
+
+func statsLine(r *Report) string {
+	s := r.Stats
+	parts := []string{}
+	if s.Strategy != "" {
+		parts = append(parts, "strategy "+code(s.Strategy))
+	}
+	parts = append(parts,
+		plural(s.Trials, "trial", "trials"),
+		plural(s.Builds, "build", "builds"))
+	if s.CacheHits > 0 {
+		parts = append(parts, plural(s.CacheHits, "cache hit", "cache hits"))
+	}
+	if s.SolverCalls > 0 {
+		parts = append(parts, plural(s.SolverCalls, "solver call", "solver calls"))
+	}
+	wall := seconds(s.WallSeconds) + " wall"
+	if s.SemanticSeconds > 0 {
+		wall += " (" + seconds(s.SemanticSeconds) + " semantic)"
+	}
+	parts = append(parts, wall)
+	return "<sub>" + strings.Join(parts, " · ") + "</sub>\n"
+}

@@ -1,0 +1,368 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Version is the version of the JSON document written by WriteJSON.
+const Version = 1
+
+// Report is the JSON document of one analysis ("Report JSON" in
+// ARCHITECTURE.md). Field names and meanings are a contract; new fields may
+// be added, none renamed.
+type Report struct {
+	Version int             `json:"version"`
+	Status  analyzer.Status `json:"status"`
+	Test    Test            `json:"test"`
+	Base    string          `json:"base"`
+	Head    string          `json:"head"`
+	Hunks   []Hunk          `json:"hunks"`
+	// Root are the ids of the hunks whose revert makes the test pass; Aux
+	// the ids of the hunks reverted with them so that the code compiles.
+	Root  []int  `json:"root"`
+	Aux   []int  `json:"aux"`
+	Proof *Proof `json:"proof"`
+	// Tree is the causal tree, null when the explanation is dynamic only.
+	Tree  *cause.Node `json:"tree"`
+	Stats Stats       `json:"stats"`
+	// Notes state where the analysis fell back or degraded.
+	Notes []string `json:"notes"`
+	// Evidence are the classification runs of base and head.
+	Evidence []Run `json:"evidence"`
+	// Failure is the first failure seen on head.
+	Failure Failure `json:"failure"`
+}
+
+// Test names the failing test.
+type Test struct {
+	Package string `json:"package"`
+	Name    string `json:"name"`
+	Command string `json:"command,omitempty"`
+}
+
+// Hunk is one revertible change of the PR. Line ranges are 1-based and
+// inclusive; an empty side is [n, n-1], the point just before line n.
+type Hunk struct {
+	ID        int    `json:"id"`
+	File      string `json:"file"`
+	OldFile   string `json:"old_file"`
+	BaseLines [2]int `json:"base_lines"`
+	HeadLines [2]int `json:"head_lines"`
+	Kind      string `json:"kind"`
+	Func      string `json:"func,omitempty"`
+	Diff      string `json:"diff"`
+}
+
+// Proof is the run with the root and auxiliary hunks reverted.
+type Proof struct {
+	Reverted        []int   `json:"reverted"`
+	Outcome         string  `json:"outcome"`
+	Signature       string  `json:"signature,omitempty"`
+	DurationSeconds float64 `json:"duration_seconds"`
+}
+
+// Stats describe what the analysis cost.
+type Stats struct {
+	Strategy        string  `json:"strategy"`
+	Trials          int     `json:"trials"`
+	Builds          int     `json:"builds"`
+	CacheHits       int     `json:"cache_hits"`
+	WallSeconds     float64 `json:"wall_seconds"`
+	SemanticSeconds float64 `json:"semantic_seconds"`
+	SolverCalls     int     `json:"solver_calls"`
+	Clauses         int     `json:"clauses"`
+	SliceSize       int     `json:"slice_size"`
+	PointWise       int     `json:"point_wise"`
+	Inputs          int     `json:"inputs"`
+}
+
+// Sides of a classification run.
+const (
+	SideBase = "base"
+	SideHead = "head"
+)
+
+// Run is one classification run of base or head.
+type Run struct {
+	Side      string `json:"side"`
+	Outcome   string `json:"outcome"`
+	Signature string `json:"signature,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+// Failure is how the test failed on head.
+type Failure struct {
+	Signature string `json:"signature,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+// New builds the document of res. It copies what it keeps, so later changes
+// to res do not show through.
+func New(res *analyzer.Result) *Report {
+	r := &Report{
+		Version: Version,
+		Status:  res.Status,
+		Test: Test{
+			Package: res.Test.Package,
+			Name:    res.Test.Name,
+			Command: res.Test.Command,
+		},
+		Base:     res.Base,
+		Head:     res.Head,
+		Hunks:    make([]Hunk, 0, len(res.Hunks)),
+		Root:     ids(res.Root),
+		Aux:      ids(res.Aux),
+		Tree:     copyNode(res.Tree),
+		Notes:    append([]string{}, res.Notes...),
+		Evidence: []Run{},
+		Stats: Stats{
+			Strategy:        string(res.Stats.Strategy),
+			Trials:          res.Stats.Trials,
+			Builds:          res.Stats.Builds,
+			CacheHits:       res.Stats.CacheHits,
+			WallSeconds:     res.Stats.Wall.Seconds(),
+			SemanticSeconds: res.Stats.Semantic.Seconds(),
+			SolverCalls:     res.Stats.SolverCalls,
+			Clauses:         res.Stats.Clauses,
+			SliceSize:       res.Stats.SliceSize,
+			PointWise:       res.Stats.PointWise,
+			Inputs:          res.Stats.Inputs,
+		},
+	}
+	for _, h := range res.Hunks {
+		r.Hunks = append(r.Hunks, Hunk{
+			ID:        int(h.ID),
+			File:      h.File,
+			OldFile:   h.OldFile,
+			BaseLines: [2]int{h.Base.Start, h.Base.End},
+			HeadLines: [2]int{h.Head.Start, h.Head.End},
+			Kind:      string(h.Kind),
+			Func:      h.Func,
+			Diff:      h.Diff,
+		})
+	}
+	slices.SortStableFunc(r.Hunks, func(a, b Hunk) int { return a.ID - b.ID })
+	if p := res.Proof; p != nil {
+		r.Proof = &Proof{
+			Reverted:        ids(p.Reverted),
+			Outcome:         string(p.Outcome),
+			Signature:       p.Signature,
+			DurationSeconds: p.Duration.Seconds(),
+		}
+	}
+	for _, e := range res.Evidence {
+		side, ok := sideOf(e, res.Hunks)
+		if !ok {
+			continue
+		}
+		run := Run{Side: side, Outcome: string(e.Outcome), Signature: e.Signature, Message: e.Message}
+		r.Evidence = append(r.Evidence, run)
+		if side == SideHead && e.Outcome != trial.Pass && r.Failure == (Failure{}) {
+			r.Failure = Failure{Signature: e.Signature, Message: e.Message}
+		}
+	}
+	return r
+}
+
+// sideOf tells which tree a classification run ran: head reverts nothing,
+// base reverts every hunk. Any other run is a trial, not evidence.
+func sideOf(e trial.Result, hunks []diffhunks.Hunk) (string, bool) {
+	if len(e.Reverted) == 0 {
+		return SideHead, true
+	}
+	all := make(map[diffhunks.ID]bool, len(hunks))
+	for _, h := range hunks {
+		all[h.ID] = true
+	}
+	seen := make(map[diffhunks.ID]bool, len(e.Reverted))
+	for _, id := range e.Reverted {
+		if !all[id] {
+			return "", false
+		}
+		seen[id] = true
+	}
+	return SideBase, len(seen) == len(all)
+}
+
+func ids(in []diffhunks.ID) []int {
+	out := make([]int, 0, len(in))
+	for _, id := range in {
+		out = append(out, int(id))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// copyNode deep-copies a causal tree, dropping empty value maps so that the
+// copy survives a JSON round trip unchanged.
+func copyNode(n *cause.Node) *cause.Node {
+	if n == nil {
+		return nil
+	}
+	c := &cause.Node{
+		Target:  copyStatement(n.Target),
+		Outcome: n.Outcome,
+	}
+	if n.Via != nil {
+		v := copyStatement(*n.Via)
+		c.Via = &v
+	}
+	if n.Statements != nil {
+		c.Statements = make([]cause.Statement, len(n.Statements))
+		for i, s := range n.Statements {
+			c.Statements[i] = copyStatement(s)
+		}
+	}
+	for _, ch := range n.Children {
+		if ch != nil {
+			c.Children = append(c.Children, copyNode(ch))
+		}
+	}
+	return c
+}
+
+func copyStatement(s cause.Statement) cause.Statement {
+	if len(s.Values) == 0 {
+		s.Values = nil
+		return s
+	}
+	v := make(map[string]string, len(s.Values))
+	for k, x := range s.Values {
+		v[k] = x
+	}
+	s.Values = v
+	return s
+}
+
+// WriteJSON writes r as indented JSON with fields in a fixed order.
+func (r *Report) WriteJSON(w io.Writer) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // diffs are full of < and &; keep them readable
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("encoding report: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}
+
+// ReadJSON reads a document written by WriteJSON. It rejects other
+// versions, unknown statuses and documents whose ids do not add up; fields
+// it does not know are ignored, as newer writers may add some.
+func ReadJSON(rd io.Reader) (*Report, error) {
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("reading report: %w", err)
+	}
+	var head struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("decoding report JSON: %w", err)
+	}
+	if head.Version == nil {
+		return nil, errors.New("decoding report JSON: no \"version\" field; not a culprit report")
+	}
+	if *head.Version != Version {
+		return nil, fmt.Errorf("decoding report JSON: unsupported version %d (this culprit reads version %d)", *head.Version, Version)
+	}
+	r := new(Report)
+	if err := json.Unmarshal(data, r); err != nil {
+		return nil, fmt.Errorf("decoding report JSON: %w", err)
+	}
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("decoding report JSON: %w", err)
+	}
+	r.normalize()
+	return r, nil
+}
+
+func (r *Report) validate() error {
+	switch r.Status {
+	case analyzer.Explained, analyzer.NotRegression, analyzer.Flaky, analyzer.HeadBuildFails, analyzer.Unexplained:
+	default:
+		return fmt.Errorf("unknown status %q", r.Status)
+	}
+	known := make(map[int]bool, len(r.Hunks))
+	for _, h := range r.Hunks {
+		if known[h.ID] {
+			return fmt.Errorf("hunk id %d appears twice", h.ID)
+		}
+		known[h.ID] = true
+		for _, lr := range [][2]int{h.BaseLines, h.HeadLines} {
+			if lr[1] < lr[0]-1 {
+				return fmt.Errorf("hunk %d: bad line range [%d, %d]", h.ID, lr[0], lr[1])
+			}
+		}
+	}
+	check := func(what string, list []int) error {
+		for _, id := range list {
+			if !known[id] {
+				return fmt.Errorf("%s names hunk %d, which is not in hunks", what, id)
+			}
+		}
+		return nil
+	}
+	if err := check("root", r.Root); err != nil {
+		return err
+	}
+	if err := check("aux", r.Aux); err != nil {
+		return err
+	}
+	if r.Proof != nil {
+		if err := check("proof.reverted", r.Proof.Reverted); err != nil {
+			return err
+		}
+	}
+	for i, e := range r.Evidence {
+		if e.Side != SideBase && e.Side != SideHead {
+			return fmt.Errorf("evidence[%d]: side %q is neither %q nor %q", i, e.Side, SideBase, SideHead)
+		}
+	}
+	return nil
+}
+
+// normalize gives absent lists the empty value New gives them.
+func (r *Report) normalize() {
+	if r.Hunks == nil {
+		r.Hunks = []Hunk{}
+	}
+	if r.Root == nil {
+		r.Root = []int{}
+	}
+	if r.Aux == nil {
+		r.Aux = []int{}
+	}
+	if r.Notes == nil {
+		r.Notes = []string{}
+	}
+	if r.Evidence == nil {
+		r.Evidence = []Run{}
+	}
+	if r.Proof != nil && r.Proof.Reverted == nil {
+		r.Proof.Reverted = []int{}
+	}
+}
+
+// hunk returns the hunk with the given id.
+func (r *Report) hunk(id int) (Hunk, bool) {
+	for _, h := range r.Hunks {
+		if h.ID == id {
+			return h, true
+		}
+	}
+	return Hunk{}, false
+}

@@ -1,0 +1,140 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// code renders s as an inline code span that survives any backticks in s.
+// Newlines become spaces: a span cannot hold them.
+func code(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	if s == "" {
+		return "` `"
+	}
+	ticks := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return ticks + " " + s + " " + ticks
+	}
+	return ticks + s + ticks
+}
+
+// fenced renders body as a fenced code block that no line of body can close.
+func fenced(lang, body string) string {
+	ticks := strings.Repeat("`", max(3, longestRun(body, '`')+1))
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	return ticks + lang + "\n" + body + ticks + "\n"
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// plain escapes text written by the analysis (notes, names) so that it
+// shows as written in Markdown and cannot open HTML or links.
+func plain(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '`', '*', '_', '[', ']', '#', '|', '~':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\n', '\r':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// linkURL makes u safe inside a Markdown link destination.
+func linkURL(u string) string {
+	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\n", "", "\r", "").Replace(u)
+}
+
+// plural gives "1 hunk", "2 hunks".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// hunkRefs gives "#2", "#2 and #3", "#2, #3 and #5".
+func hunkRefs(ids []int) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = "#" + strconv.Itoa(id)
+	}
+	switch len(parts) {
+	case 0:
+		return "none"
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// seconds formats a duration in seconds for people.
+func seconds(s float64) string {
+	switch {
+	case s < 10:
+		return fmt.Sprintf("%.1f s", s)
+	case s < 120:
+		return fmt.Sprintf("%.0f s", s)
+	}
+	return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
+}
+
+// firstLine returns the first non-blank line of s, trimmed.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if t := strings.TrimSpace(line); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// cutRunes returns the longest prefix of s of at most n bytes that ends at
+// a rune boundary.
+func cutRunes(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// clip shortens one line of text to about n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return cutRunes(s, n) + "…"
+}

@@ -1,0 +1,193 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer/cause"
+)
+
+// renderTree writes the causal tree as a nested list, from the failed
+// assertion back to the changed lines, then as a Mermaid flowchart when it
+// is small enough to draw.
+func renderTree(b *strings.Builder, r *Report, d detail) {
+	total := treeSteps(r.Tree)
+	shown := 0
+	var walk func(n *cause.Node, depth int)
+	walk = func(n *cause.Node, depth int) {
+		if shown >= d.treeItems || depth >= d.treeDepth {
+			return
+		}
+		indent := strings.Repeat("  ", depth)
+		shown++
+		if depth == 0 {
+			b.WriteString(indent + "- " + rootStep(n) + "\n")
+		} else {
+			b.WriteString(indent + "- because " + branchStep(n) + "\n")
+		}
+		for _, s := range n.Statements {
+			if shown >= d.treeItems || depth+1 >= d.treeDepth {
+				break
+			}
+			shown++
+			b.WriteString(indent + "  - " + step(s) + "\n")
+		}
+		for _, c := range n.Children {
+			walk(c, depth+1)
+		}
+	}
+	walk(r.Tree, 0)
+	if rest := total - shown; rest > 0 {
+		fmt.Fprintf(b, "- _… %s of the tree not shown here._\n", plural(rest, "more step", "more steps"))
+	}
+	b.WriteString("\n")
+	if d.mermaid <= 0 {
+		return
+	}
+	if total > d.mermaid {
+		fmt.Fprintf(b, "_The tree has %d steps, too many to draw as a flowchart._\n\n", total)
+		return
+	}
+	b.WriteString(fenced("mermaid", mermaid(r.Tree)))
+	b.WriteString("\n")
+}
+
+// treeSteps counts the targets and statements of the tree: the items of
+// its list and the boxes of its flowchart.
+func treeSteps(n *cause.Node) int {
+	total := 0
+	n.Walk(func(n *cause.Node) { total += 1 + len(n.Statements) })
+	return total
+}
+
+func rootStep(n *cause.Node) string {
+	what := n.Outcome
+	if what == "" {
+		what = "fails"
+	}
+	return "**" + plain(what) + ":** " + step(n.Target)
+}
+
+func branchStep(n *cause.Node) string {
+	s := step(n.Target)
+	switch n.Outcome {
+	case "":
+	case "true", "false":
+		s += " was **" + n.Outcome + "**"
+	default:
+		s += " (" + plain(n.Outcome) + ")"
+	}
+	return s
+}
+
+// step renders one statement: place, source, values seen, hunk.
+func step(s cause.Statement) string {
+	out := code(fmt.Sprintf("%s:%d", s.File, s.Line)) + " " + code(clip(s.Text, 120))
+	if v := values(s.Values); v != "" {
+		out += " (" + plain(v) + ")"
+	}
+	if s.Hunk != 0 {
+		out += fmt.Sprintf(" ← hunk #%d", s.Hunk)
+	}
+	return out
+}
+
+// values gives "got = 4, sum = 3", sorted by name, each value clipped.
+func values(v map[string]string) string {
+	parts := make([]string, 0, len(v))
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, k+" = "+clip(v[k], 60))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mermaid draws the tree bottom to top: changed statements at the bottom,
+// arrows pointing to what they cause, the failed assertion on top.
+func mermaid(root *cause.Node) string {
+	var b strings.Builder
+	b.WriteString("flowchart BT\n")
+	next := 0
+	var walk func(n *cause.Node, parent string)
+	walk = func(n *cause.Node, parent string) {
+		id := fmt.Sprintf("n%d", next)
+		next++
+		label := stepLabel(n.Target)
+		if parent == "" && n.Outcome != "" {
+			label += "<br/>" + mermaidText(n.Outcome)
+		}
+		fmt.Fprintf(&b, "  %s[\"%s\"]%s\n", id, label, class(n.Target, parent == ""))
+		if parent != "" {
+			if n.Outcome != "" {
+				fmt.Fprintf(&b, "  %s -->|\"%s\"| %s\n", id, mermaidText(n.Outcome), parent)
+			} else {
+				fmt.Fprintf(&b, "  %s --> %s\n", id, parent)
+			}
+		}
+		for i, s := range n.Statements {
+			sid := fmt.Sprintf("%ss%d", id, i)
+			fmt.Fprintf(&b, "  %s[\"%s\"]%s\n", sid, stepLabel(s), class(s, false))
+			fmt.Fprintf(&b, "  %s --> %s\n", sid, id)
+		}
+		for _, c := range n.Children {
+			walk(c, id)
+		}
+	}
+	walk(root, "")
+	b.WriteString("  classDef failed stroke:#d73a49,stroke-width:3px\n")
+	b.WriteString("  classDef changed fill:#ffeef0,stroke:#d73a49\n")
+	return b.String()
+}
+
+func class(s cause.Statement, failed bool) string {
+	switch {
+	case failed:
+		return ":::failed"
+	case s.Hunk != 0:
+		return ":::changed"
+	}
+	return ""
+}
+
+func stepLabel(s cause.Statement) string {
+	lines := []string{
+		mermaidText(fmt.Sprintf("%s:%d", s.File, s.Line)),
+		mermaidText(clip(s.Text, 60)),
+	}
+	if v := values(s.Values); v != "" {
+		lines = append(lines, mermaidText(clip(v, 60)))
+	}
+	if s.Hunk != 0 {
+		lines = append(lines, mermaidText(fmt.Sprintf("hunk #%d", s.Hunk)))
+	}
+	return strings.Join(lines, "<br/>")
+}
+
+// mermaidText escapes s for a quoted Mermaid label. Mermaid decodes
+// "#name;" and "#number;" entities inside labels, so every character that
+// could end the label, start markup or read as an entity is written as one.
+func mermaidText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString("#quot;")
+		case '#':
+			b.WriteString("#35;")
+		case '&':
+			b.WriteString("#amp;")
+		case '<':
+			b.WriteString("#lt;")
+		case '>':
+			b.WriteString("#gt;")
+		case '[', ']', '(', ')', '{', '}', '|', '`', ';':
+			fmt.Fprintf(&b, "#%d;", r)
+		case '\n', '\r', '\t':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

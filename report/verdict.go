@@ -1,0 +1,174 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer"
+)
+
+// verdict says in one line what the analysis found. Each status has its
+// own wording; only Explained names a culprit.
+func verdict(r *Report) string {
+	who := testLabel(r)
+	switch r.Status {
+	case analyzer.Explained:
+		if len(r.Root) == 0 {
+			return who + " is marked explained, but the report names no root hunk."
+		}
+		s := who + " fails because of " + shareOf(len(r.Root), len(r.Hunks))
+		it := "them"
+		if len(r.Root) == 1 {
+			it = "it"
+		}
+		switch {
+		case proofPassed(r) && len(r.Aux) > 0:
+			return s + fmt.Sprintf("; reverting %s, with %s so the code compiles, makes it pass.",
+				it, plural(len(r.Aux), "auxiliary hunk", "auxiliary hunks"))
+		case proofPassed(r):
+			return s + "; reverting " + it + " makes it pass."
+		case r.Proof == nil:
+			return s + "; no proof run is recorded."
+		case r.Proof.Outcome == "pass":
+			return s + "; the proof run, reverting hunks " + hunkRefs(r.Proof.Reverted) + ", passed."
+		default:
+			return s + "; but the proof run with " + it + " reverted gave " + outcomeWord(r.Proof.Outcome) + ", not a pass."
+		}
+	case analyzer.NotRegression:
+		return who + " fails on base too, so the failure is not a regression of this PR."
+	case analyzer.Flaky:
+		pass, total := headCounts(r)
+		if total == 0 {
+			return who + " is flaky: its outcome changes between identical runs, so no culprit is named."
+		}
+		return fmt.Sprintf("%s is flaky: on head it passed %d and failed %d of %s, so no culprit is named.",
+			who, pass, total-pass, plural(total, "run", "runs"))
+	case analyzer.HeadBuildFails:
+		if msg := firstLine(r.Failure.Message); msg != "" {
+			return who + " cannot run because head does not build: " + code(clip(msg, 200)) + "."
+		}
+		return who + " cannot run because head does not build."
+	case analyzer.Unexplained:
+		return who + " fails, but no subset of the PR's " + plural(len(r.Hunks), "hunk", "hunks") + " could be proven to cause it."
+	}
+	return who + ": unknown status " + code(string(r.Status)) + "."
+}
+
+// shareOf gives "2 of the PR's 4 hunks", "all 3 of the PR's hunks".
+func shareOf(k, n int) string {
+	switch {
+	case k == n && n == 1:
+		return "the PR's only hunk"
+	case k == n:
+		return fmt.Sprintf("all %d of the PR's hunks", n)
+	}
+	return fmt.Sprintf("%d of the PR's %s", k, plural(n, "hunk", "hunks"))
+}
+
+// proofPassed reports whether the proof run passed with exactly the root
+// and auxiliary hunks reverted: only then may the report say so.
+func proofPassed(r *Report) bool {
+	if r.Proof == nil || r.Proof.Outcome != "pass" {
+		return false
+	}
+	want := append(slices.Clone(r.Root), r.Aux...)
+	slices.Sort(want)
+	got := slices.Clone(r.Proof.Reverted)
+	slices.Sort(got)
+	return slices.Equal(slices.Compact(want), slices.Compact(got))
+}
+
+// headCounts counts the head runs of the evidence and those that passed.
+func headCounts(r *Report) (pass, total int) {
+	for _, e := range r.Evidence {
+		if e.Side != SideHead {
+			continue
+		}
+		total++
+		if e.Outcome == "pass" {
+			pass++
+		}
+	}
+	return pass, total
+}
+
+func testLabel(r *Report) string {
+	switch {
+	case r.Test.Name != "":
+		return "**" + plain(r.Test.Name) + "**"
+	case r.Test.Command != "":
+		return "The test command " + code(r.Test.Command)
+	}
+	return "The test"
+}
+
+// title names the test for a heading.
+func title(r *Report) string {
+	switch {
+	case r.Test.Name != "" && r.Test.Package != "":
+		return code(r.Test.Name) + " in " + code(r.Test.Package)
+	case r.Test.Name != "":
+		return code(r.Test.Name)
+	case r.Test.Command != "":
+		return code(r.Test.Command)
+	}
+	return "the failing test"
+}
+
+func outcomeWord(o string) string {
+	if o == "" {
+		return "no outcome"
+	}
+	return "**" + plain(o) + "**"
+}
+
+// where locates a hunk for people: "`calc.go:8-9` in `F`".
+func where(h Hunk) string {
+	var s string
+	switch h.Kind {
+	case "add":
+		s = code(h.File) + " (new file)"
+	case "delete":
+		s = code(h.File) + " (deleted file)"
+	case "rename":
+		s = code(h.OldFile) + " → " + code(h.File) + " (renamed)"
+	case "binary":
+		s = code(h.File) + " (binary file)"
+	case "mode":
+		s = code(h.File) + " (mode change)"
+	default:
+		start, end := h.HeadLines[0], h.HeadLines[1]
+		switch {
+		case end < start:
+			s = code(fmt.Sprintf("%s:%d", h.File, start)) + " (lines deleted before it)"
+		case end == start:
+			s = code(fmt.Sprintf("%s:%d", h.File, start))
+		default:
+			s = code(fmt.Sprintf("%s:%d-%d", h.File, start, end))
+		}
+	}
+	if h.Func != "" {
+		s += " in " + code(h.Func)
+	}
+	return s
+}
+
+// outcomeAt gives "fail at `x_test.go:6`".
+func outcomeAt(outcome, sig string) string {
+	s := outcomeWord(outcome)
+	if sig != "" {
+		s += " at " + code(sig)
+	}
+	return s
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, sep)
+}
