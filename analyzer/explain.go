@@ -143,6 +143,14 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	case StrategyOneByOne:
 		found, err = search.OneByOne(ctx, runner, res.Hunks, candidates, opt)
 	}
+	if errors.Is(err, search.ErrProofFailed) {
+		// The variant passed during the search but not when run again:
+		// report it as a suspicion, never as a proven culprit.
+		res.Status = Flaky
+		res.Tree = nil
+		res.Notes = append(res.Notes, fmt.Sprintf("reverting hunks %v made the test pass once but not in the proof run: the test looks flaky, so no culprit is claimed", found.Suspect))
+		return res, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("searching for the culprit hunks: %w", err)
 	}

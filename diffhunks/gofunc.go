@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"sort"
 	"strings"
 )
 
@@ -71,10 +72,11 @@ func enclosing(spans []funcSpan, r LineRange) string {
 		// neighbouring lines are.
 		r = LineRange{Start: r.End, End: r.Start}
 	}
-	for _, sp := range spans {
-		if sp.start <= r.Start && r.End <= sp.end {
-			return sp.name
-		}
+	// Top-level declarations never overlap and come in source order, so
+	// the only candidate is the first one ending at or after r.End.
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].end >= r.End })
+	if i < len(spans) && spans[i].start <= r.Start {
+		return spans[i].name
 	}
 	return ""
 }

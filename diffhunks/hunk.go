@@ -1,6 +1,3 @@
-// Package diffhunks splits the change between two trees into the smallest
-// independent hunks and builds any variant of the head tree with a subset of
-// those hunks reverted.
 package diffhunks
 
 import "fmt"
@@ -51,7 +48,9 @@ type Hunk struct {
 	// the auxiliary-change search.
 	Func string
 	// Diff shows the hunk as removed ("-") and added ("+") lines, each line
-	// terminated by "\n". Whole-file binary hunks carry a one-line summary.
+	// terminated by "\n" (a "\r" before it is dropped). Whole-file text
+	// hunks show the whole content; binary content is a one-line summary;
+	// a Mode hunk starts with a "mode 100644 → 100755" line.
 	Diff string
 }
 

@@ -67,23 +67,23 @@ func (a *auxSearch) find(ctx context.Context, revert, pool []diffhunks.ID, msg s
 	if err != nil || ok {
 		return nil, err
 	}
-	if ok, err := a.compiles(ctx, union(revert, pool)); err != nil {
-		return nil, err
-	} else if !ok {
-		return nil, fmt.Errorf("%w: %v does not compile even with all %d revertible hunks reverted too", ErrNoAux, revert, len(pool))
-	}
-	omega := pool
+	// A guess that compiles also proves the invariant of shrink, so the
+	// whole pool is built only when every guess fails.
 	for _, g := range a.guesses(revert, pool, msg) {
 		ok, err := a.compiles(ctx, union(revert, g))
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			omega = g
-			break
+			return a.shrink(ctx, revert, g)
 		}
 	}
-	return a.shrink(ctx, revert, omega)
+	if ok, err := a.compiles(ctx, union(revert, pool)); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%w: %v does not compile even with all %d revertible hunks reverted too", ErrNoAux, revert, len(pool))
+	}
+	return a.shrink(ctx, revert, pool)
 }
 
 // guesses returns growing subsets of pool, smaller than pool, where the

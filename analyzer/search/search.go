@@ -45,7 +45,7 @@ type Options struct {
 	// Exhaustive makes Asymmetric follow AFTER's Algorithm 2 to the letter
 	// even when reverting all candidates fails. By default that failure ends
 	// the search at once: with a monotone test no subset can pass either,
-	// and the full partitioning would cost O(n log n) trials to find nothing.
+	// and the full partitioning would cost about 4n trials to find nothing.
 	Exhaustive bool
 }
 

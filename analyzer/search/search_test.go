@@ -102,13 +102,29 @@ type want struct {
 
 func TestStrategies(t *testing.T) {
 	decoys := hunksIn(40, 5, 1)
-	// Hunk 5 (pkg/f00.go) uses a name that hunk 4 declares: reverting 4
-	// while keeping 5 breaks the build. Hunks 13 and 31 are the fault.
+	// Hunks 13 and 31 are the fault. Three decoys break the build when
+	// reverted alone: 4 removes a helper that 5 (same file) calls; 20
+	// renames back a function that 11 (another file) calls; 14 is the only
+	// use of a variable that 12 declares.
 	decoyOracle := func() *oracle {
 		return &oracle{
-			passes:   subsetRule(13, 31),
-			compiles: func(r set) bool { return !(r[4] && !r[5]) },
-			msg:      func(set) string { return "pkg/f00.go:9:2: undefined: helper" },
+			passes: subsetRule(13, 31),
+			compiles: func(r set) bool {
+				return !(r[4] && !r[5]) && !(r[20] && !r[11]) && !(r[14] && !r[12])
+			},
+			msg: func(r set) string {
+				var m []string
+				if r[4] && !r[5] {
+					m = append(m, "pkg/f00.go:9:2: undefined: helper")
+				}
+				if r[20] && !r[11] {
+					m = append(m, "pkg/f02.go:3:9: undefined: NewName")
+				}
+				if r[14] && !r[12] {
+					m = append(m, "pkg/f02.go:20:2: declared and not used: v")
+				}
+				return strings.Join(m, "\n")
+			},
 		}
 	}
 	// Reverting hunk 2 (the only use of n in G) leaves "declared and not
@@ -170,13 +186,13 @@ func TestStrategies(t *testing.T) {
 			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
 			oracle: unusedOracle,
 			// Aux search for {2,3,4}: all, then hunks of G and H.
-			want: want{root: []diffhunks.ID{2}, aux: []diffhunks.ID{1}, trials: 7, builds: 6, proofCached: true},
+			want: want{root: []diffhunks.ID{2}, aux: []diffhunks.ID{1}, trials: 7, builds: 3, proofCached: true},
 		},
 		{
 			name: "unused variable/one by one", strategy: OneByOne,
 			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
 			oracle: unusedOracle,
-			want:   want{root: []diffhunks.ID{2}, aux: []diffhunks.ID{1}, trials: 3, builds: 2, proofCached: true},
+			want:   want{root: []diffhunks.ID{2}, aux: []diffhunks.ID{1}, trials: 3, builds: 1, proofCached: true},
 		},
 		{
 			name: "unused variable/no aux", strategy: Asymmetric,
@@ -190,32 +206,32 @@ func TestStrategies(t *testing.T) {
 			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
 			opt:    Options{Revertible: []diffhunks.ID{2, 3, 4}},
 			oracle: unusedOracle,
-			want:   want{trials: 1, builds: 1, note: "did not compile even with auxiliary hunks"},
+			want:   want{trials: 1, note: "did not compile even with auxiliary hunks"},
 		},
 		{
 			name: "decoys/asymmetric", strategy: Asymmetric,
 			hunks: decoys, candidates: ids(1, 40),
 			oracle: decoyOracle,
-			want:   want{root: []diffhunks.ID{13, 31}, trials: 26, builds: 7, proofCached: true},
+			want:   want{root: []diffhunks.ID{13, 31}, trials: 49, builds: 30, proofCached: true},
 		},
 		{
 			name: "decoys/ddmin", strategy: DDMin,
 			hunks: decoys, candidates: ids(1, 40),
 			oracle: decoyOracle,
-			want:   want{root: []diffhunks.ID{13, 31}, trials: 31, builds: 7, proofCached: true},
+			want:   want{root: []diffhunks.ID{13, 31}, trials: 49, builds: 30, proofCached: true},
 		},
 		{
 			name: "decoys/one by one", strategy: OneByOne,
 			hunks: decoys, candidates: ids(1, 40),
 			oracle: decoyOracle,
-			want: want{root: ids(1, 40), trials: 43, builds: 3, proofCached: true,
+			want: want{root: ids(1, 40), trials: 45, builds: 15, proofCached: true,
 				note: "fell back"},
 		},
 		{
 			name: "decoys/asymmetric parallel 4", strategy: Asymmetric,
 			hunks: decoys, candidates: ids(1, 40), opt: Options{Parallel: 4},
 			oracle: decoyOracle,
-			want:   want{root: []diffhunks.ID{13, 31}, trials: 44, builds: 7, proofCached: true},
+			want:   want{root: []diffhunks.ID{13, 31}, trials: 52, builds: 30, proofCached: true},
 		},
 		{
 			name: "nothing passes/asymmetric", strategy: Asymmetric,
@@ -227,7 +243,7 @@ func TestStrategies(t *testing.T) {
 			name: "nothing passes/asymmetric exhaustive", strategy: Asymmetric,
 			hunks: decoys, candidates: ids(1, 8), opt: Options{Exhaustive: true},
 			oracle: func() *oracle { return &oracle{passes: never} },
-			want:   want{trials: 45, note: "no subset of the 8 candidates passes"},
+			want:   want{trials: 27, note: "no subset of the 8 candidates passes"},
 		},
 		{
 			name: "nothing passes/ddmin", strategy: DDMin,
@@ -243,7 +259,7 @@ func TestStrategies(t *testing.T) {
 		},
 		{
 			name: "no candidates", strategy: Asymmetric,
-			hunks: decoys,
+			hunks:  decoys,
 			oracle: func() *oracle { return &oracle{passes: never} },
 			want:   want{note: "no candidate hunks"},
 		},

@@ -1,0 +1,152 @@
+package analyzer_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/scenario"
+)
+
+// TestScenarios explains every bundled scenario with the default strategy
+// against a real git repository and real go test runs, and checks the
+// verdict, the root and auxiliary hunks, the proof and, where the scenario
+// names them, the statements the causal tree must show.
+func TestScenarios(t *testing.T) {
+	paths, err := filepath.Glob("../testdata/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	for _, p := range paths {
+		sc, err := scenario.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			checkScenario(t, sc, analyzer.StrategyAfter)
+		})
+	}
+}
+
+// TestBaselinesOnAFTERExample runs the dynamic-only strategies on the
+// paper's running example: each must find a root whose revert passes, and
+// the asymmetric search must find the paper's {c2, c3}.
+func TestBaselinesOnAFTERExample(t *testing.T) {
+	sc, err := scenario.Load("../testdata/after-example.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []analyzer.Strategy{analyzer.StrategyDynamic, analyzer.StrategyDDMin, analyzer.StrategyOneByOne} {
+		t.Run(string(s), func(t *testing.T) {
+			t.Parallel()
+			res := explain(t, sc, s)
+			if res.Status != analyzer.Explained || res.Proof == nil || !res.Proof.Passed() {
+				t.Fatalf("status %s, proof %+v, notes %q", res.Status, res.Proof, res.Notes)
+			}
+			if s == analyzer.StrategyDynamic {
+				want := resolve(t, res.Hunks, sc.Root)
+				if !slices.Equal(res.Root, want) {
+					t.Errorf("root = %v, want %v", res.Root, want)
+				}
+			}
+		})
+	}
+}
+
+func explain(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) *analyzer.Result {
+	t.Helper()
+	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := analyzer.Request{
+		Dir:  repo.Dir,
+		Base: repo.Base,
+		Head: repo.Head,
+		Test: analyzer.TestRef{Package: sc.Pkg, Name: sc.Test, Command: sc.Command},
+		Mode: analyzer.ModeGo,
+		Options: analyzer.Options{
+			Strategy: s,
+			Timeout:  sc.Timeout,
+		},
+	}
+	if sc.Mode != "" {
+		req.Mode = analyzer.Mode(sc.Mode)
+	}
+	res, err := analyzer.Explain(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Explain: %v", err)
+	}
+	return res
+}
+
+func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
+	res := explain(t, sc, s)
+	if string(res.Status) != sc.Status {
+		t.Fatalf("status = %s, want %s; notes %q; evidence %+v", res.Status, sc.Status, res.Notes, res.Evidence)
+	}
+	if res.Status != analyzer.Explained {
+		if len(res.Root) != 0 || res.Tree != nil {
+			t.Errorf("status %s must claim no culprit, got root %v", res.Status, res.Root)
+		}
+		return
+	}
+	if res.Proof == nil || !res.Proof.Passed() {
+		t.Fatalf("explained without a passing proof: %+v", res.Proof)
+	}
+	proved := append(append([]diffhunks.ID{}, res.Root...), res.Aux...)
+	slices.Sort(proved)
+	if !slices.Equal(res.Proof.Reverted, proved) {
+		t.Errorf("proof reverted %v, want root ∪ aux = %v", res.Proof.Reverted, proved)
+	}
+	if want := resolve(t, res.Hunks, sc.Root); !slices.Equal(res.Root, want) {
+		t.Errorf("root = %v, want %v (%s); aux %v; notes %q", res.Root, want, sc.Root, res.Aux, res.Notes)
+	}
+	if want := resolve(t, res.Hunks, sc.Aux); !slices.Equal(res.Aux, want) {
+		t.Errorf("aux = %v, want %v (%s)", res.Aux, want, sc.Aux)
+	}
+	if lines := strings.Fields(sc.Keys["tree"]); len(lines) > 0 {
+		if res.Tree == nil {
+			t.Fatalf("no causal tree; notes %q", res.Notes)
+		}
+		seen := map[string]bool{}
+		res.Tree.Walk(func(n *cause.Node) {
+			seen[loc(n.Target)] = true
+			for _, st := range n.Statements {
+				seen[loc(st)] = true
+			}
+		})
+		for _, l := range lines {
+			if !seen[l] {
+				t.Errorf("the causal tree does not show %s; it shows %v", l, keys(seen))
+			}
+		}
+	}
+}
+
+func resolve(t *testing.T, hunks []diffhunks.Hunk, refs []string) []diffhunks.ID {
+	t.Helper()
+	ids, err := scenario.Resolve(hunks, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func loc(s cause.Statement) string { return s.File + ":" + strconv.Itoa(s.Line) }
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
