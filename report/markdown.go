@@ -11,6 +11,7 @@ import (
 // reader can use; Comment lowers the detail until the comment fits.
 type detail struct {
 	heading    string // heading prefix of the report's title
+	brand      bool   // start the title with "culprit:"
 	rootHunks  int    // root hunks shown; 0 for all
 	rootDiffs  bool   // show root hunks with their diff, not just their place
 	diffLines  int    // lines of each diff or message shown; 0 for all
@@ -22,7 +23,12 @@ type detail struct {
 	candidates bool   // list the unproven best answer of an unexplained test
 	notes      bool
 	stats      bool
+	// budget, when positive, stops rendering once the text is longer:
+	// the caller will throw it away or cut it anyway.
+	budget int
 }
+
+func (d detail) spent(b *strings.Builder) bool { return d.budget > 0 && b.Len() > d.budget }
 
 // How much of the auxiliary hunks to show.
 const (
@@ -35,6 +41,7 @@ const (
 // tree from making the report unreadable (or Mermaid from refusing it).
 var full = detail{
 	heading:    "##",
+	brand:      true,
 	treeItems:  2000,
 	treeDepth:  24,
 	mermaid:    150,
@@ -54,7 +61,11 @@ func Markdown(r *Report) string {
 }
 
 func render(b *strings.Builder, r *Report, d detail) {
-	fmt.Fprintf(b, "%s culprit: %s\n\n", d.heading, title(r))
+	if d.brand {
+		fmt.Fprintf(b, "%s culprit: %s\n\n", d.heading, title(r))
+	} else {
+		fmt.Fprintf(b, "%s %s\n\n", d.heading, title(r))
+	}
 	b.WriteString(verdict(r) + "\n\n")
 	sub := d.heading + "#"
 
@@ -74,7 +85,7 @@ func render(b *strings.Builder, r *Report, d detail) {
 		}
 	case analyzer.Unexplained:
 		if d.candidates && len(r.Root) > 0 {
-			fmt.Fprintf(b, "The best answer found, **not proven**: reverting hunks %s.\n\n", hunkRefs(r.Root))
+			fmt.Fprintf(b, "The best answer found, **not proven**: reverting %s.\n\n", hunksNamed(r.Root))
 			for _, id := range r.Root {
 				if h, ok := r.hunk(id); ok {
 					fmt.Fprintf(b, "- hunk #%d %s\n", id, where(h))
@@ -86,7 +97,11 @@ func render(b *strings.Builder, r *Report, d detail) {
 
 	if r.Proof != nil {
 		p := r.Proof
-		fmt.Fprintf(b, "**Proof:** reverting hunks %s → %s", hunkRefs(p.Reverted), outcomeAt(p.Outcome, p.Signature))
+		label := "Proof"
+		if r.Status != analyzer.Explained {
+			label = "Best attempt"
+		}
+		fmt.Fprintf(b, "**%s:** reverting %s → %s", label, hunksNamed(p.Reverted), outcomeAt(p.Outcome, p.Signature))
 		if p.DurationSeconds > 0 {
 			fmt.Fprintf(b, " (%s)", seconds(p.DurationSeconds))
 		}
@@ -113,6 +128,9 @@ func renderRoot(b *strings.Builder, r *Report, d detail, sub string) {
 		shown = shown[:d.rootHunks]
 	}
 	for _, id := range shown {
+		if d.spent(b) {
+			return
+		}
 		h, ok := r.hunk(id)
 		switch {
 		case !ok:
@@ -128,7 +146,7 @@ func renderRoot(b *strings.Builder, r *Report, d detail, sub string) {
 		b.WriteString("\n")
 	}
 	if rest := r.Root[len(shown):]; len(rest) > 0 {
-		fmt.Fprintf(b, "_%s not shown here: %s._\n\n", plural(len(rest), "more root hunk", "more root hunks"), hunkRefs(rest))
+		fmt.Fprintf(b, "_%s not shown here%s._\n\n", plural(len(rest), "more root hunk", "more root hunks"), shortRefs(rest))
 	}
 }
 
@@ -138,11 +156,14 @@ func renderAux(b *strings.Builder, r *Report, d detail) {
 	}
 	what := plural(len(r.Aux), "auxiliary hunk", "auxiliary hunks") + " reverted with them so the code compiles"
 	if d.aux == auxCount {
-		fmt.Fprintf(b, "%s: %s.\n\n", capitalize(what), hunkRefs(r.Aux))
+		fmt.Fprintf(b, "%s%s.\n\n", capitalize(what), shortRefs(r.Aux))
 		return
 	}
 	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", capitalize(what))
 	for _, id := range r.Aux {
+		if d.spent(b) {
+			return
+		}
 		h, ok := r.hunk(id)
 		switch {
 		case !ok:
@@ -158,6 +179,15 @@ func renderAux(b *strings.Builder, r *Report, d detail) {
 		b.WriteString("\n")
 	}
 	b.WriteString("</details>\n\n")
+}
+
+// shortRefs gives ": #2 and #3" for a short list of hunks, nothing for a
+// long one, which would only fill the comment with numbers.
+func shortRefs(ids []int) string {
+	if len(ids) > 10 {
+		return ""
+	}
+	return ": " + hunkRefs(ids)
 }
 
 func capitalize(s string) string {
@@ -266,5 +296,5 @@ func statsLine(r *Report) string {
 		wall += " (" + seconds(s.SemanticSeconds) + " semantic)"
 	}
 	parts = append(parts, wall)
-	return "<sub>" + strings.Join(parts, " · ") + "</sub>\n"
+	return "<sub>" + strings.Join(parts, " · ") + "</sub>"
 }

@@ -359,6 +359,10 @@ func (r *Report) normalize() {
 
 // hunk returns the hunk with the given id.
 func (r *Report) hunk(id int) (Hunk, bool) {
+	// Ids usually count from 1 in order: try the direct position first.
+	if i := id - 1; i >= 0 && i < len(r.Hunks) && r.Hunks[i].ID == id {
+		return r.Hunks[i], true
+	}
 	for _, h := range r.Hunks {
 		if h.ID == id {
 			return h, true

@@ -80,6 +80,14 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
+// hunksNamed gives "hunk #2", "hunks #2 and #3".
+func hunksNamed(ids []int) string {
+	if len(ids) == 1 {
+		return "hunk " + hunkRefs(ids)
+	}
+	return "hunks " + hunkRefs(ids)
+}
+
 // hunkRefs gives "#2", "#2 and #3", "#2, #3 and #5".
 func hunkRefs(ids []int) string {
 	parts := make([]string, len(ids))

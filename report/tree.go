@@ -17,7 +17,7 @@ func renderTree(b *strings.Builder, r *Report, d detail) {
 	shown := 0
 	var walk func(n *cause.Node, depth int)
 	walk = func(n *cause.Node, depth int) {
-		if shown >= d.treeItems || depth >= d.treeDepth {
+		if shown >= d.treeItems || depth >= d.treeDepth || d.spent(b) {
 			return
 		}
 		indent := strings.Repeat("  ", depth)
@@ -71,20 +71,21 @@ func rootStep(n *cause.Node) string {
 }
 
 func branchStep(n *cause.Node) string {
-	s := step(n.Target)
 	switch n.Outcome {
 	case "":
+		return step(n.Target)
 	case "true", "false":
-		s += " was **" + n.Outcome + "**"
-	default:
-		s += " (" + plain(n.Outcome) + ")"
+		return stepWith(n.Target, " was **"+n.Outcome+"**")
 	}
-	return s
+	return stepWith(n.Target, " ("+plain(n.Outcome)+")")
 }
 
 // step renders one statement: place, source, values seen, hunk.
-func step(s cause.Statement) string {
-	out := code(fmt.Sprintf("%s:%d", s.File, s.Line)) + " " + code(clip(s.Text, 120))
+func step(s cause.Statement) string { return stepWith(s, "") }
+
+// stepWith renders a statement with what it evaluated to after its source.
+func stepWith(s cause.Statement, result string) string {
+	out := code(fmt.Sprintf("%s:%d", s.File, s.Line)) + " " + code(clip(s.Text, 120)) + result
 	if v := values(s.Values); v != "" {
 		out += " (" + plain(v) + ")"
 	}

@@ -18,10 +18,7 @@ func verdict(r *Report) string {
 			return who + " is marked explained, but the report names no root hunk."
 		}
 		s := who + " fails because of " + shareOf(len(r.Root), len(r.Hunks))
-		it := "them"
-		if len(r.Root) == 1 {
-			it = "it"
-		}
+		it := itThem(len(r.Root))
 		switch {
 		case proofPassed(r) && len(r.Aux) > 0:
 			return s + fmt.Sprintf("; reverting %s, with %s so the code compiles, makes it pass.",
@@ -31,7 +28,7 @@ func verdict(r *Report) string {
 		case r.Proof == nil:
 			return s + "; no proof run is recorded."
 		case r.Proof.Outcome == "pass":
-			return s + "; the proof run, reverting hunks " + hunkRefs(r.Proof.Reverted) + ", passed."
+			return s + "; the proof run, reverting " + hunksNamed(r.Proof.Reverted) + ", passed."
 		default:
 			return s + "; but the proof run with " + it + " reverted gave " + outcomeWord(r.Proof.Outcome) + ", not a pass."
 		}
@@ -45,7 +42,7 @@ func verdict(r *Report) string {
 		return fmt.Sprintf("%s is flaky: on head it passed %d and failed %d of %s, so no culprit is named.",
 			who, pass, total-pass, plural(total, "run", "runs"))
 	case analyzer.HeadBuildFails:
-		if msg := firstLine(r.Failure.Message); msg != "" {
+		if msg := compilerLine(r.Failure.Message); msg != "" {
 			return who + " cannot run because head does not build: " + code(clip(msg, 200)) + "."
 		}
 		return who + " cannot run because head does not build."
@@ -53,6 +50,17 @@ func verdict(r *Report) string {
 		return who + " fails, but no subset of the PR's " + plural(len(r.Hunks), "hunk", "hunks") + " could be proven to cause it."
 	}
 	return who + ": unknown status " + code(string(r.Status)) + "."
+}
+
+// compilerLine picks the first error of a compiler's output, skipping the
+// "# package" headers the go command prints.
+func compilerLine(msg string) string {
+	for line := range strings.Lines(msg) {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "# ") {
+			return t
+		}
+	}
+	return firstLine(msg)
 }
 
 // shareOf gives "2 of the PR's 4 hunks", "all 3 of the PR's hunks".

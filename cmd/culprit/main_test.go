@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/culprit-dev/culprit/internal/scenario"
+)
+
+// TestExplainJSON runs the CLI end to end on a real repository and checks
+// the JSON report against the contract's field names and the expected root.
+func TestExplainJSON(t *testing.T) {
+	sc, err := scenario.Load("../../testdata/unused-var.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "report.json")
+	var stdout, stderr bytes.Buffer
+	args := []string{"explain", "--repo", repo.Dir, "--base", repo.Base, "--head", repo.Head,
+		"--run", sc.Test, "--strategy", "dynamic", "--format", "json", "--out", out}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("explain: %v\n%s", err, stderr.String())
+	}
+	data := readFile(t, out)
+	var doc struct {
+		Version int    `json:"version"`
+		Status  string `json:"status"`
+		Test    struct {
+			Package, Name string
+		} `json:"test"`
+		Hunks []struct {
+			ID        int    `json:"id"`
+			File      string `json:"file"`
+			HeadLines [2]int `json:"head_lines"`
+		} `json:"hunks"`
+		Root  []int `json:"root"`
+		Aux   []int `json:"aux"`
+		Proof struct {
+			Reverted []int  `json:"reverted"`
+			Outcome  string `json:"outcome"`
+		} `json:"proof"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, data)
+	}
+	if doc.Version != 1 || doc.Status != "explained" || doc.Test.Name != "TestTotal" || doc.Test.Package != "." {
+		t.Errorf("header = %d %s %+v", doc.Version, doc.Status, doc.Test)
+	}
+	if len(doc.Hunks) != 2 || len(doc.Root) != 1 || len(doc.Aux) != 1 || doc.Proof.Outcome != "pass" || len(doc.Proof.Reverted) != 2 {
+		t.Errorf("hunks %v root %v aux %v proof %+v", doc.Hunks, doc.Root, doc.Aux, doc.Proof)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for name, args := range map[string][]string{
+		"no command":      nil,
+		"unknown command": {"frobnicate"},
+		"missing head":    {"explain", "--base", "HEAD~1", "--run", "TestX"},
+		"bad flag":        {"explain", "--no-such-flag"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), args, &stdout, &stderr)
+			if !errors.Is(err, errUsage) {
+				t.Fatalf("err = %v, want a usage error", err)
+			}
+			if exitCode(err, &stderr) != 2 || !strings.Contains(stderr.String(), "usage") && !strings.Contains(stderr.String(), "required") && !strings.Contains(stderr.String(), "flag") {
+				t.Errorf("stderr does not explain the usage: %q", stderr.String())
+			}
+		})
+	}
+}
+
+func TestExplainBadRevision(t *testing.T) {
+	sc, err := scenario.Load("../../testdata/unused-var.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"explain", "--repo", repo.Dir, "--base", "no-such-rev", "--head", repo.Head, "--run", "TestTotal"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no-such-rev") {
+		t.Fatalf("err = %v, want one naming the bad revision", err)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("a failed explain printed a report: %q", stdout.String())
+	}
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

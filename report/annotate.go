@@ -1,0 +1,224 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/cause"
+)
+
+// Annotation levels, as workflow commands name them.
+const (
+	LevelError   = "error"
+	LevelWarning = "warning"
+	LevelNotice  = "notice"
+)
+
+// Annotation is a workflow annotation (::error file=…,line=…::message), the
+// fallback when the token cannot comment. File is empty for an annotation
+// about the run as a whole; Line is 0 for one about a whole file.
+type Annotation struct {
+	Level   string
+	File    string
+	Line    int
+	EndLine int
+	Title   string
+	Message string
+}
+
+// Annotations gives an error on each root hunk and a notice on each
+// auxiliary hunk of an explained test, and one warning without a file for
+// any other status: those name no culprit.
+func Annotations(r *Report) []Annotation {
+	name := testName(r)
+	if r.Status != analyzer.Explained {
+		return []Annotation{{
+			Level:   LevelWarning,
+			Title:   "culprit: " + name + " " + statusWords(r.Status),
+			Message: plainVerdict(r),
+		}}
+	}
+	var out []Annotation
+	for _, id := range r.Root {
+		h, ok := r.hunk(id)
+		if !ok {
+			continue
+		}
+		a := Annotation{
+			Level:   LevelError,
+			File:    h.File,
+			Title:   fmt.Sprintf("culprit: this change makes %s fail (hunk #%d)", name, id),
+			Message: plainVerdict(r),
+		}
+		a.Line, a.EndLine = annotationLines(h)
+		out = append(out, a)
+	}
+	for _, id := range r.Aux {
+		h, ok := r.hunk(id)
+		if !ok {
+			continue
+		}
+		a := Annotation{
+			Level:   LevelNotice,
+			File:    h.File,
+			Title:   fmt.Sprintf("culprit: reverted with the culprit so the code compiles (hunk #%d)", id),
+			Message: fmt.Sprintf("Hunk #%d is not a cause of the failure of %s; it is reverted together with %s so that the code still compiles.", id, name, hunksNamed(r.Root)),
+		}
+		a.Line, a.EndLine = annotationLines(h)
+		out = append(out, a)
+	}
+	return out
+}
+
+// annotationLines places an annotation on the head lines of h: a whole
+// file deleted in head has no lines, an empty range points at the line
+// after it.
+func annotationLines(h Hunk) (line, end int) {
+	if h.Kind == "delete" {
+		return 0, 0
+	}
+	line = headLine(h)
+	return line, max(line, h.HeadLines[1])
+}
+
+// headLine is the first head line of h, or for a pure deletion the line
+// after the deleted lines, never before line 1.
+func headLine(h Hunk) int {
+	return max(1, h.HeadLines[0])
+}
+
+func statusWords(s analyzer.Status) string {
+	switch s {
+	case analyzer.NotRegression:
+		return "fails on base too"
+	case analyzer.Flaky:
+		return "is flaky"
+	case analyzer.HeadBuildFails:
+		return "cannot run: head does not build"
+	case analyzer.Unexplained:
+		return "is not explained"
+	}
+	return "has status " + string(s)
+}
+
+// plainVerdict is the verdict without Markdown, for annotations, whose
+// text GitHub shows as is.
+func plainVerdict(r *Report) string {
+	return unmark(verdict(r))
+}
+
+// unmark removes the Markdown this package writes in verdicts.
+func unmark(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case c == '*' || c == '`':
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(b.String())
+}
+
+func testName(r *Report) string {
+	switch {
+	case r.Test.Name != "":
+		return r.Test.Name
+	case r.Test.Command != "":
+		return r.Test.Command
+	}
+	return "the test"
+}
+
+// ReviewComment is a comment on one line of the PR's diff. Key is an HTML
+// comment embedded in Body that identifies it across reruns, so that an
+// existing comment is found instead of posted twice.
+type ReviewComment struct {
+	Path string
+	Line int
+	Body string
+	Key  string
+}
+
+// ReviewComments gives one comment on each root hunk of an explained test,
+// at its first head line (for a pure deletion, the line after it). Whole
+// deleted files and binary files have no head line to comment on and are
+// left to the annotations.
+func ReviewComments(r *Report) []ReviewComment {
+	if r.Status != analyzer.Explained {
+		return nil
+	}
+	var out []ReviewComment
+	for _, id := range r.Root {
+		h, ok := r.hunk(id)
+		if !ok || h.Kind == "delete" || h.Kind == "binary" {
+			continue
+		}
+		line := headLine(h)
+		key := fmt.Sprintf("<!-- culprit:hunk %s:%d %s -->", commentSafe(h.File), line, commentSafe(testName(r)))
+		out = append(out, ReviewComment{
+			Path: h.File,
+			Line: line,
+			Body: reviewBody(r, h) + "\n" + key,
+			Key:  key,
+		})
+	}
+	return out
+}
+
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// commentSafe keeps s from ending the HTML comment it is put in.
+func commentSafe(s string) string {
+	return strings.NewReplacer("--", "- -", ">", "_", "\n", " ").Replace(s)
+}
+
+const maxStepsPerComment = 5
+
+func reviewBody(r *Report, h Hunk) string {
+	var b strings.Builder
+	others := len(r.Root) - 1
+	fmt.Fprintf(&b, "**culprit:** this change (hunk #%d) ", h.ID)
+	if others == 0 {
+		fmt.Fprintf(&b, "makes %s fail", testLabel(r))
+	} else {
+		fmt.Fprintf(&b, "is one of %d changes that together make %s fail (%s)", len(r.Root), testLabel(r), hunksNamed(r.Root))
+	}
+	switch {
+	case proofPassed(r) && len(r.Aux) > 0:
+		fmt.Fprintf(&b, "; reverting %s, with %s so the code compiles, makes it pass.\n",
+			itThem(len(r.Root)), plural(len(r.Aux), "auxiliary hunk", "auxiliary hunks"))
+	case proofPassed(r):
+		fmt.Fprintf(&b, "; reverting %s makes it pass.\n", itThem(len(r.Root)))
+	default:
+		b.WriteString(".\n")
+	}
+	var steps []string
+	r.Tree.Walk(func(n *cause.Node) {
+		for _, s := range n.Statements {
+			if int(s.Hunk) == h.ID {
+				steps = append(steps, step(s))
+			}
+		}
+	})
+	if len(steps) > 0 {
+		b.WriteString("\nIn the failing run:\n")
+		for i, s := range steps {
+			if i == maxStepsPerComment {
+				fmt.Fprintf(&b, "- _… %s more_\n", plural(len(steps)-i, "step", "steps"))
+				break
+			}
+			b.WriteString("- " + s + "\n")
+		}
+	}
+	return b.String()
+}

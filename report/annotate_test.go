@@ -1,0 +1,135 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAnnotations(t *testing.T) {
+	tests := []struct {
+		name string
+		r    *Report
+		want []Annotation
+	}{
+		{"explained", New(explainedWithTree()), []Annotation{
+			{Level: "error", File: "calc/calc.go", Line: 8, EndLine: 8,
+				Title:   "culprit: this change makes TestF fail (hunk #2)",
+				Message: "TestF fails because of 2 of the PR's 4 hunks; reverting them makes it pass."},
+			{Level: "error", File: "calc/calc.go", Line: 17, EndLine: 17,
+				Title:   "culprit: this change makes TestF fail (hunk #3)",
+				Message: "TestF fails because of 2 of the PR's 4 hunks; reverting them makes it pass."},
+		}},
+		{"explained with aux", New(explainedDynamicOnly()), []Annotation{
+			{Level: "error", File: "words/count.go", Line: 9, EndLine: 9,
+				Title:   "culprit: this change makes TestCount/empty_string fail (hunk #2)",
+				Message: "TestCount/empty_string fails because of 2 of the PR's 5 hunks; reverting them, with 2 auxiliary hunks so the code compiles, makes it pass."},
+			{Level: "error", File: "words/count.go", Line: 13, EndLine: 13, // a pure deletion: the line after it
+				Title:   "culprit: this change makes TestCount/empty_string fail (hunk #3)",
+				Message: "TestCount/empty_string fails because of 2 of the PR's 5 hunks; reverting them, with 2 auxiliary hunks so the code compiles, makes it pass."},
+			{Level: "notice", File: "words/count.go", Line: 3, EndLine: 3,
+				Title:   "culprit: reverted with the culprit so the code compiles (hunk #1)",
+				Message: "Hunk #1 is not a cause of the failure of TestCount/empty_string; it is reverted together with hunks #2 and #3 so that the code still compiles."},
+			{Level: "notice", File: "words/fields.go", Line: 1, EndLine: 5,
+				Title:   "culprit: reverted with the culprit so the code compiles (hunk #4)",
+				Message: "Hunk #4 is not a cause of the failure of TestCount/empty_string; it is reverted together with hunks #2 and #3 so that the code still compiles."},
+		}},
+		{"not-regression", New(notRegression()), []Annotation{{Level: "warning",
+			Title:   "culprit: TestF fails on base too",
+			Message: "TestF fails on base too, so the failure is not a regression of this PR."}}},
+		{"flaky", New(flaky()), []Annotation{{Level: "warning",
+			Title:   "culprit: TestF is flaky",
+			Message: "TestF is flaky: on head it passed 2 and failed 3 of 5 runs, so no culprit is named."}}},
+		{"head-build-fails", New(headBuildFails()), []Annotation{{Level: "warning",
+			Title:   "culprit: TestF cannot run: head does not build",
+			Message: "TestF cannot run because head does not build: calc/calc.go:9:4: undefined: sortd."}}},
+		{"unexplained", New(unexplained()), []Annotation{{Level: "warning",
+			Title:   "culprit: make test is not explained",
+			Message: "The test command make test fails, but no subset of the PR's 4 hunks could be proven to cause it."}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Annotations(tc.r)); diff != "" {
+				t.Errorf("Annotations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReviewComments(t *testing.T) {
+	type place struct {
+		Path string
+		Line int
+		Key  string
+	}
+	tests := []struct {
+		name string
+		r    *Report
+		want []place
+	}{
+		{"explained", New(explainedWithTree()), []place{
+			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8 TestF -->"},
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+		}},
+		{"deletion takes the line after", New(explainedDynamicOnly()), []place{
+			{"words/count.go", 9, "<!-- culprit:hunk words/count.go:9 TestCount/empty_string -->"},
+			{"words/count.go", 13, "<!-- culprit:hunk words/count.go:13 TestCount/empty_string -->"},
+		}},
+		{"deletion at the top is clamped to line 1", func() *Report {
+			r := New(explainedWithTree())
+			r.Hunks[1].HeadLines = [2]int{0, -1}
+			return r
+		}(), []place{
+			{"calc/calc.go", 1, "<!-- culprit:hunk calc/calc.go:1 TestF -->"},
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+		}},
+		{"deleted file has no line", func() *Report {
+			r := New(explainedWithTree())
+			r.Hunks[1].Kind = "delete"
+			return r
+		}(), []place{
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+		}},
+		{"not-regression", New(notRegression()), nil},
+		{"flaky", New(flaky()), nil},
+		{"unexplained", New(unexplained()), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			comments := ReviewComments(tc.r)
+			var got []place
+			for _, c := range comments {
+				got = append(got, place{c.Path, c.Line, c.Key})
+				if !strings.HasSuffix(c.Body, c.Key) {
+					t.Errorf("body does not end with its key %q:\n%s", c.Key, c.Body)
+				}
+				if !strings.Contains(c.Body, "**culprit:**") {
+					t.Errorf("body does not say who speaks:\n%s", c.Body)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("review comments (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("body", func(t *testing.T) {
+		got := ReviewComments(New(explainedWithTree()))[1].Body
+		want := "**culprit:** this change (hunk #3) is one of 2 changes that together make **TestF** fail (hunks #2 and #3); reverting them makes it pass.\n" +
+			"\nIn the failing run:\n" +
+			"- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) ← hunk #3\n" +
+			"\n<!-- culprit:hunk calc/calc.go:17 TestF -->"
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("body (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("key cannot end its comment", func(t *testing.T) {
+		r := New(explainedWithTree())
+		r.Test.Name = "TestX-->y"
+		for _, c := range ReviewComments(r) {
+			if strings.Count(c.Key, "-->") != 1 {
+				t.Errorf("key %q closes early", c.Key)
+			}
+		}
+	})
+}

@@ -1,0 +1,158 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer"
+)
+
+// Marker is hidden in the sticky PR comment so that it can be found and
+// updated in place on every rerun.
+const Marker = "<!-- culprit:report -->"
+
+// DefaultMaxLen is GitHub's limit on the body of a comment.
+const DefaultMaxLen = 65536
+
+// CommentOptions tune the sticky PR comment.
+type CommentOptions struct {
+	// MaxLen bounds the comment's length in bytes (which bounds its
+	// characters too). Zero means DefaultMaxLen.
+	MaxLen int
+	// DetailsURL links the full report, typically the job summary.
+	DetailsURL string
+	// Rerun tells how to run the analysis again, in Markdown, e.g.
+	// "comment `/culprit` or run the workflow".
+	Rerun string
+}
+
+// levels lower the detail of the comment step by step until it fits.
+var levels = []detail{
+	{heading: "###", rootDiffs: true, aux: auxDiffs, treeItems: 200, treeDepth: 12, mermaid: 60, evidence: true, notes: true, stats: true},
+	{heading: "###", rootDiffs: true, rootHunks: 20, diffLines: 60, aux: auxList, treeItems: 60, treeDepth: 10, notes: true, stats: true},
+	{heading: "###", rootDiffs: true, rootHunks: 5, diffLines: 20, aux: auxCount, treeItems: 20, treeDepth: 6, notes: true, stats: true},
+	{heading: "###", rootHunks: 20, aux: auxCount, notes: true},
+	{heading: "###", rootHunks: 3, aux: auxCount},
+}
+
+// Comment renders the sticky PR comment for one or more analysed tests.
+// It starts with Marker and is always shorter than opt.MaxLen: sections
+// shrink first, and as a last resort the text is cut at a line or rune
+// boundary, keeping the marker and pointing to DetailsURL. A MaxLen too
+// small to hold the marker gives "".
+func Comment(reports []*Report, opt CommentOptions) string {
+	limit := opt.MaxLen
+	if limit <= 0 {
+		limit = DefaultMaxLen
+	}
+	for i, d := range levels {
+		body := commentBody(reports, d, limit)
+		if s := Marker + "\n" + body + footer(opt, i > 0); len(s) < limit {
+			return s
+		}
+	}
+	// Even the shortest rendering is too long (very many tests, or a tiny
+	// limit): cut it, preferring a line boundary.
+	body := commentBody(reports, levels[len(levels)-1], limit)
+	head := Marker + "\n"
+	if len(head) >= limit {
+		return ""
+	}
+	for _, tail := range []string{footer(opt, true), "\n…\n", ""} {
+		room := limit - 1 - len(head) - len(tail)
+		if room < 0 {
+			continue
+		}
+		cut := cutRunes(body, room)
+		if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
+			cut = cut[:i+1]
+		}
+		return head + cut + tail
+	}
+	panic("unreachable: the empty tail always fits once the marker does")
+}
+
+// commentBody renders the reports at detail d. It stops early once the
+// text is longer than limit: it cannot fit, and only a prefix is cut from it.
+func commentBody(reports []*Report, d detail, limit int) string {
+	var b strings.Builder
+	b.WriteString("## culprit\n\n")
+	if len(reports) == 0 {
+		b.WriteString("No failing test was analysed.\n")
+		return b.String()
+	}
+	if len(reports) > 1 {
+		b.WriteString(tally(reports) + "\n\n")
+	}
+	for i, r := range reports {
+		if b.Len() > limit {
+			break
+		}
+		if i > 0 {
+			b.WriteString("---\n\n")
+		}
+		if r == nil {
+			b.WriteString("_A missing report._\n")
+			continue
+		}
+		d.budget = limit
+		render(&b, r, d)
+	}
+	return b.String()
+}
+
+// tally gives "3 failing tests analysed: 1 explained, 2 flaky."
+func tally(reports []*Report) string {
+	order := []analyzer.Status{analyzer.Explained, analyzer.Unexplained, analyzer.HeadBuildFails, analyzer.NotRegression, analyzer.Flaky}
+	words := map[analyzer.Status]string{
+		analyzer.Explained:      "explained",
+		analyzer.Unexplained:    "not explained",
+		analyzer.HeadBuildFails: "head does not build",
+		analyzer.NotRegression:  "failing on base too",
+		analyzer.Flaky:          "flaky",
+	}
+	count := map[analyzer.Status]int{}
+	other := 0
+	for _, r := range reports {
+		if r == nil {
+			other++
+			continue
+		}
+		if _, ok := words[r.Status]; !ok {
+			other++
+			continue
+		}
+		count[r.Status]++
+	}
+	var parts []string
+	for _, s := range order {
+		if count[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[s], words[s]))
+		}
+	}
+	if other > 0 {
+		parts = append(parts, fmt.Sprintf("%d unknown", other))
+	}
+	return fmt.Sprintf("%s analysed: %s.", plural(len(reports), "failing test", "failing tests"), strings.Join(parts, ", "))
+}
+
+// footer links the full report and says how to rerun; short says that the
+// comment lost detail to fit.
+func footer(opt CommentOptions, short bool) string {
+	var lines []string
+	switch {
+	case short && opt.DetailsURL != "":
+		lines = append(lines, fmt.Sprintf("_This comment was shortened to fit GitHub's size limit; see the [full report](%s)._", linkURL(opt.DetailsURL)))
+	case short:
+		lines = append(lines, "_This comment was shortened to fit GitHub's size limit._")
+	case opt.DetailsURL != "":
+		lines = append(lines, fmt.Sprintf("[Full report](%s)", linkURL(opt.DetailsURL)))
+	}
+	if rerun := strings.TrimRight(strings.TrimSpace(opt.Rerun), "."); rerun != "" {
+		lines = append(lines, "To rerun, "+rerun+".")
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "\n---\n" + strings.Join(lines, " · ") + "\n"
+}

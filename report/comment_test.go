@@ -1,0 +1,211 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// huge is an explained result far over every limit: 1,000 hunks with 1 KB
+// diffs of multi-byte text, all of them root or auxiliary, and a causal
+// tree of 5,000 nodes.
+func huge() *analyzer.Result {
+	res := explainedWithTree()
+	res.Hunks, res.Root, res.Aux = nil, nil, nil
+	line := "+\ts := \"héllo, 世界 — ünïcödé ✓\" // naïve\n" // multi-byte all along
+	diff := strings.Repeat(line, 1024/len(line)+1)
+	for i := 1; i <= 1000; i++ {
+		id := diffhunks.ID(i)
+		res.Hunks = append(res.Hunks, diffhunks.Hunk{ID: id, File: fmt.Sprintf("pkg/f%03d.go", i/10), OldFile: fmt.Sprintf("pkg/f%03d.go", i/10),
+			Base: lr(i, i), Head: lr(i, i+len(diff)/len(line)), Kind: diffhunks.Modify, Func: "Fünc", Diff: diff})
+		if i%2 == 0 {
+			res.Root = append(res.Root, id)
+		} else {
+			res.Aux = append(res.Aux, id)
+		}
+	}
+	var all []diffhunks.ID
+	for _, h := range res.Hunks {
+		all = append(all, h.ID)
+	}
+	res.Proof = &trial.Result{Reverted: all, Outcome: trial.Pass}
+	// A tree of 5,000 nodes, three children each, level by level.
+	nodes := []*cause.Node{{Target: cause.Statement{File: "pkg/f_test.go", Line: 9, Text: "got != \"日本\""}, Outcome: "failed"}}
+	for i := 1; len(nodes) < 5000; i++ {
+		parent := nodes[(i-1)/3]
+		s := cause.Statement{File: "pkg/f001.go", Line: i, Text: "x[i] < \"ü\"", Values: map[string]string{"x[i]": "\"ö\""}, Hunk: diffhunks.ID(i%1000 + 1)}
+		n := &cause.Node{Target: s, Via: &s, Outcome: "true", Statements: []cause.Statement{s}}
+		parent.Children = append(parent.Children, n)
+		nodes = append(nodes, n)
+	}
+	res.Tree = nodes[0]
+	res.Notes = []string{strings.Repeat("ñ", 3000)}
+	return res
+}
+
+// checkComment checks the promises every comment keeps.
+func checkComment(t *testing.T, got string, maxLen int) {
+	t.Helper()
+	if len(got) >= maxLen {
+		t.Errorf("comment is %d bytes, want fewer than %d", len(got), maxLen)
+	}
+	if !strings.HasPrefix(got, Marker) {
+		t.Errorf("comment does not start with the marker: %.80q", got)
+	}
+	if !utf8.ValidString(got) {
+		t.Errorf("comment is not valid UTF-8")
+	}
+}
+
+func TestCommentSizeLimit(t *testing.T) {
+	big := New(huge())
+	markdown := Markdown(big)
+	if len(markdown) < DefaultMaxLen {
+		t.Fatalf("the huge report's Markdown is only %d bytes; the test needs more", len(markdown))
+	}
+	many := make([]*Report, 300)
+	for i := range many {
+		many[i] = big
+	}
+	const url = "https://github.com/o/r/actions/runs/42"
+	tests := []struct {
+		name      string
+		reports   []*Report
+		opt       CommentOptions
+		wantShort bool // the comment says it was shortened
+	}{
+		{"huge report, default limit", []*Report{big}, CommentOptions{DetailsURL: url}, true},
+		{"huge report with small ones", []*Report{New(flaky()), big, New(unexplained())}, CommentOptions{DetailsURL: url, Rerun: "comment `/culprit`"}, true},
+		{"hard cut: 300 huge reports", many, CommentOptions{DetailsURL: url}, true},
+		{"hard cut: small limit", []*Report{big}, CommentOptions{MaxLen: 1000, DetailsURL: url}, true},
+		{"tiny limit", []*Report{big}, CommentOptions{MaxLen: 40}, false},
+		{"small report fits", []*Report{New(explainedWithTree())}, CommentOptions{DetailsURL: url}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Comment(tc.reports, tc.opt)
+			limit := tc.opt.MaxLen
+			if limit == 0 {
+				limit = DefaultMaxLen
+			}
+			checkComment(t, got, limit)
+			if short := strings.Contains(got, "shortened to fit"); short != tc.wantShort {
+				t.Errorf("comment says it was shortened: %v, want %v", short, tc.wantShort)
+			}
+			if tc.wantShort && tc.opt.DetailsURL != "" && !strings.Contains(got, "[full report]("+url+")") {
+				t.Errorf("shortened comment does not link the full report")
+			}
+		})
+	}
+	t.Run("cut at every length", func(t *testing.T) {
+		// Cuts land on every byte of the multi-byte text in turn.
+		for n := len(Marker) + 2; n < 1200; n += 7 {
+			checkComment(t, Comment([]*Report{big}, CommentOptions{MaxLen: n, DetailsURL: url}), n)
+		}
+	})
+	t.Run("limit below the marker", func(t *testing.T) {
+		if got := Comment([]*Report{big}, CommentOptions{MaxLen: len(Marker)}); got != "" {
+			t.Errorf("Comment = %q, want \"\"", got)
+		}
+	})
+}
+
+// TestCommentNamesNoCulprit checks that only an explained test's comment
+// shows root hunks, a causal tree or a claim of cause.
+func TestCommentNamesNoCulprit(t *testing.T) {
+	claims := []string{"fails because of", "Root cause", "← hunk", "Why it fails", "makes it pass", "auxiliary"}
+	for _, tc := range fixtures {
+		r := New(tc.res())
+		t.Run(tc.name, func(t *testing.T) {
+			got := Comment([]*Report{r}, CommentOptions{})
+			if r.Status == analyzer.Explained {
+				if !strings.Contains(got, "fails because of") {
+					t.Errorf("explained test's comment names no culprit:\n%s", got)
+				}
+				return
+			}
+			for _, c := range claims {
+				if strings.Contains(got, c) {
+					t.Errorf("status %s: comment claims a culprit with %q", r.Status, c)
+				}
+			}
+		})
+	}
+}
+
+func TestCommentFooter(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  CommentOptions
+		want string
+	}{
+		{"nothing", CommentOptions{}, ""},
+		{"link", CommentOptions{DetailsURL: "https://x/y (z)"}, "\n---\n[Full report](https://x/y%20%28z%29)\n"},
+		{"rerun", CommentOptions{Rerun: "comment `/culprit`."}, "\n---\nTo rerun, comment `/culprit`.\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := footer(tc.opt, false); got != tc.want {
+				t.Errorf("footer = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzCommentSize(f *testing.F) {
+	f.Add("TestF", "-a\n+b\n", "x < y", "note", 2, 3, 65536)
+	f.Add("Test日本", strings.Repeat("+ü\n", 2000), "\"]<>|#`", "ñ", 40, 100, 300)
+	f.Add("", "```\n", "a\nb", "<details>", 0, 0, 30)
+	f.Fuzz(func(t *testing.T, name, diff, text, note string, hunks, nodes, maxLen int) {
+		hunks, nodes = abs(hunks)%200, abs(nodes)%500
+		maxLen = len(Marker) + 1 + abs(maxLen)%70000
+		res := &analyzer.Result{
+			Status: analyzer.Explained,
+			Test:   analyzer.TestRef{Name: name, Package: name},
+			Notes:  []string{note},
+			Proof:  &trial.Result{Outcome: trial.Pass},
+		}
+		for i := 1; i <= hunks; i++ {
+			res.Hunks = append(res.Hunks, diffhunks.Hunk{ID: diffhunks.ID(i), File: name, Head: lr(i, i), Kind: diffhunks.Modify, Func: text, Diff: diff})
+			res.Root = append(res.Root, diffhunks.ID(i))
+		}
+		res.Proof.Reverted = res.Root
+		if nodes > 0 {
+			s := cause.Statement{File: name, Line: 1, Text: text, Values: map[string]string{text: note}, Hunk: 1}
+			res.Tree = &cause.Node{Target: s, Statements: []cause.Statement{s}}
+			for n := res.Tree; nodes > 1; nodes-- {
+				c := &cause.Node{Target: s, Via: &s, Outcome: text, Statements: []cause.Statement{s}}
+				n.Children = append(n.Children, c)
+				if nodes%3 == 0 {
+					n = c
+				}
+			}
+		}
+		got := Comment([]*Report{New(res)}, CommentOptions{MaxLen: maxLen, DetailsURL: text, Rerun: note})
+		if len(got) >= maxLen {
+			t.Fatalf("comment is %d bytes, want fewer than %d", len(got), maxLen)
+		}
+		if !strings.HasPrefix(got, Marker) {
+			t.Fatalf("comment does not start with the marker")
+		}
+		valid := utf8.ValidString(name) && utf8.ValidString(diff) && utf8.ValidString(text) && utf8.ValidString(note)
+		if valid && !utf8.ValidString(got) {
+			t.Fatalf("comment of valid UTF-8 input is not valid UTF-8")
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		if n = -n; n < 0 { // the most negative int
+			return 0
+		}
+	}
+	return n
+}

@@ -1,0 +1,238 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name.golden, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run go test ./report -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s", path, diff)
+	}
+}
+
+func writeJSON(t *testing.T, r *Report) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestGolden(t *testing.T) {
+	opt := CommentOptions{
+		DetailsURL: "https://github.com/o/r/actions/runs/42",
+		Rerun:      "comment `/culprit` or run the workflow",
+	}
+	for _, tc := range fixtures {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New(tc.res())
+			golden(t, tc.name+".json", writeJSON(t, r))
+			golden(t, tc.name+".md", Markdown(r))
+			golden(t, tc.name+".comment", Comment([]*Report{r}, opt))
+		})
+	}
+	t.Run("several-tests", func(t *testing.T) {
+		var rs []*Report
+		for _, tc := range fixtures {
+			rs = append(rs, New(tc.res()))
+		}
+		golden(t, "several.comment", Comment(rs, opt))
+	})
+	t.Run("no-tests", func(t *testing.T) {
+		golden(t, "none.comment", Comment(nil, CommentOptions{}))
+	})
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	for _, tc := range fixtures {
+		t.Run(tc.name, func(t *testing.T) {
+			want := New(tc.res())
+			got, err := ReadJSON(strings.NewReader(writeJSON(t, want)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("round trip differs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// lookup follows a path like "hunks[].base_lines" through decoded JSON;
+// "[]" steps into the first element of an array.
+func lookup(v any, path string) (any, bool) {
+	for _, part := range strings.Split(path, ".") {
+		name, arr := strings.CutSuffix(part, "[]")
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[name]; !ok {
+			return nil, false
+		}
+		if arr {
+			a, ok := v.([]any)
+			if !ok || len(a) == 0 {
+				return nil, false
+			}
+			v = a[0]
+		}
+	}
+	return v, true
+}
+
+func TestJSONShape(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(writeJSON(t, New(explainedWithTree()))), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// The names ARCHITECTURE.md promises to other tools.
+	paths := []string{
+		"version", "status", "test.package", "test.name", "base", "head",
+		"hunks[].id", "hunks[].file", "hunks[].old_file", "hunks[].base_lines",
+		"hunks[].head_lines", "hunks[].kind", "hunks[].diff",
+		"root", "aux", "proof.reverted", "proof.outcome",
+		"tree.target.file", "tree.target.line", "tree.target.text",
+		"tree.statements[].file", "tree.statements[].line", "tree.statements[].text",
+		"tree.statements[].values", "tree.statements[].hunk",
+		"tree.children[].via.file", "tree.children[].via.text",
+		"stats.strategy", "stats.trials", "stats.builds", "stats.wall_seconds",
+	}
+	for _, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			if _, ok := lookup(doc, p); !ok {
+				t.Errorf("no %s in the JSON report", p)
+			}
+		})
+	}
+	checks := []struct {
+		path string
+		want any
+	}{
+		{"version", 1.0},
+		{"status", "explained"},
+		{"test.package", "./calc"},
+		{"test.name", "TestF"},
+		{"hunks[].base_lines", []any{3.0, 3.0}},
+		{"hunks[].kind", "modify"},
+		{"root", []any{2.0, 3.0}},
+		{"aux", []any{}},
+		{"proof.reverted", []any{2.0, 3.0}},
+		{"proof.outcome", "pass"},
+		{"stats.strategy", "after"},
+		{"stats.trials", 7.0},
+		{"stats.wall_seconds", 4.2},
+	}
+	for _, c := range checks {
+		got, _ := lookup(doc, c.path)
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.path, diff)
+		}
+	}
+}
+
+func TestJSONEmptySide(t *testing.T) {
+	var doc struct {
+		Hunks []struct {
+			ID        int    `json:"id"`
+			BaseLines [2]int `json:"base_lines"`
+			HeadLines [2]int `json:"head_lines"`
+		} `json:"hunks"`
+	}
+	out := writeJSON(t, New(explainedDynamicOnly()))
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[int][2][2]int{}
+	for _, h := range doc.Hunks {
+		got[h.ID] = [2][2]int{h.BaseLines, h.HeadLines}
+	}
+	want := map[int][2][2]int{
+		1: {{3, 2}, {3, 3}},     // an insertion: empty on base
+		2: {{8, 8}, {9, 9}},     // a modification
+		3: {{12, 15}, {13, 12}}, // a deletion: empty on head
+		4: {{1, 0}, {1, 5}},     // an added file
+		5: {{1, 3}, {1, 0}},     // a deleted file
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("line ranges (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(out, `"tree": null,`) {
+		t.Errorf("a dynamic-only explanation has no \"tree\": null in\n%s", out)
+	}
+}
+
+func TestReadJSONErrors(t *testing.T) {
+	valid := writeJSON(t, New(explainedWithTree()))
+	tests := []struct {
+		name string
+		in   string
+		want string // a part of the error message
+	}{
+		{"empty", "", "decoding report JSON"},
+		{"malformed", `{"version": 1,`, "decoding report JSON"},
+		{"not an object", `[1, 2]`, "decoding report JSON"},
+		{"no version", `{"status": "explained"}`, `no "version" field`},
+		{"newer version", `{"version": 2}`, "unsupported version 2"},
+		{"wrong type", `{"version": 1, "root": "2"}`, "decoding report JSON"},
+		{"unknown status", `{"version": 1, "status": "guessed"}`, `unknown status "guessed"`},
+		{"dangling root", `{"version": 1, "status": "explained", "root": [7]}`, "root names hunk 7"},
+		{"bad range", `{"version": 1, "status": "explained", "hunks": [{"id": 1, "base_lines": [5, 2]}]}`, "bad line range"},
+		{"bad side", `{"version": 1, "status": "flaky", "evidence": [{"side": "left"}]}`, `side "left"`},
+		{"trailing data", valid + "{}", "decoding report JSON"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadJSON(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadJSON error = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("unknown fields are ignored", func(t *testing.T) {
+		in := strings.Replace(valid, `"version": 1,`, `"version": 1, "future": {"x": 1},`, 1)
+		if _, err := ReadJSON(strings.NewReader(in)); err != nil {
+			t.Errorf("ReadJSON: %v", err)
+		}
+	})
+}
+
+func TestNewCopies(t *testing.T) {
+	res := explainedWithTree()
+	r := New(res)
+	res.Tree.Statements[0].Values["sum"] = "99"
+	res.Root[0] = 4
+	if got := r.Tree.Statements[0].Values["sum"]; got != "4" {
+		t.Errorf("report tree changed with the result: sum = %q", got)
+	}
+	if diff := cmp.Diff([]int{2, 3}, r.Root); diff != "" {
+		t.Errorf("report root changed with the result (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,121 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMermaidText(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"x < y", "x #lt; y"},
+		{`s == "a"`, "s == #quot;a#quot;"},
+		{"a[i] > m{k}", "a#91;i#93; #gt; m#123;k#125;"},
+		{"f(x) | g", "f#40;x#41; #124; g"},
+		{"p && q", "p #amp;#amp; q"},
+		{"hunk #3", "hunk #35;3"},
+		{"`raw`; next", "#96;raw#96;#59; next"},
+		{"<br/>", "#lt;br/#gt;"},
+		{"two\nlines", "two lines"},
+		{"ünïcödé 日本", "ünïcödé 日本"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, mermaidText(tc.in)); diff != "" {
+				t.Errorf("mermaidText(%q) (-want +got):\n%s", tc.in, diff)
+			}
+		})
+	}
+}
+
+// TestMermaidLabels checks that no source text can end a label or the
+// code block the flowchart sits in.
+func TestMermaidLabels(t *testing.T) {
+	nasty := cause.Statement{File: "a.go", Line: 3, Text: "s == \"]\"] --> x[\"```", Values: map[string]string{"m[\"k\"]": "<b>"}, Hunk: 1}
+	tree := &cause.Node{Target: nasty, Outcome: "fail\"ed", Statements: []cause.Statement{nasty},
+		Children: []*cause.Node{{Target: nasty, Via: &nasty, Outcome: "|true|", Statements: []cause.Statement{nasty}}}}
+	got := mermaid(tree)
+	for _, line := range strings.Split(strings.TrimSpace(got), "\n")[1:] {
+		if strings.Count(line, `"`)%2 != 0 || strings.ContainsAny(strings.Map(insideQuotes(), strings.ReplaceAll(line, "<br/>", "")), "<>`") {
+			t.Errorf("unescaped label in %q", line)
+		}
+	}
+	if strings.Contains(got, "```") {
+		t.Errorf("flowchart can close its code block:\n%s", got)
+	}
+}
+
+// insideQuotes keeps only the characters between double quotes.
+func insideQuotes() func(rune) rune {
+	in := false
+	return func(r rune) rune {
+		if r == '"' {
+			in = !in
+			return -1
+		}
+		if in {
+			return r
+		}
+		return -1
+	}
+}
+
+func TestTreeList(t *testing.T) {
+	tests := []struct {
+		name string
+		d    detail
+		want string
+	}{
+		{"full", detail{treeItems: 100, treeDepth: 10}, "" +
+			"- **failed:** `calc/calc_test.go:6` `got != 5` (got = 4)\n" +
+			"  - `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) ← hunk #3\n" +
+			"  - `calc/calc.go:11` `sum = y` (sum = 1)\n" +
+			"  - because `calc/calc.go:8` `x < y` was **false** (x = 3, y = 1) ← hunk #2\n" +
+			"    - `calc/calc_test.go:6` `F(3, 1, 2)`\n\n"},
+		{"few items", detail{treeItems: 2, treeDepth: 10}, "" +
+			"- **failed:** `calc/calc_test.go:6` `got != 5` (got = 4)\n" +
+			"  - `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) ← hunk #3\n" +
+			"- _… 3 more steps of the tree not shown here._\n\n"},
+		{"shallow", detail{treeItems: 100, treeDepth: 1}, "" +
+			"- **failed:** `calc/calc_test.go:6` `got != 5` (got = 4)\n" +
+			"- _… 4 more steps of the tree not shown here._\n\n"},
+		{"too big to draw", detail{treeItems: 100, treeDepth: 10, mermaid: 4}, "" +
+			"- **failed:** `calc/calc_test.go:6` `got != 5` (got = 4)\n" +
+			"  - `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) ← hunk #3\n" +
+			"  - `calc/calc.go:11` `sum = y` (sum = 1)\n" +
+			"  - because `calc/calc.go:8` `x < y` was **false** (x = 3, y = 1) ← hunk #2\n" +
+			"    - `calc/calc_test.go:6` `F(3, 1, 2)`\n\n" +
+			"_The tree has 5 steps, too many to draw as a flowchart._\n\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			renderTree(&b, New(explainedWithTree()), tc.d)
+			if diff := cmp.Diff(tc.want, b.String()); diff != "" {
+				t.Errorf("tree (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCode(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"x", "`x`"},
+		{"a`b", "``a`b``"},
+		{"`a`", "`` `a` ``"},
+		{"", "` `"},
+		{"a\nb", "`a b`"},
+	}
+	for _, tc := range tests {
+		if got := code(tc.in); got != tc.want {
+			t.Errorf("code(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got, want := fenced("diff", "+```\n"), "````diff\n+```\n````\n"; got != want {
+		t.Errorf("fenced = %q, want %q", got, want)
+	}
+}
