@@ -154,6 +154,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("searching for the culprit hunks: %w", err)
 	}
+	if err := preferUses(ctx, runner, found); err != nil {
+		return nil, fmt.Errorf("telling root from auxiliary hunks: %w", err)
+	}
 	conclude(res, found)
 	return res, nil
 }

@@ -193,7 +193,9 @@ func (r *Runner) addWorktree(ctx context.Context) (string, error) {
 	r.nwt++
 	wt := filepath.Join(r.tmp, fmt.Sprintf("wt%d", r.nwt))
 	r.poolMu.Unlock()
-	if _, err := r.git(ctx, r.repo, "worktree", "add", "--quiet", "--detach", wt, r.head); err != nil {
+	// The user's hooks (post-checkout) have no business running on our
+	// private checkouts.
+	if _, err := r.git(ctx, r.repo, "-c", "core.hooksPath=/dev/null", "worktree", "add", "--quiet", "--detach", wt, r.head); err != nil {
 		return "", err
 	}
 	return wt, nil

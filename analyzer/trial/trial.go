@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -153,13 +154,15 @@ func writeFile(name string, data []byte, mode fs.FileMode) error {
 // overlayDir, when set, holds the variant's files, named in compiler
 // messages instead of their repository paths.
 func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []string, modFiles, build bool) (Result, error) {
+	// go test's own -timeout is a backstop behind ours, which also covers
+	// the build and kills the whole process group.
 	args := []string{"test", "-json", "-vet=off"}
 	if build {
 		bin := filepath.Join(r.tmp, fmt.Sprintf("build%d.test", r.nextSeq()))
 		defer os.Remove(bin)
 		args = append(args, "-c", "-o", bin)
 	} else {
-		args = append(args, "-count=1", "-timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10e9).String(),
+		args = append(args, "-count=1", "-timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10*time.Second).String(),
 			"-run", gotest.RunPattern(r.cfg.Test))
 	}
 	args = append(append(args, extra...), r.cfg.Pkg)

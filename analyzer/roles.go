@@ -1,0 +1,53 @@
+package analyzer
+
+import (
+	"context"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer/search"
+)
+
+// preferUses decides which side of a compile dependency is the root. When
+// reverting the root alone leaves identifiers undefined (it removed a
+// declaration that the auxiliary hunks use), and reverting the auxiliary
+// hunks alone only leaves declarations unused (they removed the uses), the
+// auxiliary hunks are where behaviour changes and the root hunks are only
+// the declarations they need: the two swap. The reverted set, and so the
+// proof, is the same either way. Both builds are usually cached already.
+func preferUses(ctx context.Context, b search.Builder, f *search.Found) error {
+	if f == nil || len(f.Root) == 0 || len(f.Aux) == 0 {
+		return nil
+	}
+	root, err := b.Build(ctx, f.Root)
+	if err != nil || root.Compiled() || !strings.Contains(root.Message, "undefined:") {
+		return err
+	}
+	aux, err := b.Build(ctx, f.Aux)
+	if err != nil || aux.Compiled() || !onlyUnused(aux.Message) {
+		return err
+	}
+	f.Root, f.Aux = f.Aux, f.Root
+	return nil
+}
+
+// onlyUnused reports whether every compiler error in msg is an unused
+// variable or import.
+func onlyUnused(msg string) bool {
+	n := 0
+	for _, line := range strings.Split(msg, "\n") {
+		if !isCompilerError(line) {
+			continue
+		}
+		n++
+		if !strings.Contains(line, "declared and not used") && !strings.Contains(line, "imported and not used") {
+			return false
+		}
+	}
+	return n > 0
+}
+
+// isCompilerError matches "path/file.go:line:col: message".
+func isCompilerError(line string) bool {
+	file, rest, ok := strings.Cut(strings.TrimSpace(line), ".go:")
+	return ok && file != "" && strings.Count(rest, ":") >= 2
+}
