@@ -2,16 +2,232 @@ package analyzer
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/search"
+	"github.com/culprit-dev/culprit/analyzer/semantic"
+	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
-// explainAfter runs AFTER's loop (SEMANTIC.md §5): causes from the failing
-// run select the candidate hunks for the revert search, and critical
-// predicates extend the search until a root is found.
+// explainAfter runs AFTER's loop (SEMANTIC.md §5): causes derived from the
+// failing run select the candidate hunks for the revert search, and
+// critical predicates extend the causes until the search finds a root.
+// Whatever the semantic side cannot do, it says so in res.Notes and falls
+// back to the revert search over all candidates; the tree is only set when
+// a root was found from derived causes.
 func explainAfter(ctx context.Context, req Request, runner *trial.Runner, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
-	res.Notes = append(res.Notes, "the semantic analysis is not available in this build: the explanation is dynamic only")
+	start := time.Now()
+	loop, err := startLoop(ctx, req, runner, res)
+	if err == nil {
+		defer loop.close()
+		var found *search.Found
+		found, err = loop.run(ctx, runner, res, candidates, opt)
+		loop.record(res, start)
+		if found != nil || err != nil {
+			return found, err
+		}
+	} else {
+		res.Stats.Semantic = time.Since(start)
+		res.Notes = append(res.Notes, fmt.Sprintf("the semantic analysis could not run (%v): the root was found by the revert search over all hunks alone", err))
+	}
 	return search.Asymmetric(ctx, runner, res.Hunks, candidates, opt)
+}
+
+// afterLoop holds one semantic analysis of the failing run on head.
+type afterLoop struct {
+	an       *semantic.Analysis
+	tr       *trace.Trace
+	traceDir string
+	prefix   string // the traced module root, relative to the repository
+}
+
+func startLoop(ctx context.Context, req Request, runner *trial.Runner, res *Result) (*afterLoop, error) {
+	head := runner.HeadDir()
+	modRoot, err := moduleRoot(head, req.Test.Package)
+	if err != nil {
+		return nil, err
+	}
+	prefix, err := filepath.Rel(head, modRoot)
+	if err != nil {
+		return nil, err
+	}
+	pkgRel, err := filepath.Rel(modRoot, filepath.Join(head, req.Test.Package))
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "culprit-trace-")
+	if err != nil {
+		return nil, err
+	}
+	tr, err := trace.Run(ctx, trace.Config{
+		Dir:      modRoot,
+		Pkg:      "./" + filepath.ToSlash(pkgRel),
+		Test:     req.Test.Name,
+		Timeout:  req.Timeout,
+		TraceDir: dir,
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("tracing %s: %w", req.Test.Name, err)
+	}
+	if !tr.Result.Failed {
+		os.RemoveAll(dir)
+		return nil, errors.New("the test did not fail when traced")
+	}
+	if tr.Truncated {
+		res.Notes = append(res.Notes, "the trace of the failing run filled its buffer and was cut short: events after the cut are missing from the analysis")
+	}
+	if n := len(tr.Skipped); n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d construct(s) were not traced; their effects enter the formula as observed inputs", n))
+	}
+	l := &afterLoop{tr: tr, traceDir: dir, prefix: filepath.ToSlash(prefix)}
+	l.an = semantic.New(tr, modRoot, semantic.Options{})
+	return l, nil
+}
+
+func (l *afterLoop) close() { os.RemoveAll(l.traceDir) }
+
+// repoPath maps a path relative to the traced module root to one relative
+// to the repository, as hunks name files.
+func (l *afterLoop) repoPath(file string) string {
+	if l.prefix == "." || l.prefix == "" {
+		return file
+	}
+	return l.prefix + "/" + file
+}
+
+// run is Algorithm 1. It returns nil, nil when the causes never led to a
+// root, so that the caller falls back.
+func (l *afterLoop) run(ctx context.Context, runner *trial.Runner, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
+	first, err := l.an.Failure()
+	if err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("the failing assertion could not be located in the trace (%v): the root was found by the revert search over all hunks alone", err))
+		return nil, nil
+	}
+	pending := []semantic.Target{first}
+	var causes []*semantic.Cause
+	searched := map[string]bool{}
+	allowed := map[diffhunks.ID]bool{}
+	for _, id := range candidates {
+		allowed[id] = true
+	}
+	for len(pending) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		t := pending[0]
+		pending = pending[1:]
+		c, err := l.an.Cause(ctx, t)
+		if err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("no cause could be derived for one predicate (%v)", err))
+			continue
+		}
+		causes = append(causes, c)
+		touched := l.touched(res.Hunks, causes, allowed)
+		if k := fmt.Sprint(touched); len(touched) > 0 && !searched[k] {
+			searched[k] = true
+			found, err := search.Asymmetric(ctx, runner, res.Hunks, touched, opt)
+			if err != nil {
+				return found, err
+			}
+			if len(found.Root) > 0 {
+				if err := preferUses(ctx, runner, found); err != nil {
+					return nil, err
+				}
+				res.Tree = l.an.Tree(causes, l.hunkAt(res.Hunks))
+				return found, nil
+			}
+		}
+		pending = append(pending, l.an.CriticalPredicates(c)...)
+		// Nearest to the failure first: the latest event.
+		slices.SortStableFunc(pending, func(a, b semantic.Target) int { return b.Event - a.Event })
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("the %d cause(s) derived from the failing run touch no set of hunks whose revert passes: the root was found by the revert search over all hunks, and the explanation is dynamic only", len(causes)))
+	return nil, nil
+}
+
+// record copies the semantic analysis's figures into the result.
+func (l *afterLoop) record(res *Result, start time.Time) {
+	st := l.an.Stats()
+	res.Stats.Semantic = time.Since(start)
+	res.Stats.SolverCalls = st.SolverCalls
+	res.Stats.Clauses = st.Clauses
+	res.Stats.SliceSize = st.Slice
+	res.Stats.PointWise = st.PointWise
+	res.Stats.Inputs = st.Inputs
+	if st.NonMinimal > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("the solver gave up on %d check(s): those causes may not be minimal", st.NonMinimal))
+	}
+}
+
+// touched returns the allowed hunks that the causes' statements touch
+// (SEMANTIC.md §5): a hunk whose head lines contain a statement, a
+// whole-file hunk of a file with a statement, and a pure deletion that lies
+// inside a block holding a statement (an omission).
+func (l *afterLoop) touched(hunks []diffhunks.Hunk, causes []*semantic.Cause, allowed map[diffhunks.ID]bool) []diffhunks.ID {
+	hunkAt := l.hunkAt(hunks)
+	set := map[diffhunks.ID]bool{}
+	for _, c := range causes {
+		for _, loc := range c.Lines() {
+			if id := hunkAt(loc.File, loc.Line); id != 0 {
+				set[id] = true
+			}
+		}
+		for _, b := range c.Blocks() {
+			file := l.repoPath(b.File)
+			for _, h := range hunks {
+				if h.Kind == diffhunks.Modify && h.File == file && h.Head.Len() == 0 &&
+					h.Head.Start > b.StartLine && h.Head.Start <= b.EndLine {
+					set[h.ID] = true
+				}
+			}
+		}
+	}
+	var out []diffhunks.ID
+	for id := range set {
+		if allowed[id] {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hunkAt maps a statement (file relative to the traced module) to the
+// hunk whose head lines hold it, 0 if none.
+func (l *afterLoop) hunkAt(hunks []diffhunks.Hunk) func(file string, line int) diffhunks.ID {
+	return func(file string, line int) diffhunks.ID {
+		file = l.repoPath(file)
+		for _, h := range hunks {
+			if h.File != file {
+				continue
+			}
+			if h.Kind == diffhunks.Modify && h.Head.Contains(line) || h.Kind == diffhunks.Add || h.Kind == diffhunks.Rename {
+				return h.ID
+			}
+		}
+		return 0
+	}
+}
+
+// moduleRoot finds the directory holding the go.mod of the package pkg in
+// the tree rooted at top.
+func moduleRoot(top, pkg string) (string, error) {
+	dir := filepath.Join(top, filepath.FromSlash(pkg))
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		if dir == top || len(dir) <= len(top) {
+			return "", fmt.Errorf("no go.mod above %s", pkg)
+		}
+		dir = filepath.Dir(dir)
+	}
 }

@@ -77,3 +77,17 @@ func (c *Client) FindComment(ctx context.Context, marker string) (*github.IssueC
 		opts.Page = resp.NextPage
 	}
 }
+
+// UpdateComment edits the sticky comment when there is one and does
+// nothing otherwise; it reports whether it edited. It is for news that only
+// matters to a comment already posted (an earlier culprit no longer fails).
+func (c *Client) UpdateComment(ctx context.Context, marker, body string) (bool, error) {
+	old, err := c.FindComment(ctx, marker)
+	if err != nil || old == nil {
+		return false, err
+	}
+	if _, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, old.GetID(), &github.IssueComment{Body: &body}); err != nil {
+		return false, fmt.Errorf("editing comment %d on #%d: %w", old.GetID(), c.number, err)
+	}
+	return true, nil
+}

@@ -1,0 +1,308 @@
+package action_test
+
+// This file runs action.yml the way the runner runs a composite action.
+// go.mod has no YAML library, and action.yml needs only a small part of
+// YAML (block mappings and lists, plain/quoted scalars, | and >- blocks),
+// so a purpose-built reader of that subset is enough; any construct it
+// does not know fails the test, which keeps action.yml within it.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type yamlLine struct {
+	indent int
+	text   string // without indentation
+	no     int
+}
+
+func readYAML(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []yamlLine
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, "\t") && strings.TrimSpace(l) != "" && strings.Index(l, "\t") < len(l)-len(strings.TrimLeft(l, " \t")) {
+			t.Fatalf("%s:%d: tab in indentation", path, i+1)
+		}
+		lines = append(lines, yamlLine{indent: len(l) - len(strings.TrimLeft(l, " ")), text: strings.TrimLeft(l, " "), no: i + 1})
+	}
+	p := &yamlParser{t: t, path: path, lines: lines}
+	v, _ := p.block(0, 0)
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("%s: top level is not a mapping", path)
+	}
+	return m
+}
+
+type yamlParser struct {
+	t     *testing.T
+	path  string
+	lines []yamlLine
+}
+
+func (p *yamlParser) skip(i int) int {
+	for i < len(p.lines) && (strings.TrimSpace(p.lines[i].text) == "" || strings.HasPrefix(p.lines[i].text, "#")) {
+		i++
+	}
+	return i
+}
+
+// block parses the mapping or list that starts at line i with the given
+// indentation, returning it and the next line.
+func (p *yamlParser) block(i, indent int) (any, int) {
+	i = p.skip(i)
+	if i < len(p.lines) && strings.HasPrefix(p.lines[i].text, "- ") {
+		var list []any
+		for i = p.skip(i); i < len(p.lines) && p.lines[i].indent == indent && strings.HasPrefix(p.lines[i].text, "- "); i = p.skip(i) {
+			// "- key: v" is a mapping whose first key sits two columns in.
+			p.lines[i].text = p.lines[i].text[2:]
+			p.lines[i].indent += 2
+			var v any
+			v, i = p.block(i, indent+2)
+			list = append(list, v)
+		}
+		return list, i
+	}
+	m := map[string]any{}
+	for i = p.skip(i); i < len(p.lines) && p.lines[i].indent == indent; i = p.skip(i) {
+		l := p.lines[i]
+		key, rest, ok := strings.Cut(l.text, ":")
+		if !ok || (rest != "" && rest[0] != ' ') {
+			p.t.Fatalf("%s:%d: want \"key: value\", got %q", p.path, l.no, l.text)
+		}
+		rest = strings.TrimSpace(rest)
+		i++
+		switch {
+		case rest == "":
+			next := p.skip(i)
+			if next < len(p.lines) && p.lines[next].indent > indent {
+				m[key], i = p.block(next, p.lines[next].indent)
+			} else {
+				m[key] = ""
+			}
+		case rest == "|" || rest == ">-" || rest == ">":
+			var body []string
+			blockIndent := -1
+			for ; i < len(p.lines) && (strings.TrimSpace(p.lines[i].text) == "" || p.lines[i].indent > indent); i++ {
+				if strings.TrimSpace(p.lines[i].text) == "" {
+					body = append(body, "")
+					continue
+				}
+				if blockIndent < 0 {
+					blockIndent = p.lines[i].indent
+				}
+				body = append(body, strings.Repeat(" ", p.lines[i].indent-blockIndent)+p.lines[i].text)
+			}
+			for len(body) > 0 && body[len(body)-1] == "" {
+				body = body[:len(body)-1]
+			}
+			if rest == "|" {
+				m[key] = strings.Join(body, "\n") + "\n"
+			} else {
+				m[key] = strings.Join(strings.Fields(strings.Join(body, " ")), " ")
+			}
+		default:
+			m[key] = p.scalar(l, rest)
+		}
+	}
+	return m, i
+}
+
+func (p *yamlParser) scalar(l yamlLine, s string) string {
+	switch s[0] {
+	case '"':
+		v, err := strconv.Unquote(s)
+		if err != nil {
+			p.t.Fatalf("%s:%d: bad double-quoted string %s", p.path, l.no, s)
+		}
+		return v
+	case '\'':
+		if len(s) < 2 || s[len(s)-1] != '\'' {
+			p.t.Fatalf("%s:%d: bad single-quoted string %s", p.path, l.no, s)
+		}
+		return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
+	case '[', '{', '&', '*', '!', '|', '>', '%', '@', '`':
+		p.t.Fatalf("%s:%d: unsupported YAML %q", p.path, l.no, s)
+	}
+	if i := strings.Index(s, " #"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if strings.Contains(s, ": ") {
+		p.t.Fatalf("%s:%d: %q is not valid as a plain scalar (\": \"); quote it", p.path, l.no, s)
+	}
+	return s
+}
+
+var exprRE = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
+
+// evalExpr expands ${{ … }} for the contexts action.yml may use.
+func evalExpr(t *testing.T, s string, ctx map[string]string) string {
+	t.Helper()
+	return exprRE.ReplaceAllStringFunc(s, func(m string) string {
+		expr := exprRE.FindStringSubmatch(m)[1]
+		v, ok := ctx[expr]
+		if !ok {
+			t.Fatalf("action.yml: unsupported expression %q", m)
+		}
+		return v
+	})
+}
+
+// runComposite runs action.yml's steps with bash as the runner does: each
+// step gets the job's environment, its own GITHUB_OUTPUT file and its env:
+// block; step outputs feed the action's outputs.
+func runComposite(t *testing.T, actionPath string, with map[string]string, env map[string]string) (map[string]string, string) {
+	t.Helper()
+	doc := readYAML(t, filepath.Join(actionPath, "action.yml"))
+	runs := doc["runs"].(map[string]any)
+	if runs["using"] != "composite" {
+		t.Fatalf("runs.using = %v, want composite", runs["using"])
+	}
+	ctx := map[string]string{
+		"github.token":       env["GITHUB_TOKEN_FOR_TEST"],
+		"github.action_path": actionPath,
+		"runner.temp":        env["RUNNER_TEMP"],
+	}
+	for name, v := range doc["inputs"].(map[string]any) {
+		in := v.(map[string]any)
+		if in["description"] == "" || in["description"] == nil {
+			t.Errorf("input %s has no description", name)
+		}
+		val, given := with[name]
+		if !given {
+			def, _ := in["default"].(string)
+			val = evalExpr(t, def, ctx)
+		}
+		ctx["inputs."+name] = val
+	}
+	for name := range with {
+		if _, ok := ctx["inputs."+name]; !ok {
+			t.Fatalf("with: %s is not an input of action.yml", name)
+		}
+	}
+	var log strings.Builder
+	base := []string{}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GITHUB_") || strings.HasPrefix(k, "INPUT_") || strings.HasPrefix(k, "RUNNER_") {
+			continue
+		}
+		base = append(base, kv)
+	}
+	for k, v := range env {
+		base = append(base, k+"="+v)
+	}
+	base = append(base, "GITHUB_ACTION_PATH="+actionPath)
+	for i, s := range runs["steps"].([]any) {
+		step := s.(map[string]any)
+		if step["shell"] != "bash" {
+			t.Fatalf("step %d: shell %v; the test runs bash steps only", i, step["shell"])
+		}
+		outFile := filepath.Join(t.TempDir(), "step-output")
+		os.WriteFile(outFile, nil, 0o644)
+		stepEnv := append(append([]string{}, base...), "GITHUB_OUTPUT="+outFile)
+		if e, ok := step["env"].(map[string]any); ok {
+			for k, v := range e {
+				stepEnv = append(stepEnv, k+"="+evalExpr(t, v.(string), ctx))
+			}
+		}
+		script := filepath.Join(t.TempDir(), "step.sh")
+		if err := os.WriteFile(script, []byte(evalExpr(t, step["run"].(string), ctx)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+		cmd.Env = stepEnv
+		cmd.Dir = env["GITHUB_WORKSPACE"]
+		out, err := cmd.CombinedOutput()
+		fmt.Fprintf(&log, "== %v\n%s", step["name"], out)
+		if err != nil {
+			t.Fatalf("step %q: %v\n%s", step["name"], err, log.String())
+		}
+		if id, ok := step["id"].(string); ok {
+			for k, v := range parseOutputFile(t, outFile) {
+				ctx["steps."+id+".outputs."+k] = v
+			}
+		}
+	}
+	outputs := map[string]string{}
+	for name, v := range doc["outputs"].(map[string]any) {
+		outputs[name] = evalExpr(t, v.(map[string]any)["value"].(string), ctx)
+	}
+	return outputs, log.String()
+}
+
+func TestActionYAMLInputsMatchTheProgram(t *testing.T) {
+	doc := readYAML(t, "../action.yml")
+	steps := doc["runs"].(map[string]any)["steps"].([]any)
+	runEnv := steps[len(steps)-1].(map[string]any)["env"].(map[string]any)
+	var missing []string
+	for name := range doc["inputs"].(map[string]any) {
+		key := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if runEnv[key] != "${{ inputs."+name+" }}" {
+			missing = append(missing, key)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("inputs not passed to the program: %v", missing)
+	}
+	var outs []string
+	for name, v := range doc["outputs"].(map[string]any) {
+		outs = append(outs, name+"="+v.(map[string]any)["value"].(string))
+	}
+	want := []string{
+		"culprits=${{ steps.culprit.outputs.culprits }}",
+		"report-json=${{ steps.culprit.outputs.report-json }}",
+		"status=${{ steps.culprit.outputs.status }}",
+	}
+	if d := cmp.Diff(want, sorted(outs)); d != "" {
+		t.Errorf("outputs (-want +got):\n%s", d)
+	}
+}
+
+// TestActionYAML builds and runs the action from its source with the
+// runner's environment against the fake API, on a scenario repository.
+func TestActionYAML(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the action and runs the analyzer")
+	}
+	if _, err := os.Stat("/usr/include/z3.h"); err != nil {
+		t.Skip("libz3-dev is not installed; the action's first step would install it with sudo")
+	}
+	actionPath, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head))
+	delete(env.vars, "INPUT_GITHUB_TOKEN") // the action passes it from its input
+	env.vars["GITHUB_TOKEN_FOR_TEST"] = token
+	os.MkdirAll(env.vars["RUNNER_TEMP"], 0o755)
+	outputs, log := runComposite(t, actionPath, map[string]string{"max-tests": "1"}, env.vars)
+	if outputs["status"] != "explained" || outputs["culprits"] != "2" || !strings.HasSuffix(outputs["report-json"], "report.json") {
+		t.Errorf("outputs %v\n%s", outputs, log)
+	}
+	diffCalls(t, srv, map[string]int{"GET /user": 1, listComments: 1, createComment: 1, listReview: 1, createReview: 1})
+	if strings.Contains(strings.Replace(log, "::add-mask::"+token, "", 1), token) {
+		t.Errorf("the token appears in the log")
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}

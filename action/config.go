@@ -1,0 +1,169 @@
+package action
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/sethvargo/go-githubactions"
+)
+
+// Mode is what a run of the Action does.
+type Mode string
+
+const (
+	// AnalyzeAndComment analyzes and posts in one job (same-repository
+	// pull requests, or any PR where the token may write).
+	AnalyzeAndComment Mode = "analyze-and-comment"
+	// Analyze only analyzes: report file, summary, outputs, annotations.
+	// The first half of the fork-safe pattern.
+	Analyze Mode = "analyze"
+	// Comment only posts a report written by an Analyze run. The second
+	// half of the fork-safe pattern: it runs no pull-request code.
+	Comment Mode = "comment"
+)
+
+// Config is the Action's inputs, parsed and checked.
+type Config struct {
+	Token          string
+	Tests          string // names or a regular expression; "" discovers
+	Packages       []string
+	TestResults    string // a `go test -json` file
+	Base, Head     string
+	PRNumber       int
+	Mode           Mode
+	MaxTests       int
+	Timeout        time.Duration
+	Strategy       analyzer.Strategy
+	Comment        bool
+	ReviewComments bool
+	Annotations    bool
+	BuildCommand   string
+	TestCommand    string
+	ReportJSON     string // where Analyze writes the report and Comment reads it
+	Dir            string // the repository
+}
+
+// input reads an input the way the runner passes it: INPUT_ and the name
+// upper-cased, with "-" kept (JavaScript actions) or turned into "_" (our
+// composite action.yml, because shells cannot name variables with "-").
+func input(a *githubactions.Action, name string) string {
+	if v := a.GetInput(strings.ReplaceAll(name, "-", "_")); v != "" {
+		return v
+	}
+	return a.GetInput(name)
+}
+
+func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, error) {
+	c := &Config{
+		Token:        input(a, "github-token"),
+		Tests:        input(a, "tests"),
+		Packages:     strings.Fields(input(a, "packages")),
+		TestResults:  input(a, "test-results"),
+		Base:         input(a, "base"),
+		Head:         input(a, "head"),
+		Mode:         Mode(input(a, "mode")),
+		Strategy:     analyzer.Strategy(input(a, "strategy")),
+		BuildCommand: input(a, "build-command"),
+		TestCommand:  input(a, "test-command"),
+		ReportJSON:   input(a, "report-json"),
+		Dir:          input(a, "working-directory"),
+	}
+	if len(c.Packages) == 0 {
+		c.Packages = []string{"./..."}
+	}
+	switch c.Mode {
+	case "":
+		c.Mode = AnalyzeAndComment
+	case AnalyzeAndComment, Analyze, Comment:
+	default:
+		return nil, fmt.Errorf("input mode: %q is not one of analyze-and-comment, analyze, comment", c.Mode)
+	}
+	switch c.Strategy {
+	case "":
+		c.Strategy = analyzer.StrategyAfter
+	case analyzer.StrategyAfter, analyzer.StrategyDynamic, analyzer.StrategyDDMin, analyzer.StrategyOneByOne:
+	default:
+		return nil, fmt.Errorf("input strategy: %q is not one of after, dynamic, ddmin, one-by-one", c.Strategy)
+	}
+	var err error
+	if c.PRNumber, err = intInput(a, "pr-number", 0); err != nil {
+		return nil, err
+	}
+	if c.MaxTests, err = intInput(a, "max-tests", 3); err != nil {
+		return nil, err
+	}
+	if c.MaxTests < 1 {
+		return nil, fmt.Errorf("input max-tests: %d; want at least 1", c.MaxTests)
+	}
+	if v := input(a, "timeout"); v != "" {
+		if c.Timeout, err = time.ParseDuration(v); err != nil {
+			return nil, fmt.Errorf("input timeout: %q is not a duration like 2m or 90s", v)
+		}
+	}
+	for _, b := range []struct {
+		name string
+		dst  *bool
+	}{{"comment", &c.Comment}, {"review-comments", &c.ReviewComments}, {"annotations", &c.Annotations}} {
+		if *b.dst, err = boolInput(a, b.name, true); err != nil {
+			return nil, err
+		}
+	}
+	if c.Tests != "" && !isNameList(c.Tests) {
+		if _, err := regexp.Compile(c.Tests); err != nil {
+			return nil, fmt.Errorf("input tests: %q is neither test names nor a valid regular expression: %v", c.Tests, err)
+		}
+	}
+	if c.Dir == "" {
+		c.Dir = getenv("GITHUB_WORKSPACE")
+	}
+	if c.Dir == "" {
+		c.Dir = "."
+	}
+	if c.ReportJSON == "" {
+		tmp := getenv("RUNNER_TEMP")
+		if tmp == "" {
+			tmp = c.Dir
+		}
+		c.ReportJSON = tmp + "/culprit/report.json"
+	}
+	return c, nil
+}
+
+func intInput(a *githubactions.Action, name string, def int) (int, error) {
+	v := input(a, name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(v, "#"))
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("input %s: %q is not a number", name, v)
+	}
+	return n, nil
+}
+
+func boolInput(a *githubactions.Action, name string, def bool) (bool, error) {
+	switch strings.ToLower(input(a, name)) {
+	case "":
+		return def, nil
+	case "true", "yes", "1", "on":
+		return true, nil
+	case "false", "no", "0", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("input %s: %q is not true or false", name, input(a, name))
+}
+
+var nameListRE = regexp.MustCompile(`^[\pL\pN_/]+([\s,]+[\pL\pN_/]+)*$`)
+
+// isNameList reports whether tests is a list of test names (separated by
+// spaces, commas or newlines) rather than a regular expression.
+func isNameList(tests string) bool { return nameListRE.MatchString(strings.TrimSpace(tests)) }
+
+// testNames splits a list of test names.
+func testNames(tests string) []string {
+	return strings.FieldsFunc(tests, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
+}

@@ -1,0 +1,179 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/culprit-dev/culprit/action/pr"
+	"github.com/sethvargo/go-githubactions"
+)
+
+// Target is what one run analyzes: two revisions and, when there is one,
+// the pull request to post to.
+type Target struct {
+	Owner, Repo string
+	PR          int    // 0 when the event has no pull request (push)
+	Base        string // the merge base of the PR's base and head
+	Head        string
+	Event       string
+}
+
+// errNoPR is returned when the event names no pull request and no revisions
+// were given.
+var errNoPR = errors.New("no pull request")
+
+// prFetcher fetches a pull request by number.
+type prFetcher func(ctx context.Context, number int) (*pr.PullRequest, error)
+
+// resolveTarget works out base and head from the inputs and the event:
+// pull_request uses the PR's head and the merge base with its base;
+// workflow_dispatch fetches the PR named by pr-number; push compares with
+// the commit before the push. Explicit base and head inputs win.
+func resolveTarget(ctx context.Context, cfg *Config, gc *githubactions.GitHubContext, fetch prFetcher, log *githubactions.Action) (*Target, error) {
+	t := &Target{Event: gc.EventName}
+	t.Owner, t.Repo = gc.Repo()
+	var base, head string
+	switch gc.EventName {
+	case "pull_request", "pull_request_target":
+		if gc.EventName == "pull_request_target" {
+			log.Warningf("culprit runs the pull request's tests; under pull_request_target that means untrusted code with a write token. Use the fork-safe pattern (pull_request + workflow_run) instead.")
+		}
+		p, _ := gc.Event["pull_request"].(map[string]any)
+		if p == nil {
+			return nil, fmt.Errorf("%w: the %s event payload has no pull_request", errNoPR, gc.EventName)
+		}
+		t.PR = jsonInt(p["number"])
+		base, head = str(p, "base", "sha"), str(p, "head", "sha")
+	case "workflow_dispatch":
+		n := cfg.PRNumber
+		if n == 0 {
+			if in, ok := gc.Event["inputs"].(map[string]any); ok {
+				n = jsonInt(in["pr-number"])
+			}
+		}
+		if n == 0 && (cfg.Base == "" || cfg.Head == "") {
+			return nil, fmt.Errorf("%w: workflow_dispatch needs the pr-number input (or base and head)", errNoPR)
+		}
+		if n != 0 {
+			p, err := fetch(ctx, n)
+			if err != nil {
+				return nil, err
+			}
+			t.PR, base, head = n, p.BaseSHA, p.HeadSHA
+		}
+	case "push":
+		base, _ = gc.Event["before"].(string)
+		head, _ = gc.Event["after"].(string)
+		if head == "" {
+			head = gc.SHA
+		}
+		if strings.Trim(base, "0") == "" && cfg.Base == "" {
+			return nil, errors.New("this push created the branch: there is no earlier commit to compare with; set the base input")
+		}
+		t.PR = cfg.PRNumber
+		if cfg.Base != "" {
+			base = cfg.Base
+		}
+		if cfg.Head != "" {
+			head = cfg.Head
+		}
+		t.Base, t.Head = base, head
+		return t, nil
+	default:
+		if cfg.Base == "" || cfg.Head == "" {
+			return nil, fmt.Errorf("%w: the %q event carries no pull request; use pull_request, workflow_dispatch with pr-number, or set base and head", errNoPR, gc.EventName)
+		}
+		t.PR = cfg.PRNumber
+	}
+	if cfg.Base != "" {
+		base = cfg.Base
+	}
+	if cfg.Head != "" {
+		head = cfg.Head
+	}
+	if base == "" || head == "" {
+		return nil, fmt.Errorf("%w: could not tell base and head from the %s event", errNoPR, gc.EventName)
+	}
+	if cfg.Base != "" {
+		// An explicit base is taken as given.
+		t.Base, t.Head = base, head
+		return t, nil
+	}
+	mb, err := mergeBase(ctx, cfg.Dir, base, head)
+	if err != nil {
+		return nil, err
+	}
+	t.Base, t.Head = mb, head
+	return t, nil
+}
+
+// mergeBase is the commit the PR branched from, fetching the two commits
+// first when the checkout lacks them (a shallow clone).
+func mergeBase(ctx context.Context, dir, base, head string) (string, error) {
+	for _, rev := range []string{base, head} {
+		if _, err := git(ctx, dir, "cat-file", "-e", rev+"^{commit}"); err != nil {
+			if _, ferr := git(ctx, dir, "fetch", "--no-tags", "--quiet", "origin", rev); ferr != nil {
+				return "", fmt.Errorf("commit %s is not in the checkout (use actions/checkout with fetch-depth: 0): %w", rev, ferr)
+			}
+		}
+	}
+	out, err := git(ctx, dir, "merge-base", base, head)
+	if err != nil {
+		return "", fmt.Errorf("finding the merge base of %s and %s (use actions/checkout with fetch-depth: 0): %w", short(base), short(head), err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out.String(), nil
+}
+
+// str walks nested JSON objects and returns the string at the end.
+func str(m map[string]any, keys ...string) string {
+	for i, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			return ""
+		}
+		if i == len(keys)-1 {
+			s, _ := v.(string)
+			return s
+		}
+		if m, ok = v.(map[string]any); !ok {
+			return ""
+		}
+	}
+	return ""
+}
+
+// jsonInt reads a number from a decoded JSON value (float64 in payloads, a
+// string in workflow_dispatch inputs).
+func jsonInt(v any) int {
+	switch v := v.(type) {
+	case float64:
+		return int(v)
+	case string:
+		n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(v), "#"))
+		return n
+	}
+	return 0
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,116 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/culprit-dev/culprit/action/pr"
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/report"
+	"github.com/google/go-github/v60/github"
+)
+
+// reviewPrefix starts every hidden marker culprit puts in a review
+// comment; with the author it tells our review comments from others'.
+const reviewPrefix = "<!-- culprit:"
+
+// post publishes the reports on the pull request: the sticky comment and
+// review comments. A token that may not write (fork pull requests) is not
+// an error: the annotations and job summary carry the result, and the log
+// says so.
+func (ru *run) post(ctx context.Context, c *pr.Client, head string, reps []*report.Report, details string) error {
+	ru.a.Group("culprit: posting to the pull request")
+	defer ru.a.EndGroup()
+	if ru.cfg.Comment {
+		if err := ru.sticky(ctx, c, reps, details); err != nil {
+			if pr.IsPermission(err) {
+				ru.fallback(reps, err)
+				return nil
+			}
+			return err
+		}
+	}
+	if ru.cfg.ReviewComments {
+		if err := ru.review(ctx, c, head, reps); err != nil {
+			if pr.IsPermission(err) {
+				ru.fallback(reps, err)
+				return nil
+			}
+			// The sticky comment already holds the result; a review that
+			// GitHub refuses (a line outside the diff) is worth a warning.
+			ru.a.Warningf("culprit: review comments not posted: %v", err)
+			ru.annotate(reps)
+		}
+	}
+	return nil
+}
+
+func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*report.Report, details string) error {
+	if len(reps) == 0 {
+		// Nothing to claim. An earlier comment may name a culprit that
+		// no longer fails: correct it rather than leave it standing.
+		body := report.Marker + "\n### culprit\n\nNo failing regression test on this pull request's latest run: earlier findings no longer apply."
+		if details != "" {
+			body += fmt.Sprintf(" ([run](%s))", details)
+		}
+		ok, err := c.UpdateComment(ctx, report.Marker, body+"\n")
+		if ok {
+			ru.a.Infof("culprit: updated the earlier comment: no failing test now")
+		}
+		return err
+	}
+	body := report.Comment(reps, report.CommentOptions{MaxLen: pr.MaxBody, DetailsURL: details, Rerun: ru.rerunHint()})
+	how, url, err := c.UpsertComment(ctx, report.Marker, body)
+	if err != nil {
+		return err
+	}
+	ru.a.Infof("culprit: %s the pull request comment %s", how, url)
+	return nil
+}
+
+func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*report.Report) error {
+	var want []pr.ReviewComment
+	for _, r := range reps {
+		// Only an explained failure names culprit lines.
+		if r.Status != analyzer.Explained {
+			continue
+		}
+		for _, rc := range report.ReviewComments(r) {
+			want = append(want, pr.ReviewComment{Path: rc.Path, Line: rc.Line, Body: rc.Body, Key: rc.Key})
+		}
+	}
+	res, err := c.Review(ctx, head, reviewPrefix, want)
+	if err != nil {
+		var er *github.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == 422 {
+			return fmt.Errorf("GitHub refused the review (a culprit line outside the diff?): %w", err)
+		}
+		return err
+	}
+	ru.a.Infof("culprit: review comments: %d posted, %d already there, %d outdated removed", res.Posted, res.Kept, res.Deleted)
+	return nil
+}
+
+// fallback is what a read-only token gets: annotations and the summary.
+func (ru *run) fallback(reps []*report.Report, err error) {
+	ru.a.Warningf("culprit: the token cannot write to the pull request (%v). This is expected for pull requests from forks: the result is in the annotations and the job summary instead. To comment on fork PRs, use the fork-safe pattern (mode analyze + a workflow_run job with mode comment).", shortErr(err))
+	ru.annotate(reps)
+}
+
+func (ru *run) rerunHint() string {
+	wf := ru.gc.Workflow
+	if wf == "" {
+		wf = "culprit"
+	}
+	return fmt.Sprintf("comment `/culprit` on this pull request (culprit bot), or run the **%s** workflow from the Actions tab (workflow_dispatch) with `pr-number` set to this pull request.", wf)
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "\n"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

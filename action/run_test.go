@@ -1,0 +1,203 @@
+package action_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/report"
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	listComments  = "GET /repos/octo/calc/issues/7/comments"
+	createComment = "POST /repos/octo/calc/issues/7/comments"
+	listReview    = "GET /repos/octo/calc/pulls/7/comments"
+	createReview  = "POST /repos/octo/calc/pulls/7/reviews"
+	getPR         = "GET /repos/octo/calc/pulls/7"
+)
+
+func TestRunCreatesThenEditsOneComment(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	results := goTestJSON(t, repo.Dir)
+	ex := &canned{}
+	for i := 0; i < 2; i++ {
+		env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+			set("INPUT_TEST_RESULTS", results)
+		if err := env.run(ex); err != nil {
+			t.Fatalf("run %d: %v\n%s", i+1, err, env.out.String())
+		}
+		out := env.outputs()
+		if out["status"] != "explained" || out["culprits"] != "2" {
+			t.Errorf("run %d: outputs %v", i+1, out)
+		}
+		if _, err := os.Stat(out["report-json"]); err != nil {
+			t.Errorf("run %d: report-json: %v", i+1, err)
+		}
+		if !strings.Contains(env.summary(), "TestF") {
+			t.Errorf("run %d: the summary does not name TestF:\n%s", i+1, env.summary())
+		}
+	}
+	want := analyzer.Request{Dir: repo.Dir, Base: repo.Base, Head: repo.Head, Mode: analyzer.ModeGo,
+		Test:    analyzer.TestRef{Package: "./calc", Name: "TestF"},
+		Options: analyzer.Options{Strategy: analyzer.StrategyAfter}}
+	if d := cmp.Diff([]analyzer.Request{want, want}, ex.reqs); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
+	}
+	comments := srv.IssueComments(prNum)
+	diffCalls(t, srv, map[string]int{
+		"GET /user":   2,
+		listComments:  2,
+		createComment: 1,
+		"PATCH /repos/octo/calc/issues/comments/" + itoa(comments[0].ID): 1,
+		listReview:   2,
+		createReview: 1,
+	})
+	if len(comments) != 1 || !strings.HasPrefix(comments[0].Body, report.Marker) {
+		t.Fatalf("comments: %+v", comments)
+	}
+	if !strings.Contains(comments[0].Body, "/culprit") || !strings.Contains(comments[0].Body, "https://github.example/octo/calc/actions/runs/4242") {
+		t.Errorf("the comment lacks the rerun hint or the run link:\n%s", comments[0].Body)
+	}
+	var lines []int
+	for _, c := range srv.ReviewComments(prNum) {
+		lines = append(lines, c.Line)
+	}
+	if d := cmp.Diff([]int{8, 17}, lines); d != "" {
+		t.Errorf("review comment lines (-want +got):\n%s", d)
+	}
+}
+
+func TestRunReadOnlyTokenFallsBackToAnnotations(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	srv.ReadOnly = true
+	env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_ANNOTATIONS", "false")
+	if err := env.run(&canned{}); err != nil {
+		t.Fatalf("run: %v\n%s", err, env.out.String())
+	}
+	diffCalls(t, srv, map[string]int{"GET /user": 1, listComments: 1, createComment: 1})
+	log := env.out.String()
+	for _, want := range []string{
+		"::warning::culprit: the token cannot write to the pull request",
+		"file=calc/calc.go,line=8,title=",
+		"file=calc/calc.go,line=17,title=",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+	if env.outputs()["status"] != "explained" {
+		t.Errorf("outputs: %v", env.outputs())
+	}
+}
+
+func TestRunLongReportFitsInOneComment(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	long := strings.Repeat("-\tx := \"ünïcödé padding to make the report long\"\n", 400)
+	env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_REVIEW_COMMENTS", "false")
+	if err := env.run(&canned{diff: long, hunks: 40}); err != nil {
+		t.Fatalf("run: %v\n%s", err, env.out.String())
+	}
+	diffCalls(t, srv, map[string]int{"GET /user": 1, listComments: 1, createComment: 1})
+	body := srv.IssueComments(prNum)[0].Body
+	if n := utf8.RuneCountInString(body); n >= 65536 || !strings.HasPrefix(body, report.Marker) {
+		t.Errorf("comment of %d characters, marker %v", n, strings.HasPrefix(body, report.Marker))
+	}
+}
+
+func TestRunRateLimitedOnce(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	srv.RateLimit = map[string]string{createComment: "secondary", createReview: "primary"}
+	env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir))
+	if err := env.run(&canned{}); err != nil {
+		t.Fatalf("run: %v\n%s", err, env.out.String())
+	}
+	diffCalls(t, srv, map[string]int{"GET /user": 1, listComments: 1, createComment: 2, listReview: 1, createReview: 2})
+	if n := len(srv.IssueComments(prNum)); n != 1 {
+		t.Errorf("%d comments, want 1", n)
+	}
+}
+
+func TestRunCommentPaginated(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	srv.PageSize = 3
+	for i := 0; i < 4; i++ {
+		srv.AddIssueComment(prNum, "alice", "comment")
+	}
+	old := srv.AddIssueComment(prNum, "github-actions[bot]", report.Marker+"\nold run")
+	env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_REVIEW_COMMENTS", "false")
+	if err := env.run(&canned{}); err != nil {
+		t.Fatalf("run: %v\n%s", err, env.out.String())
+	}
+	diffCalls(t, srv, map[string]int{"GET /user": 1, listComments: 2, "PATCH /repos/octo/calc/issues/comments/" + itoa(old.ID): 1})
+}
+
+// TestForkSafePattern runs the two halves: analyze on pull_request with a
+// read-only token (no write call at all), then comment on workflow_run with
+// the report directory as the downloaded artifact.
+func TestForkSafePattern(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	srv.ReadOnly = true
+	analyze := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
+	if err := analyze.run(&canned{}); err != nil {
+		t.Fatalf("analyze: %v\n%s", err, analyze.out.String())
+	}
+	diffCalls(t, srv, map[string]int{})
+	artifact := filepath.Dir(analyze.outputs()["report-json"])
+
+	for _, tc := range []struct {
+		name    string
+		runHead string
+		wantErr bool
+		calls   map[string]int
+	}{
+		{"other commit", repo.Base, true, map[string]int{getPR: 1}},
+		{"head", repo.Head, false, map[string]int{getPR: 1, "GET /user": 1, listComments: 1, createComment: 1, listReview: 1, createReview: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, repo)
+			// The comment job runs in a workspace without the PR's code.
+			empty := loadScenario(t, nil)
+			empty.Dir = t.TempDir()
+			env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
+				"action": "completed",
+				"workflow_run": map[string]any{
+					"event": "pull_request", "conclusion": "failure", "head_sha": tc.runHead,
+					"html_url":      "https://github.example/octo/calc/actions/runs/99",
+					"pull_requests": []any{},
+				},
+				"repository": map[string]any{"full_name": "octo/calc"},
+			}).set("INPUT_MODE", "comment", "INPUT_REPORT_JSON", artifact)
+			err := env.run(nil)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("comment: %v, want error %v\n%s", err, tc.wantErr, env.out.String())
+			}
+			diffCalls(t, srv, tc.calls)
+			if !tc.wantErr {
+				body := srv.IssueComments(prNum)[0].Body
+				if !strings.Contains(body, "actions/runs/99") {
+					t.Errorf("the comment does not link the analyze run:\n%s", body)
+				}
+				if env.outputs()["status"] != "explained" {
+					t.Errorf("outputs %v", env.outputs())
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int64) string { return fmtInt(n) }
