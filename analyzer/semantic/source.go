@@ -156,6 +156,10 @@ func (s *sources) funcInfo(body *ast.BlockStmt) *funcInfo {
 			if len(st.List) > 0 {
 				fi.setOwner(st, st.List[0])
 			}
+		case *ast.SwitchStmt:
+			if st.Tag != nil {
+				fi.setOwner(st, st.Tag)
+			}
 		}
 	}
 	fi.pdom = postDominators(g)
@@ -238,8 +242,9 @@ func postDominatesBranch(g, br *place) bool {
 }
 
 // notTaken returns the code a branch would have run with the other
-// outcome, nil if none.
-func notTaken(br *place, outcome bool) ast.Node {
+// outcome, nil if none. shortCircuit says the branch is the left operand
+// of && or ||, which shares its position with an enclosing condition.
+func notTaken(br *place, outcome, shortCircuit bool) ast.Node {
 	for _, n := range br.path {
 		switch n := n.(type) {
 		case *ast.IfStmt:
@@ -266,6 +271,9 @@ func notTaken(br *place, outcome bool) ast.Node {
 			}
 			return &ast.BlockStmt{List: n.Body}
 		case *ast.BinaryExpr:
+			if !shortCircuit {
+				continue
+			}
 			if n.Op == token.LAND && !outcome || n.Op == token.LOR && outcome {
 				return n.Y
 			}

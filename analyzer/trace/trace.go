@@ -63,30 +63,30 @@ func (p Pos) String() string {
 type SiteKind uint8
 
 const (
-	SiteNone     SiteKind = iota
-	SiteFunc              // function or closure: Entry/Exit events
-	SiteReturn            // return statement (and the implicit end of a body)
-	SiteCall              // call of a function that may be instrumented (Call event precedes its Entry)
-	SiteCallExt           // call of an uninstrumented function (CallExt event after it returned)
-	SiteAssign            // x = e, x, y = e1, e2
-	SiteDefine            // x := e, var x = e
-	SiteIncDec            // x++ / x-- (Op holds token.INC / token.DEC)
-	SiteOpAssign          // x op= e (Op holds the binary operator, e.g. token.ADD)
-	SiteIf                // if condition
-	SiteFor               // for condition (one Branch per evaluation)
-	SiteSwitchCase        // one case clause of an expression switch (Branch: matched or not)
-	SiteTypeSwitch        // type switch (Branch value: index of the clause taken, -1 none)
-	SiteSelect            // select (Branch value: index of the clause taken)
-	SiteRange             // range iteration (Branch true per iteration, false at the end)
-	SiteAndAnd            // && : Branch with the left operand's value
-	SiteOrOr              // || : Branch with the left operand's value
-	SiteFail              // t.Error*/Fatal*/Fail*/FailNow, testify assert/require, panic(...)
-	SiteGlobal            // package-level variable initialiser (an Assign event)
-	SiteStmt              // other statement: only marks the current statement (for runtime panics)
+	SiteNone       SiteKind = iota
+	SiteFunc                // function or closure: Entry/Exit events
+	SiteReturn              // return statement (and the implicit end of a body)
+	SiteCall                // call of a function that may be instrumented (Call event precedes its Entry)
+	SiteCallExt             // call of an uninstrumented function (CallExt event after it returned)
+	SiteAssign              // x = e, x, y = e1, e2
+	SiteDefine              // x := e, var x = e
+	SiteIncDec              // x++ / x-- (Op holds token.INC / token.DEC)
+	SiteOpAssign            // x op= e (Op holds the binary operator, e.g. token.ADD)
+	SiteIf                  // if condition
+	SiteFor                 // for condition (one Branch per evaluation)
+	SiteSwitchCase          // case condition of a tagless switch (Branch: matched or not)
+	SiteSwitch              // expression or type switch with a tag (Branch value: Int index of the clause taken, -1 none; Reads hold the tag)
+	SiteSelect              // select (Branch value: Int index of the clause taken)
+	SiteRange               // range iteration (Branch true per iteration, false at the end)
+	SiteAndAnd              // && : Branch with the left operand's value
+	SiteOrOr                // || : Branch with the left operand's value
+	SiteFail                // t.Error*/Fatal*/Fail*/FailNow, testify assert/require, panic(...)
+	SiteGlobal              // package-level variable initialiser (an Assign event)
+	SiteStmt                // other statement: only marks the current statement (for runtime panics)
 )
 
 var siteKindNames = [...]string{"none", "func", "return", "call", "callext", "assign", "define",
-	"incdec", "opassign", "if", "for", "case", "typeswitch", "select", "range", "&&", "||", "fail",
+	"incdec", "opassign", "if", "for", "case", "switch", "select", "range", "&&", "||", "fail",
 	"global", "stmt"}
 
 func (k SiteKind) String() string {
@@ -112,6 +112,9 @@ type Site struct {
 	// for a branch the condition (Exprs[0]); for a call the arguments; for a
 	// return the results; for a fail site the call's arguments.
 	Exprs []*Expr
+	// Cases holds, for a SiteSwitch, the case expressions of each clause in
+	// source order (nil for default; empty for a type switch's type clauses).
+	Cases [][]*Expr
 	// Callee is the qualified name of the statically known callee of a call or
 	// fail site ("testing.(*common).Errorf", "github.com/stretchr/testify/assert.Equal"), else "".
 	Callee string
@@ -126,8 +129,11 @@ type Operand struct {
 	// Obj identifies a local never-address-taken variable (unique within the
 	// site table); its identity is (frame, Obj, Path). Zero otherwise, and the
 	// identity is recorded at run time (address or map entry) or is unknown.
-	Obj  int
-	Path string // field path / constant index below Obj (".x", "[2]"), "" for the whole variable
+	Obj int
+	// Global marks a package-level variable: its identity is (frame 0, Obj,
+	// Path) everywhere, and package initialisation events have frame 0.
+	Global bool
+	Path   string // field path / constant index below Obj (".x", "[2]"), "" for the whole variable
 }
 
 // TypeKind classifies a Go type for the encoder.

@@ -1,0 +1,472 @@
+package semantic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/smt"
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// Options tune an Analysis. The zero value is usable.
+type Options struct {
+	// SolverTimeout bounds one solver check; a check that runs out keeps
+	// its clauses in the core (which then may not be minimal). Default 10s.
+	SolverTimeout time.Duration
+	// MaxSlice bounds the number of events encoded for one target; beyond
+	// it the remaining reads become inputs. Default 200000.
+	MaxSlice int
+}
+
+// Stats describe the work done and how much of it was approximate.
+type Stats struct {
+	SolverCalls int
+	Clauses     int // soft clauses encoded
+	Slice       int // events in the largest slice
+	PointWise   int // expressions encoded point-wise
+	Inputs      int // hard clauses v = observed
+	NonMinimal  int // cores not proven minimal (solver gave up)
+}
+
+// ErrNoCause is returned when no cause can be derived for a target.
+var ErrNoCause = errors.New("semantic: no cause could be derived")
+
+// Analysis answers causes and critical predicates over one failing run.
+// It is not safe for concurrent use (it owns one solver context).
+type Analysis struct {
+	tr    *trace.Trace
+	src   *sources
+	opt   Options
+	c     *smt.Context
+	idx   *index
+	f     *formula
+	stats Stats
+	seen  map[int]bool // target events already handed out
+	ctl   map[int]int  // memo of control()
+	// places caches source lookups by site.
+	places map[trace.SiteID]*place
+}
+
+// New prepares an analysis of tr; dir is the traced module root, whose
+// files the sites name (used for post-dominators and the statically
+// possible definitions of Algorithm 3).
+func New(tr *trace.Trace, dir string, opt Options) *Analysis {
+	if opt.SolverTimeout == 0 {
+		opt.SolverTimeout = 10 * time.Second
+	}
+	if opt.MaxSlice == 0 {
+		opt.MaxSlice = 200000
+	}
+	c := smt.NewContext(smt.Options{Timeout: opt.SolverTimeout})
+	idx := newIndex(tr)
+	return &Analysis{
+		tr: tr, src: newSources(dir), opt: opt, c: c, idx: idx,
+		f:    newFormula(tr, c, idx),
+		seen: map[int]bool{},
+		ctl:  map[int]int{},
+
+		places: map[trace.SiteID]*place{},
+	}
+}
+
+// Stats returns the work done so far.
+func (a *Analysis) Stats() Stats {
+	s := a.stats
+	s.SolverCalls = a.c.Calls()
+	s.PointWise = a.f.pointWise
+	s.Inputs = len(a.f.inputs)
+	return s
+}
+
+// Target is a predicate to explain: a branch with its observed outcome,
+// or the failing assertion.
+type Target struct {
+	// Event is the branch or failure event.
+	Event int
+	// Outcome is "true" or "false" for a branch, the failure kind for the
+	// failing assertion ("failed", "panic").
+	Outcome string
+	// Failure is the failure event for the root target, -1 otherwise.
+	Failure int
+	// pred says how to negate the target; via is the cause whose critical
+	// predicate it is.
+	pred predKind
+	via  *Cause
+}
+
+type predKind uint8
+
+const (
+	predBranch   predKind = iota // [[cond]] = ¬outcome
+	predObserved                 // not all of the event's reads as observed
+	predNone                     // nothing to negate: the statement alone
+	predAssert                   // a testify predicate that failed: assert it
+)
+
+// Failure returns the first failure of the run (SEMANTIC.md §3) as a
+// target: the branch that controls a t.Error/Fatal/Fail call or an
+// explicit panic, a testify assertion's predicate, or the statement of a
+// runtime panic.
+func (a *Analysis) Failure() (Target, error) {
+	fails := a.tr.Failures()
+	if len(fails) == 0 {
+		return Target{}, fmt.Errorf("%w: the trace records no failure", ErrNoCause)
+	}
+	i := fails[0]
+	ev := a.tr.Event(i)
+	site := a.tr.SiteOf(i)
+	t := Target{Event: i, Outcome: "failed", Failure: i}
+	if ev.Kind == trace.EvPanic {
+		t.Outcome = "panic"
+	}
+	callee := site.Callee
+	switch {
+	case strings.HasPrefix(callee, "github.com/stretchr/testify/assert.") ||
+		strings.HasPrefix(callee, "github.com/stretchr/testify/require."):
+		t.pred = predObserved
+		if b, ok := a.assertion(i); ok {
+			return b, nil
+		}
+	default:
+		// t.Error*, t.Fatal*, panic(...) and runtime panics: the branch
+		// that decided to reach the failing statement.
+		if b := a.control(i); b >= 0 {
+			t.Event = b
+			t.pred = predBranch
+		} else {
+			t.pred = predNone
+		}
+	}
+	a.seen[t.Event] = true
+	return t, nil
+}
+
+// assertion makes the target of a testify call: the assertion's predicate
+// over its arguments where it is one of the common ones, else the call's
+// reads negated point-wise, which keeps the dependence on every argument.
+func (a *Analysis) assertion(i int) (Target, bool) {
+	a.seen[i] = true
+	t := Target{Event: i, Outcome: "failed", Failure: i, pred: predObserved}
+	if _, ok := assertPred(a.tr.SiteOf(i)); ok {
+		t.pred = predAssert
+		return t, true
+	}
+	if len(a.tr.Event(i).Reads) == 0 {
+		return Target{}, false
+	}
+	return t, true
+}
+
+// assertPred returns the testify function name of a fail site when its
+// predicate is modelled.
+func assertPred(s *trace.Site) (string, bool) {
+	name := s.Callee[strings.LastIndex(s.Callee, ".")+1:]
+	name = strings.TrimSuffix(name, "f")
+	switch name {
+	case "Equal", "NotEqual", "EqualValues", "True", "False", "Nil", "NotNil", "NoError", "Error":
+		return name, len(s.Exprs) >= 2
+	}
+	return "", false
+}
+
+// assertHolds returns [[p]] for the modelled testify predicate p of event
+// b.ev, with the arguments after the testing.T.
+func (b *builder) assertHolds(name string, args []*trace.Expr) smt.Term {
+	c := b.f.c
+	arg := func(k int) smt.Term {
+		if k >= len(args) {
+			b.opaque = true
+			return c.Bool(false)
+		}
+		e := args[k]
+		// Arguments are passed as interface values; the predicate is
+		// about the operand converted.
+		for e.Op == trace.ExprConv && e.Type.Kind == trace.TypeInterface && e.X != nil {
+			e = e.X
+		}
+		return b.expr(e)
+	}
+	isNil := func(x smt.Term) smt.Term {
+		eq, err := c.Eq(x, c.Const(x.Sort(), 0))
+		if err != nil {
+			b.opaque = true
+			return c.Bool(false)
+		}
+		return eq
+	}
+	switch name {
+	case "Equal", "EqualValues", "NotEqual":
+		x, y := arg(1), arg(2)
+		if b.opaque {
+			return x
+		}
+		if x.Sort() != y.Sort() {
+			if z, err := c.Convert(x, y.Sort()); err == nil {
+				x = z
+			}
+		}
+		eq, err := c.Eq(x, y)
+		if err != nil {
+			b.opaque = true
+			return x
+		}
+		if name == "NotEqual" {
+			return c.Not(eq)
+		}
+		return eq
+	case "True":
+		return arg(1)
+	case "False":
+		x := arg(1)
+		if b.opaque || x.Sort().Kind != smt.Bool {
+			b.opaque = true
+			return x
+		}
+		return c.Not(x)
+	case "Nil", "NoError":
+		return isNil(arg(1))
+	case "NotNil", "Error":
+		return c.Not(isNil(arg(1)))
+	}
+	b.opaque = true
+	return c.Bool(false)
+}
+
+// control returns the closest enclosing branch event of event i that i
+// does not post-dominate (its dynamic control dependence), looking into
+// the calling frames when i's own frame has none; -1 if none.
+func (a *Analysis) control(i int) int {
+	if b, ok := a.ctl[i]; ok {
+		return b
+	}
+	b := a.controlUncached(i)
+	a.ctl[i] = b
+	return b
+}
+
+func (a *Analysis) controlUncached(i int) int {
+	for i >= 0 {
+		ev := a.tr.Event(i)
+		gp := a.place(a.siteOfStmt(i))
+		for _, j := range a.idx.before(ev.Frame, i) {
+			bj := a.tr.Event(j)
+			if bj.Kind != trace.EvBranch {
+				continue
+			}
+			if k := a.tr.SiteOf(j).Kind; k == trace.SiteAndAnd || k == trace.SiteOrOr {
+				// A short-circuit decides part of an expression, not
+				// whether a later statement runs.
+				continue
+			}
+			if gp == nil {
+				return j // no source: the closest branch is the best guess
+			}
+			bp := a.place(a.tr.SiteOf(j))
+			if bp != nil && !postDominatesBranch(gp, bp) {
+				return j
+			}
+		}
+		if ev.Frame == 0 || int(ev.Frame) >= len(a.tr.Frames) {
+			return -1
+		}
+		i = a.tr.Frame(ev.Frame).Call
+	}
+	return -1
+}
+
+// siteOfStmt is the site where event i's statement is written: an entry
+// is its call.
+func (a *Analysis) siteOfStmt(i int) *trace.Site {
+	ev := a.tr.Event(i)
+	if ev.Kind == trace.EvEntry && ev.Frame > 0 {
+		if c := a.tr.Frame(ev.Frame).Call; c >= 0 {
+			return a.tr.SiteOf(c)
+		}
+	}
+	return a.tr.SiteOf(i)
+}
+
+func (a *Analysis) place(s *trace.Site) *place {
+	if s == nil || s.Pos.File == "" {
+		return nil
+	}
+	if p, ok := a.places[s.ID]; ok {
+		return p
+	}
+	p, err := a.src.find(s.Pos.File, s.Pos.Line, s.Pos.Col)
+	if err != nil || p.block == nil {
+		p = nil
+	}
+	a.places[s.ID] = p
+	return p
+}
+
+// Cause is a minimal set of executed statements forcing a target.
+type Cause struct {
+	Target Target
+	// Events are the generator events, ascending, including the target's
+	// own event.
+	Events []int
+	// Minimal is false when the solver gave up on some check.
+	Minimal bool
+	a       *Analysis
+}
+
+// Cause computes the cause of t (SEMANTIC.md §3): the generators of a
+// minimal unsatisfiable core of the slice's clauses under the negated
+// target, plus the target's own event.
+func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
+	a.seen[t.Event] = true
+	cause := &Cause{Target: t, Minimal: true, a: a}
+	if t.pred == predNone {
+		cause.Events = []int{t.Event}
+		return cause, nil
+	}
+	neg, deps, err := a.negate(t)
+	if err != nil {
+		return nil, fmt.Errorf("%w: target %s: %v", ErrNoCause, a.describe(t.Event), err)
+	}
+	labels, soft, err := a.slice(deps, t.Event)
+	if err != nil {
+		return nil, fmt.Errorf("%w: target %s: %v", ErrNoCause, a.describe(t.Event), err)
+	}
+	hard := append(a.hard(), neg)
+	core, err := a.c.MinimalCore(ctx, hard, soft)
+	if err != nil {
+		if errors.Is(err, smt.ErrSatisfiable) {
+			return nil, fmt.Errorf("%w: target %s is not forced by the encoded run (trace incomplete)", ErrNoCause, a.describe(t.Event))
+		}
+		return nil, fmt.Errorf("%w: target %s: %v", ErrNoCause, a.describe(t.Event), err)
+	}
+	if !core.Minimal {
+		cause.Minimal = false
+		a.stats.NonMinimal++
+	}
+	evs := []int{t.Event}
+	for _, k := range core.Soft {
+		evs = append(evs, labels[k])
+	}
+	sort.Ints(evs)
+	cause.Events = dedup(evs)
+	return cause, nil
+}
+
+func (a *Analysis) hard() []smt.Term {
+	out := make([]smt.Term, 0, len(a.f.inputOrder))
+	for _, n := range a.f.inputOrder {
+		out = append(out, a.f.inputs[n])
+	}
+	return out
+}
+
+// negate returns the negation of t's predicate and the events it reads.
+func (a *Analysis) negate(t Target) (neg smt.Term, deps []int, err error) {
+	var bad error
+	err = a.c.Do(func() {
+		b := &builder{f: a.f, ev: t.Event}
+		ev := a.tr.Event(t.Event)
+		site := a.tr.SiteOf(t.Event)
+		if t.pred == predBranch && len(ev.Values) > 0 && ev.Values[0].Kind == trace.ValBool && len(site.Exprs) > 0 {
+			cond := b.expr(site.Exprs[0])
+			if !b.opaque {
+				neg, bad = a.c.Eq(cond, a.c.Bool(!ev.Values[0].Bool()))
+				deps = b.deps
+				return
+			}
+			a.f.pointWise++
+		}
+		if name, ok := assertPred(site); ok && t.pred == predAssert {
+			holds := b.assertHolds(name, site.Exprs)
+			if !b.opaque && holds.Sort().Kind == smt.Bool {
+				neg, deps = holds, b.deps
+				return
+			}
+			a.f.pointWise++
+		}
+		b = &builder{f: a.f, ev: t.Event}
+		obs := b.observed()
+		if len(obs) == 0 {
+			bad = errors.New("it reads nothing the run could have changed")
+			return
+		}
+		neg, deps = a.c.Not(a.c.And(obs...)), b.deps
+	})
+	if err == nil {
+		err = bad
+	}
+	return neg, dedup(deps), err
+}
+
+// slice returns the soft clauses of the backward dynamic slice from the
+// given events (def-use and dynamic control dependence), encoding events
+// as it reaches them; labels[k] is the event of soft[k].
+func (a *Analysis) slice(from []int, target int) (labels []int, soft []smt.Term, err error) {
+	seen := map[int]bool{}
+	work := append([]int(nil), from...)
+	if b := a.control(target); b >= 0 {
+		work = append(work, b)
+	}
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[i] || i >= target {
+			continue
+		}
+		seen[i] = true
+		if len(seen) > a.opt.MaxSlice {
+			break
+		}
+		ec, err := a.f.eventClause(i)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ec != nil {
+			labels = append(labels, i)
+			soft = append(soft, ec.term)
+			work = append(work, ec.deps...)
+		}
+		if a.tr.Event(i).Kind == trace.EvEntry {
+			// The call that made the frame is part of the slice.
+			if c := a.tr.Frame(a.tr.Event(i).Frame).Call; c >= 0 {
+				work = append(work, c)
+			}
+		}
+		if b := a.control(i); b >= 0 {
+			work = append(work, b)
+		}
+	}
+	// The trace's order makes the core's order, and QuickXplain's choice
+	// among equal cores, deterministic.
+	sort.Sort(byLabel{labels, soft})
+	a.stats.Clauses = 0
+	for _, ec := range a.f.clause {
+		if ec != nil {
+			a.stats.Clauses++
+		}
+	}
+	if len(seen) > a.stats.Slice {
+		a.stats.Slice = len(seen)
+	}
+	return labels, soft, nil
+}
+
+type byLabel struct {
+	l []int
+	t []smt.Term
+}
+
+func (b byLabel) Len() int           { return len(b.l) }
+func (b byLabel) Less(i, j int) bool { return b.l[i] < b.l[j] }
+func (b byLabel) Swap(i, j int) {
+	b.l[i], b.l[j] = b.l[j], b.l[i]
+	b.t[i], b.t[j] = b.t[j], b.t[i]
+}
+
+func (a *Analysis) describe(i int) string {
+	s := a.siteOfStmt(i)
+	return fmt.Sprintf("%s:%d %s", s.Pos.File, s.Pos.Line, s.Text)
+}

@@ -1,0 +1,265 @@
+package semantic
+
+import (
+	"fmt"
+	"go/ast"
+	"sort"
+	"strconv"
+
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Loc is a source line.
+type Loc struct {
+	File string // relative to the traced module root, with slashes
+	Line int
+}
+
+// Range is a source range of lines.
+type Range struct {
+	File               string
+	StartLine, EndLine int
+}
+
+// Lines returns the distinct lines of the cause's statements, in trace
+// order. A parameter binding is the line of its call.
+func (c *Cause) Lines() []Loc {
+	var out []Loc
+	seen := map[Loc]bool{}
+	for _, i := range c.Events {
+		s := c.a.siteOfStmt(i)
+		l := Loc{File: s.Pos.File, Line: s.Pos.Line}
+		if l.File != "" && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Blocks returns the source range of the innermost block enclosing each
+// statement of the cause, so that a pure deletion inside one of them can be
+// taken as touched (an omission error).
+func (c *Cause) Blocks() []Range {
+	var out []Range
+	seen := map[Range]bool{}
+	for _, i := range c.Events {
+		s := c.a.siteOfStmt(i)
+		p, err := c.a.src.find(s.Pos.File, s.Pos.Line, s.Pos.Col)
+		if err != nil {
+			continue
+		}
+		for _, n := range p.path {
+			if isBlock(n) {
+				r := Range{
+					File:      s.Pos.File,
+					StartLine: c.a.src.fset.Position(n.Pos()).Line,
+					EndLine:   c.a.src.fset.Position(n.End()).Line,
+				}
+				if !seen[r] {
+					seen[r] = true
+					out = append(out, r)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// CriticalPredicates returns the branches that decide whether the cause's
+// statements run or what they read (AFTER Alg. 3), latest first, each
+// branch event at most once over the analysis:
+//   - direct: the closest enclosing branch a generator does not
+//     post-dominate;
+//   - indirect: for each location a generator reads, with last definition
+//     d, every branch between d and the generator in the same frame whose
+//     not-taken side may define the location.
+func (a *Analysis) CriticalPredicates(c *Cause) []Target {
+	found := map[int]bool{}
+	for _, g := range c.Events {
+		if b := a.control(g); b >= 0 {
+			found[b] = true
+		}
+		a.indirect(g, found)
+	}
+	var evs []int
+	for b := range found {
+		if a.seen[b] {
+			continue
+		}
+		ev := a.tr.Event(b)
+		if ev.Kind != trace.EvBranch {
+			continue
+		}
+		a.seen[b] = true
+		evs = append(evs, b)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(evs)))
+	out := make([]Target, 0, len(evs))
+	for _, b := range evs {
+		ev := a.tr.Event(b)
+		t := Target{Event: b, Failure: -1, via: c, pred: predBranch}
+		if len(ev.Values) > 0 && ev.Values[0].Kind == trace.ValBool {
+			t.Outcome = strconv.FormatBool(ev.Values[0].Bool())
+		} else {
+			t.pred = predObserved
+			if len(ev.Values) > 0 {
+				t.Outcome = "case " + strconv.FormatInt(ev.Values[0].Int(), 10)
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// indirect adds the branches that could have redefined what generator g
+// reads (potential dependence).
+func (a *Analysis) indirect(g int, found map[int]bool) {
+	ev := a.tr.Event(g)
+	reads := ev.Reads
+	src := g
+	if ev.Kind == trace.EvEntry && ev.Frame > 0 {
+		// A parameter binding reads the call's arguments.
+		if c := a.tr.Frame(ev.Frame).Call; c >= 0 {
+			src = c
+			reads = a.tr.Event(c).Reads
+		}
+	}
+	sev := a.tr.Event(src)
+	for _, it := range reads {
+		d := a.idx.def(src, it.Slot)
+		if d < 0 || a.tr.Event(d).Frame != sev.Frame {
+			continue
+		}
+		o, _ := a.f.operand(src, it.Slot)
+		name := o.Text
+		for _, b := range a.idx.before(sev.Frame, src) {
+			if b <= d {
+				break
+			}
+			be := a.tr.Event(b)
+			if be.Kind != trace.EvBranch || len(be.Values) == 0 || be.Values[0].Kind != trace.ValBool {
+				continue
+			}
+			bp := a.place(a.tr.SiteOf(b))
+			if bp == nil {
+				continue
+			}
+			sk := a.tr.SiteOf(b).Kind
+			short := sk == trace.SiteAndAnd || sk == trace.SiteOrOr
+			if mayDefine(notTaken(bp, be.Values[0].Bool(), short), name, it.Loc.Kind == trace.LocLocal) {
+				found[b] = true
+			}
+		}
+	}
+}
+
+// Tree builds the causal tree of the causes, in the order they were
+// computed: the first is the root; each later cause hangs below the cause
+// whose critical predicate it explains. hunkAt maps a head line to its
+// hunk (0 if none).
+func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diffhunks.ID) *cause.Node {
+	if len(causes) == 0 {
+		return nil
+	}
+	nodes := map[*Cause]*cause.Node{}
+	var root *cause.Node
+	for _, c := range causes {
+		n := &cause.Node{
+			Target:  a.statement(c.Target.Event, hunkAt),
+			Outcome: c.Target.Outcome,
+		}
+		if c.Target.Failure >= 0 && c.Target.Failure != c.Target.Event {
+			// The failing call is what the reader recognises; the
+			// controlling branch is among the statements.
+			n.Target = a.statement(c.Target.Failure, hunkAt)
+		}
+		for _, i := range c.Events {
+			n.Statements = append(n.Statements, a.statement(i, hunkAt))
+		}
+		nodes[c] = n
+		parent := nodes[c.Target.via]
+		switch {
+		case parent != nil:
+			via := a.statement(c.Target.Event, hunkAt)
+			n.Via = &via
+			parent.Children = append(parent.Children, n)
+		case root == nil:
+			root = n
+		default:
+			// A cause whose parent was not passed in: attach it to the
+			// root rather than drop it.
+			via := a.statement(c.Target.Event, hunkAt)
+			n.Via = &via
+			root.Children = append(root.Children, n)
+		}
+	}
+	return root
+}
+
+// statement describes event i with the values it read and wrote.
+func (a *Analysis) statement(i int, hunkAt func(string, int) diffhunks.ID) cause.Statement {
+	s := a.siteOfStmt(i)
+	st := cause.Statement{File: s.Pos.File, Line: s.Pos.Line, Text: s.Text}
+	if hunkAt != nil {
+		st.Hunk = hunkAt(s.Pos.File, s.Pos.Line)
+	}
+	ev := a.tr.Event(i)
+	vals := map[string]string{}
+	add := func(ev int, items []trace.Item) {
+		for _, it := range items {
+			o, ok := a.f.operand(ev, it.Slot)
+			if !ok || o.Text == "" {
+				continue
+			}
+			vals[o.Text] = formatValue(it.Value)
+		}
+	}
+	add(i, ev.Reads)
+	add(i, ev.Writes)
+	if ev.Kind == trace.EvReturn && len(ev.Values) == 1 {
+		vals["return"] = formatValue(ev.Values[0])
+	}
+	if len(vals) > 0 {
+		st.Values = vals
+	}
+	return st
+}
+
+func formatValue(v trace.Value) string {
+	switch v.Kind {
+	case trace.ValBool:
+		return strconv.FormatBool(v.Bool())
+	case trace.ValInt:
+		return strconv.FormatInt(v.Int(), 10)
+	case trace.ValUint:
+		return strconv.FormatUint(v.Bits, 10)
+	case trace.ValString:
+		if int64(len(v.Prefix)) == v.Len {
+			return strconv.Quote(v.Prefix)
+		}
+		return fmt.Sprintf("%q… (len %d)", v.Prefix, v.Len)
+	case trace.ValPointer, trace.ValSlice, trace.ValIface:
+		if v.Nil {
+			return "nil"
+		}
+		if v.Kind == trace.ValSlice {
+			return fmt.Sprintf("len %d", v.Len)
+		}
+		return fmt.Sprintf("%#x", v.Bits)
+	case trace.ValFloat:
+		return fmt.Sprintf("float bits %#x", v.Bits)
+	}
+	return "?"
+}
+
+func isBlock(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,470 @@
+package semantic
+
+import (
+	"fmt"
+	"go/token"
+
+	"github.com/culprit-dev/culprit/analyzer/smt"
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// formula encodes the trace formula (SEMANTIC.md §2) one event at a time,
+// on demand: an event's soft clause is built the first time the slice
+// reaches it, and records the events it depends on, so the slice grows
+// backwards from a target as OFC grows its formula.
+type formula struct {
+	tr  *trace.Trace
+	c   *smt.Context
+	idx *index
+
+	clause map[int]*evClause // by labelling event; nil entry: no clause
+	// inputs are the hard clauses v = observed, by variable name.
+	inputs     map[string]smt.Term
+	inputOrder []string
+	// callExt result variables, by event and result index.
+	extRes map[[2]int]smt.Term
+	// opaque counts point-wise encodings.
+	pointWise int
+}
+
+// evClause is the soft clause of one event.
+type evClause struct {
+	term smt.Term
+	deps []int // events whose clauses this one reads
+}
+
+func newFormula(tr *trace.Trace, c *smt.Context, idx *index) *formula {
+	return &formula{
+		tr: tr, c: c, idx: idx,
+		clause: map[int]*evClause{},
+		inputs: map[string]smt.Term{},
+		extRes: map[[2]int]smt.Term{},
+	}
+}
+
+// builder accumulates one clause: its side conditions and dependencies.
+type builder struct {
+	f    *formula
+	ev   int
+	deps []int
+	side []smt.Term
+	// opaque is set when an expression cannot be modelled precisely; the
+	// caller then encodes the whole expression point-wise.
+	opaque bool
+}
+
+// sortOf maps a Go type to a solver sort. Types without a precise model
+// (strings, floats, pointers, …) are 64-bit codes of their recorded
+// values: equality of codes is their equality; anything else about them is
+// point-wise.
+func sortOf(t trace.Type) (s smt.Sort, precise bool) {
+	switch t.Kind {
+	case trace.TypeBool:
+		return smt.BoolSort, true
+	case trace.TypeInt, trace.TypeUint:
+		bits := t.Bits
+		if bits == 0 {
+			bits = 64
+		}
+		return smt.IntSort(bits, t.Kind == trace.TypeInt), true
+	}
+	return smt.IntSort(64, false), false
+}
+
+// code returns the bits a recorded value is encoded by.
+func code(v trace.Value) uint64 {
+	switch v.Kind {
+	case trace.ValBool, trace.ValInt, trace.ValUint, trace.ValFloat:
+		return v.Bits
+	case trace.ValString:
+		return v.Hash ^ uint64(v.Len)*0x9e3779b97f4a7c15
+	case trace.ValPointer, trace.ValSlice, trace.ValIface:
+		if v.Nil {
+			return 0
+		}
+		return v.Bits ^ v.Hash*0x9e3779b97f4a7c15 ^ uint64(v.Len)<<1
+	}
+	return v.Hash
+}
+
+func (f *formula) constOf(v trace.Value, t trace.Type) smt.Term {
+	s, _ := sortOf(t)
+	if t.Kind == trace.TypeOther || t.Kind == 0 && v.Kind != trace.ValNone {
+		switch v.Kind {
+		case trace.ValBool:
+			s = smt.BoolSort
+		case trace.ValInt:
+			s = smt.IntSort(64, true)
+		}
+	}
+	return f.c.Const(s, code(v))
+}
+
+func (f *formula) operand(ev, slot int) (trace.Operand, bool) {
+	for _, o := range f.tr.SiteOf(ev).Operands {
+		if o.Slot == slot {
+			return o, true
+		}
+	}
+	return trace.Operand{}, false
+}
+
+// defVar is the SSA variable of the value event d wrote in slot.
+func (f *formula) defVar(d, slot int) smt.Term {
+	o, _ := f.operand(d, slot)
+	s, _ := sortOf(o.Type)
+	return f.c.Var(fmt.Sprintf("v%d.%d", d, slot), s)
+}
+
+// input returns the variable name with the hard clause name = v.
+func (f *formula) input(name string, v trace.Value, t trace.Type) smt.Term {
+	s, _ := sortOf(t)
+	x := f.c.Var(name, s)
+	if _, ok := f.inputs[name]; !ok {
+		eq, err := f.c.Eq(x, f.c.Const(s, code(v)))
+		if err != nil {
+			// Both sides were made with sort s.
+			panic(err)
+		}
+		f.inputs[name] = eq
+		f.inputOrder = append(f.inputOrder, name)
+	}
+	return x
+}
+
+// read returns the term for the value event b.ev read in slot: the SSA
+// variable of its definition, or an input.
+func (b *builder) read(slot int, t trace.Type) smt.Term {
+	f := b.f
+	it, ok := f.tr.Event(b.ev).Read(slot)
+	if !ok {
+		// Not evaluated (short-circuit): unconstrained, since the run's
+		// outcome did not depend on it.
+		s, _ := sortOf(t)
+		return f.c.Var(fmt.Sprintf("u%d.%d", b.ev, slot), s)
+	}
+	if o, ok := f.operand(b.ev, slot); ok && o.Type.Kind != 0 {
+		t = o.Type
+	}
+	if d := f.idx.def(b.ev, slot); d >= 0 {
+		for _, w := range f.tr.Event(d).Writes {
+			if w.Loc == it.Loc {
+				b.deps = append(b.deps, d)
+				x := f.defVar(d, w.Slot)
+				s, _ := sortOf(t)
+				if x.Sort() != s {
+					if y, err := f.c.Convert(x, s); err == nil {
+						return y
+					}
+				}
+				return x
+			}
+		}
+	}
+	return f.input(fmt.Sprintf("in%d.%d", b.ev, slot), it.Value, t)
+}
+
+// observed returns the premise "every read of the event has its observed
+// value", the left side of a point-wise encoding.
+func (b *builder) observed() []smt.Term {
+	var pre []smt.Term
+	site := b.f.tr.SiteOf(b.ev)
+	for _, it := range b.f.tr.Event(b.ev).Reads {
+		var t trace.Type
+		for _, o := range site.Operands {
+			if o.Slot == it.Slot {
+				t = o.Type
+			}
+		}
+		x := b.read(it.Slot, t)
+		eq, err := b.f.c.Eq(x, b.f.c.Const(x.Sort(), code(it.Value)))
+		if err == nil {
+			pre = append(pre, eq)
+		}
+	}
+	return pre
+}
+
+// pointWise returns (reads = observed) → (result = observed).
+func (b *builder) pointWise(result smt.Term, v trace.Value) smt.Term {
+	b.f.pointWise++
+	post, err := b.f.c.Eq(result, b.f.c.Const(result.Sort(), code(v)))
+	if err != nil {
+		panic(err) // same sort by construction
+	}
+	return b.f.c.Implies(b.f.c.And(b.observed()...), post)
+}
+
+// expr returns [[e]] evaluated at event b.ev, or sets b.opaque.
+func (b *builder) expr(e *trace.Expr) smt.Term {
+	c := b.f.c
+	if e == nil {
+		b.opaque = true
+		return c.Bool(false)
+	}
+	switch e.Op {
+	case trace.ExprConst:
+		return b.f.constOf(e.Const, e.Type)
+	case trace.ExprRead:
+		return b.read(e.Slot, e.Type)
+	case trace.ExprCall:
+		return b.call(e)
+	case trace.ExprUnary:
+		x := b.expr(e.X)
+		if _, precise := sortOf(e.X.Type); !precise && e.X.Type.Kind != 0 {
+			b.opaque = true
+			return x
+		}
+		r, err := c.Unary(e.Tok, x)
+		if err != nil {
+			b.opaque = true
+			return x
+		}
+		return r
+	case trace.ExprBinary:
+		return b.binary(e)
+	case trace.ExprConv:
+		x := b.expr(e.X)
+		s, precise := sortOf(e.Type)
+		_, xPrecise := sortOf(e.X.Type)
+		if !precise || !xPrecise {
+			b.opaque = true
+			return x
+		}
+		r, err := c.Convert(x, s)
+		if err != nil {
+			b.opaque = true
+			return x
+		}
+		return r
+	}
+	b.opaque = true
+	return c.Bool(false)
+}
+
+func (b *builder) binary(e *trace.Expr) smt.Term {
+	c := b.f.c
+	x, y := b.expr(e.X), b.expr(e.Y)
+	if b.opaque {
+		return x
+	}
+	_, px := sortOf(e.X.Type)
+	_, py := sortOf(e.Y.Type)
+	if !px || !py {
+		// Codes are equal exactly when the values are, except for floats
+		// (NaN, ±0) and values recorded without a hash.
+		if (e.Tok == token.EQL || e.Tok == token.NEQ) && e.X.Type.Kind != trace.TypeFloat && e.Y.Type.Kind != trace.TypeFloat &&
+			e.X.Type.Kind != trace.TypeOther && e.X.Type.Kind != trace.TypeStruct && e.X.Type.Kind != trace.TypeArray {
+			eq, err := c.Eq(x, y)
+			if err == nil {
+				if e.Tok == token.NEQ {
+					return c.Not(eq)
+				}
+				return eq
+			}
+		}
+		b.opaque = true
+		return x
+	}
+	// An untyped constant may have been recorded with a default type.
+	if e.Tok != token.SHL && e.Tok != token.SHR && x.Sort() != y.Sort() {
+		switch {
+		case e.Y.Op == trace.ExprConst:
+			y = c.Const(x.Sort(), code(e.Y.Const))
+		case e.X.Op == trace.ExprConst:
+			x = c.Const(y.Sort(), code(e.X.Const))
+		}
+	}
+	r, err := c.Binary(e.Tok, x, y)
+	if err != nil {
+		b.opaque = true
+		return x
+	}
+	return r
+}
+
+// call returns the result of the call at site e.Call made by the current
+// statement: the callee's return binding, or the result variable of an
+// uninstrumented call.
+func (b *builder) call(e *trace.Expr) smt.Term {
+	f := b.f
+	s, _ := sortOf(e.Type)
+	ci := f.idx.lastCall(b.ev, e.Call)
+	if ci < 0 {
+		b.opaque = true
+		return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
+	}
+	ce := f.tr.Event(ci)
+	switch ce.Kind {
+	case trace.EvCall:
+		fr := f.idx.callee[ci]
+		if fr == 0 {
+			b.opaque = true
+			return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
+		}
+		exit := f.tr.Frame(fr).Exit
+		if exit < 0 || f.tr.Event(exit).Kind != trace.EvReturn {
+			b.opaque = true
+			return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
+		}
+		b.deps = append(b.deps, exit)
+		return f.c.Var(fmt.Sprintf("r%d.%d", fr, e.Slot), s)
+	case trace.EvCallExt:
+		b.deps = append(b.deps, ci)
+		key := [2]int{ci, e.Slot}
+		if r, ok := f.extRes[key]; ok {
+			return r
+		}
+		r := f.c.Var(fmt.Sprintf("x%d.%d", ci, e.Slot), s)
+		f.extRes[key] = r
+		return r
+	}
+	b.opaque = true
+	return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
+}
+
+// eventClause returns the soft clause of event i, building it on first
+// use; nil if the event constrains nothing (calls, failures, branches
+// without a boolean condition).
+func (f *formula) eventClause(i int) (ec *evClause, err error) {
+	if ec, ok := f.clause[i]; ok {
+		return ec, nil
+	}
+	err = f.c.Do(func() { ec = f.build(i) })
+	if err != nil {
+		return nil, fmt.Errorf("encoding event %d: %w", i, err)
+	}
+	f.clause[i] = ec
+	return ec, nil
+}
+
+func (f *formula) build(i int) *evClause {
+	ev := f.tr.Event(i)
+	site := f.tr.SiteOf(i)
+	b := &builder{f: f, ev: i}
+	var parts []smt.Term
+	// bind encodes lhs = [[e]] at event src, point-wise on failure.
+	bind := func(src int, lhs smt.Term, e *trace.Expr, v trace.Value) {
+		eb := &builder{f: f, ev: src}
+		rhs := eb.expr(e)
+		var cl smt.Term
+		if !eb.opaque {
+			if rhs.Sort() != lhs.Sort() {
+				if r, err := f.c.Convert(rhs, lhs.Sort()); err == nil {
+					rhs = r
+				}
+			}
+			eq, err := f.c.Eq(lhs, rhs)
+			if err != nil {
+				eb.opaque = true
+			} else {
+				cl = eq
+			}
+		}
+		if eb.opaque {
+			eb.deps = nil
+			cl = eb.pointWise(lhs, v)
+		}
+		parts = append(parts, cl)
+		b.deps = append(b.deps, eb.deps...)
+	}
+	switch ev.Kind {
+	case trace.EvAssign:
+		for k, w := range ev.Writes {
+			var e *trace.Expr
+			if len(site.Exprs) == len(ev.Writes) {
+				e = site.Exprs[k]
+			}
+			bind(i, f.defVar(i, w.Slot), e, w.Value)
+		}
+	case trace.EvBranch:
+		// A range iteration writes its key and value from memory the
+		// tracer does not model: point-wise over what it read.
+		for _, w := range ev.Writes {
+			parts = append(parts, b.pointWise(f.defVar(i, w.Slot), w.Value))
+		}
+		if len(ev.Values) > 0 && ev.Values[0].Kind == trace.ValBool && len(site.Exprs) > 0 {
+			bind(i, f.c.Bool(ev.Values[0].Bool()), site.Exprs[0], ev.Values[0])
+		}
+	case trace.EvEntry:
+		fr := f.tr.Frame(ev.Frame)
+		call := -1
+		if fr.Call >= 0 && fr.Call < len(f.tr.Events) && f.tr.Event(fr.Call).Kind == trace.EvCall {
+			call = fr.Call
+		}
+		var args []*trace.Expr
+		if call >= 0 {
+			args = f.tr.SiteOf(call).Exprs
+		}
+		for k, w := range ev.Writes {
+			lhs := f.defVar(i, w.Slot)
+			// Arguments bind positionally; a receiver or variadic
+			// parameter shifts them, and the extra parameters are inputs.
+			off := len(ev.Writes) - len(args)
+			if call < 0 || k < off || off < 0 {
+				o, _ := f.operand(i, w.Slot)
+				x := f.input(fmt.Sprintf("p%d.%d", i, w.Slot), w.Value, o.Type)
+				eq, err := f.c.Eq(lhs, x)
+				if err != nil {
+					panic(err) // same sort by construction
+				}
+				parts = append(parts, eq)
+				continue
+			}
+			bind(call, lhs, args[k-off], w.Value)
+		}
+	case trace.EvReturn:
+		for k, v := range ev.Values {
+			var e *trace.Expr
+			if len(site.Exprs) == len(ev.Values) {
+				e = site.Exprs[k]
+			}
+			t := trace.Type{}
+			if e != nil {
+				t = e.Type
+			} else {
+				t = typeOfValue(v)
+			}
+			s, _ := sortOf(t)
+			bind(i, f.c.Var(fmt.Sprintf("r%d.%d", ev.Frame, k), s), e, v)
+		}
+	case trace.EvCallExt:
+		for k, v := range ev.Values {
+			r, ok := f.extRes[[2]int{i, k}]
+			if !ok {
+				continue
+			}
+			parts = append(parts, b.pointWise(r, v))
+		}
+	default:
+		return nil
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return &evClause{term: f.c.And(parts...), deps: dedup(b.deps)}
+}
+
+func typeOfValue(v trace.Value) trace.Type {
+	switch v.Kind {
+	case trace.ValBool:
+		return trace.Type{Kind: trace.TypeBool}
+	case trace.ValInt:
+		return trace.Type{Kind: trace.TypeInt, Bits: 64}
+	case trace.ValUint:
+		return trace.Type{Kind: trace.TypeUint, Bits: 64}
+	}
+	return trace.Type{Kind: trace.TypeOther}
+}
+
+func dedup(xs []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

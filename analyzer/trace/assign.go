@@ -1,0 +1,200 @@
+package trace
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"strings"
+)
+
+// writeStmt registers e as a written operand of st and returns the
+// statement recording its current value ("" if it cannot be re-read).
+func (r *rewriter) writeStmt(st *Site, e ast.Expr) string {
+	t := r.info.TypeOf(e)
+	li := r.loc(e)
+	if li.kind == LocNone && !r.pure(e) {
+		r.skip(e, "written location with side effects")
+		return ""
+	}
+	slot := r.addOperand(st, e, t, li, true)
+	return r.writeCall(slot, r.text(e), t, li)
+}
+
+func assignKind(tok token.Token) SiteKind {
+	switch tok {
+	case token.DEFINE:
+		return SiteDefine
+	case token.ASSIGN:
+		return SiteAssign
+	case token.INC, token.DEC:
+		return SiteIncDec
+	}
+	return SiteOpAssign
+}
+
+// opOf maps an op-assign or inc/dec token to its binary operator.
+func opOf(tok token.Token) token.Token {
+	switch tok {
+	case token.INC:
+		return token.ADD
+	case token.DEC:
+		return token.SUB
+	}
+	s := tok.String()
+	for t := token.ADD; t <= token.AND_NOT; t++ {
+		if t.String()+"=" == s {
+			return t
+		}
+	}
+	return token.ILLEGAL
+}
+
+// assign instruments an assignment, define, inc/dec or op-assign in a
+// statement list: reads wrap in place, writes are re-read right after.
+func (r *rewriter) assign(s ast.Stmt, at token.Pos) {
+	var lhs, rhs []ast.Expr
+	var tok token.Token
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		lhs, rhs, tok = s.Lhs, s.Rhs, s.Tok
+	case *ast.IncDecStmt:
+		lhs, tok = []ast.Expr{s.X}, s.Tok
+	}
+	st := r.site(assignKind(tok), s)
+	r.mark(at, st)
+	if tok != token.ASSIGN && tok != token.DEFINE {
+		st.Op = tok
+		// The target is read first; re-evaluating it before the statement is
+		// safe because it has no side effects.
+		x := lhs[0]
+		if !r.pure(x) {
+			r.skip(s, "op-assign to a location with side effects")
+			return
+		}
+		li := r.loc(x)
+		slot := r.addOperand(st, x, r.info.TypeOf(x), li, false)
+		open, close := r.readWrap(slot, r.info.TypeOf(x), li)
+		r.es.pre(r.off(s.Pos()), open+r.text(x)+close+"; ")
+		read := &Expr{Op: ExprRead, Slot: slot, Type: typeOf(r.info.TypeOf(x)), Text: r.text(x)}
+		var y *Expr
+		if rhs != nil {
+			y = r.expr(rhs[0], st)
+		} else {
+			y = &Expr{Op: ExprConst, Const: Value{Kind: constKind(read.Type), Bits: 1}, Type: read.Type, Text: "1"}
+		}
+		st.Exprs = []*Expr{{Op: ExprBinary, Tok: opOf(tok), X: read, Y: y, Type: read.Type, Text: st.Text}}
+	} else {
+		for _, e := range rhs {
+			st.Exprs = append(st.Exprs, r.expr(e, st))
+		}
+		if len(rhs) == 1 && len(lhs) > 1 {
+			call := st.Exprs[0]
+			st.Exprs = nil
+			for k := range lhs {
+				st.Exprs = append(st.Exprs, &Expr{Op: ExprOpaque, Args: []*Expr{call}, Slot: k, Call: call.Call, Text: call.Text})
+			}
+		}
+	}
+	var b strings.Builder
+	for _, e := range lhs {
+		if isBlank(e) {
+			continue
+		}
+		if w := r.writeStmt(st, e); w != "" {
+			b.WriteString("; " + w)
+		}
+	}
+	fmt.Fprintf(&b, "; %s.E(%s, %d, %d)", rtName, r.fa(), EvAssign, st.ID)
+	r.es.post(r.off(s.End()), b.String())
+}
+
+func constKind(t Type) ValueKind {
+	switch t.Kind {
+	case TypeUint:
+		return ValUint
+	case TypeFloat:
+		return ValFloat
+	}
+	return ValInt
+}
+
+// varDecl instruments `var x T` and `var x, y = e1, e2` inside a function.
+func (r *rewriter) varDecl(gd *ast.GenDecl, at token.Pos) {
+	st := r.site(SiteDefine, gd)
+	r.mark(at, st)
+	var b strings.Builder
+	for _, sp := range gd.Specs {
+		vs := sp.(*ast.ValueSpec)
+		for _, v := range vs.Values {
+			st.Exprs = append(st.Exprs, r.expr(v, st))
+		}
+		for _, n := range vs.Names {
+			if n.Name == "_" {
+				continue
+			}
+			if w := r.writeStmt(st, n); w != "" {
+				b.WriteString("; " + w)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "; %s.E(%s, %d, %d)", rtName, r.fa(), EvAssign, st.ID)
+	r.es.post(r.off(gd.End()), b.String())
+}
+
+// header instruments a for-loop init or post statement, where no statement
+// can be inserted: a single-variable write becomes x = _ct.W1(f, s, 0, e).
+func (r *rewriter) header(s ast.Stmt) {
+	var x ast.Expr
+	var tok token.Token
+	var rhs ast.Expr
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		if len(s.Lhs) != 1 || len(s.Rhs) != 1 {
+			r.skip(s, "multi-value assignment in a statement header")
+			return
+		}
+		x, tok, rhs = s.Lhs[0], s.Tok, s.Rhs[0]
+	case *ast.IncDecStmt:
+		x, tok = s.X, s.Tok
+	default:
+		r.skip(s, "statement in a statement header")
+		return
+	}
+	id, ok := x.(*ast.Ident)
+	v := r.varOf(id)
+	if !ok || v == nil || id.Name == "_" {
+		r.skip(s, "header assignment to a non-variable")
+		return
+	}
+	st := r.site(assignKind(tok), s)
+	li := r.loc(id)
+	if li.kind != LocLocal {
+		li = locInfo{}
+	}
+	slotW := r.addOperand(st, id, v.Type(), li, true)
+	w1 := fmt.Sprintf("%s.W1(%s, %d, %d, ", rtName, r.fa(), st.ID, slotW)
+	switch tok {
+	case token.DEFINE, token.ASSIGN:
+		if !r.wrappableAs(rhs, v.Type(), tok == token.DEFINE) {
+			r.skip(s, "header assignment of an untyped or converted value")
+			return
+		}
+		st.Exprs = []*Expr{r.expr(rhs, st)}
+		r.es.wrap(r.off(rhs.Pos()), r.off(rhs.End()), w1, ")")
+	default:
+		st.Op = tok
+		slotR := r.addOperand(st, id, v.Type(), li, false)
+		open, close := r.readWrap(slotR, v.Type(), li)
+		read := &Expr{Op: ExprRead, Slot: slotR, Type: typeOf(v.Type()), Text: id.Name}
+		op := opOf(tok)
+		if rhs == nil {
+			st.Exprs = []*Expr{{Op: ExprBinary, Tok: op, X: read, Y: &Expr{Op: ExprConst, Const: Value{Kind: constKind(read.Type), Bits: 1}, Type: read.Type, Text: "1"}, Type: read.Type}}
+			r.es.replace(r.off(s.Pos()), r.off(s.End()), fmt.Sprintf("%s = %s%s%s%s %s 1)", id.Name, w1, open, id.Name, close, op))
+			return
+		}
+		y := r.expr(rhs, st)
+		st.Exprs = []*Expr{{Op: ExprBinary, Tok: op, X: read, Y: y, Type: read.Type}}
+		r.es.replace(r.off(s.Pos()), r.off(rhs.Pos()), fmt.Sprintf("%s = %s%s%s%s %s (", id.Name, w1, open, id.Name, close, op))
+		r.es.post(r.off(rhs.End()), "))")
+	}
+}

@@ -1,0 +1,154 @@
+package trace
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// callExpr handles conversions, builtins and calls in expression context.
+func (r *rewriter) callExpr(c *ast.CallExpr, st *Site, out *Expr) *Expr {
+	if tv := r.info.Types[c.Fun]; tv.IsType() {
+		if len(c.Args) == 1 {
+			out.Op, out.X = ExprConv, r.expr(c.Args[0], st)
+		}
+		return out
+	}
+	if id, ok := unparen(c.Fun).(*ast.Ident); ok {
+		if b, ok := r.info.Uses[id].(*types.Builtin); ok {
+			return r.builtin(b, c, st, out)
+		}
+	}
+	if sel, ok := unparen(c.Fun).(*ast.SelectorExpr); ok {
+		if _, ok := r.info.Uses[sel.Sel].(*types.Builtin); ok {
+			return out // unsafe.*: operands must stay as written
+		}
+	}
+	return r.call(c, st, token.NoPos)
+}
+
+func (r *rewriter) builtin(b *types.Builtin, c *ast.CallExpr, st *Site, out *Expr) *Expr {
+	switch b.Name() {
+	case "len", "cap":
+		out.Op, out.X = ExprLen, r.expr(c.Args[0], st)
+		if b.Name() == "len" {
+			out.Tok = token.IDENT
+		}
+		return out
+	case "panic":
+		out.Args = []*Expr{r.expr(c.Args[0], st)}
+		return out
+	}
+	for _, a := range c.Args {
+		if r.info.Types[a].IsType() {
+			continue
+		}
+		out.Args = append(out.Args, r.expr(a, st))
+	}
+	return out
+}
+
+// call instruments a call: its arguments are reads of the call's own site;
+// the event before the call (instrumented callee or failure point) or after
+// it (uninstrumented callee) consumes them. A single result is pushed as a
+// read of the enclosing site st. at is the statement position when the call
+// is a statement on its own.
+func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
+	kind, fn := r.callKind(c)
+	cs := r.site(kind, c)
+	if fn != nil {
+		cs.Callee = fn.FullName()
+	}
+	switch f := unparen(c.Fun).(type) {
+	case *ast.FuncLit:
+		r.funcLit(f)
+	case *ast.SelectorExpr:
+		if _, isCall := unparen(f.X).(*ast.CallExpr); isCall {
+			r.expr(f.X, cs)
+		}
+	}
+	for _, a := range c.Args {
+		cs.Exprs = append(cs.Exprs, r.expr(a, cs))
+	}
+	if kind == SiteCall || kind == SiteFail {
+		ev := EvCall
+		if kind == SiteFail {
+			ev = EvFail
+		}
+		if !r.before(c, cs, ev) {
+			if at.IsValid() {
+				r.es.pre(r.off(at), fmt.Sprintf("%s.E(%s, %d, %d); ", rtName, r.fa(), ev, cs.ID))
+			} else {
+				r.skip(c, "call event not recordable before the call")
+			}
+		}
+	}
+	out := &Expr{Op: ExprCall, Call: cs.ID, Slot: -1, Type: typeOf(r.info.TypeOf(c)), Text: cs.Text}
+	rt := r.info.TypeOf(c)
+	if _, tuple := rt.(*types.Tuple); rt == nil || tuple || at.IsValid() {
+		if kind == SiteCallExt && at.IsValid() {
+			r.es.post(r.off(c.End()), fmt.Sprintf("; %s.E(%s, %d, %d)", rtName, r.fa(), EvCallExt, cs.ID))
+		}
+		return out
+	}
+	out.Slot = r.addOperand(st, c, rt, locInfo{}, false)
+	open := fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), out.Slot)
+	if kind != SiteCall {
+		open = fmt.Sprintf("%s.X(%s, %d, %d, ", rtName, r.fa(), cs.ID, out.Slot)
+	}
+	r.es.wrap(r.off(c.Pos()), r.off(c.End()), open, ")")
+	return out
+}
+
+// before emits event ev once the call's operands are evaluated: around the
+// last argument when its type survives a generic identity, else around the
+// function value.
+func (r *rewriter) before(c *ast.CallExpr, cs *Site, ev EventKind) bool {
+	if n := len(c.Args); n > 0 {
+		a := c.Args[n-1]
+		tv := r.info.Types[a]
+		_, tuple := tv.Type.(*types.Tuple)
+		if tv.Type != nil && !tuple && !tv.IsType() && !r.untypedOrigin(a) {
+			r.es.wrap(r.off(a.Pos()), r.off(a.End()), fmt.Sprintf("%s.CL(%s, %d, %d, ", rtName, r.fa(), ev, cs.ID), ")")
+			return true
+		}
+	}
+	if r.genericFun(c.Fun) {
+		return false
+	}
+	r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.CF(%s, %d, %d, ", rtName, r.fa(), ev, cs.ID), ")")
+	return true
+}
+
+// genericFun reports whether fun names a generic function whose type
+// arguments are inferred (it cannot be used as a value unchanged).
+func (r *rewriter) genericFun(fun ast.Expr) bool {
+	var id *ast.Ident
+	switch f := unparen(fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		return false
+	default:
+		return false
+	}
+	_, ok := r.info.Instances[id]
+	return ok
+}
+
+// callAt instruments a call that is a statement by itself.
+func (r *rewriter) callAt(c *ast.CallExpr, st *Site, at token.Pos) {
+	if tv := r.info.Types[c.Fun]; tv.IsType() {
+		return
+	}
+	if id, ok := unparen(c.Fun).(*ast.Ident); ok {
+		if b, ok := r.info.Uses[id].(*types.Builtin); ok {
+			r.builtin(b, c, st, &Expr{})
+			return
+		}
+	}
+	r.call(c, st, at)
+}

@@ -1,0 +1,133 @@
+package trace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func run(ctx context.Context, cfg Config) (*Trace, error) {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Minute
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = defaultMaxBytes
+	}
+	tmp, err := os.MkdirTemp("", "culprit-trace-build-")
+	if err != nil {
+		return nil, fmt.Errorf("tracing %s: %w", cfg.Test, err)
+	}
+	defer os.RemoveAll(tmp)
+	if cfg.TraceDir == "" {
+		if cfg.TraceDir, err = os.MkdirTemp("", "culprit-trace-"); err != nil {
+			return nil, fmt.Errorf("tracing %s: %w", cfg.Test, err)
+		}
+	}
+	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp)
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(tmp, "test.bin")
+	if err := build(ctx, cfg, in, tmp, bin); err != nil {
+		return nil, err
+	}
+	if err := in.tab.write(cfg.TraceDir); err != nil {
+		return nil, err
+	}
+	res, err := runBinary(ctx, cfg, bin)
+	if err != nil {
+		return nil, err
+	}
+	t, err := Read(cfg.TraceDir)
+	if err != nil {
+		return nil, err
+	}
+	t.Result = res
+	return t, nil
+}
+
+var errLine = regexp.MustCompile(`(?m)^(?:# \S+\n)?(\S+\.go):\d+:\d+: `)
+
+// build compiles the instrumented test binary. A rewritten file that does
+// not compile is replaced by its original and listed as skipped.
+func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) error {
+	ov := filepath.Join(tmp, "overlay.json")
+	for attempt := 0; ; attempt++ {
+		if err := writeOverlay(ov, in.overlay); err != nil {
+			return err
+		}
+		cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "-overlay", ov, "-vet=off", cfg.Pkg)
+		cmd.Dir = cfg.Dir
+		cmd.Env = append(os.Environ(), cfg.Env...)
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			return nil
+		}
+		dropped := false
+		for _, m := range errLine.FindAllStringSubmatch(string(out), -1) {
+			name := m[1]
+			if !filepath.IsAbs(name) {
+				name = filepath.Join(cfg.Dir, cfg.Pkg, name)
+			}
+			name = filepath.Clean(name)
+			for orig, repl := range in.overlay {
+				if (orig == name || repl == m[1] || repl == name) && !strings.Contains(orig, rtDir) {
+					delete(in.overlay, orig)
+					in.tab.Skipped = append(in.tab.Skipped, Skip{Pos: Pos{File: rel(cfg.Dir, orig)}, Reason: "instrumented file did not compile: " + firstLine(m[0])})
+					dropped = true
+				}
+			}
+		}
+		if !dropped || attempt > 20 {
+			return fmt.Errorf("building traced test binary: %w\n%s", err, out)
+		}
+	}
+}
+
+func firstLine(s string) string { return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) }
+
+// testPattern turns "TestA/sub" into "^TestA$/^sub$".
+func testPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+func runBinary(ctx context.Context, cfg Config, bin string) (RunResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run", testPattern(cfg.Test), "-test.count=1", "-test.v",
+		"-test.timeout", cfg.Timeout.String())
+	cmd.Dir = filepath.Join(cfg.Dir, cfg.Pkg)
+	cmd.Env = append(append(os.Environ(), cfg.Env...), "CULPRIT_TRACE="+cfg.TraceDir,
+		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	res := RunResult{Output: out.String(), Duration: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.ExitCode = ee.ExitCode()
+	default:
+		return res, fmt.Errorf("running traced test: %w", err)
+	}
+	res.Passed = err == nil && strings.Contains(res.Output, "--- PASS: "+cfg.Test)
+	res.Failed = !res.Passed
+	return res, nil
+}

@@ -1,0 +1,225 @@
+package trace
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"math"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// expr instruments the reads in e (attributed to site st) and returns its
+// shape.
+func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
+	tv := r.info.Types[e]
+	out := &Expr{Type: typeOf(tv.Type), Text: r.text(e)}
+	if len(out.Text) > 80 {
+		out.Text = out.Text[:80]
+	}
+	if tv.Value != nil {
+		out.Op, out.Const = ExprConst, constValue(tv.Value)
+		return out
+	}
+	if tv.IsNil() {
+		out.Op, out.Const = ExprConst, Value{Kind: ValPointer, Nil: true}
+		return out
+	}
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		return r.expr(x.X, st)
+	case *ast.Ident:
+		if r.varOf(x) != nil {
+			return r.leaf(e, st)
+		}
+	case *ast.SelectorExpr:
+		if sel := r.info.Selections[x]; sel != nil {
+			if sel.Kind() == types.FieldVal {
+				return r.leaf(e, st)
+			}
+			break
+		}
+		if _, ok := r.info.Uses[x.Sel].(*types.Var); ok {
+			return r.leaf(e, st)
+		}
+	case *ast.IndexExpr:
+		switch r.under(x.X).(type) {
+		case *types.Map, *types.Slice, *types.Array, *types.Pointer:
+			return r.leaf(e, st)
+		case *types.Basic: // string indexing: a function of the string and index
+			out.Args = []*Expr{r.expr(x.X, st), r.expr(x.Index, st)}
+		}
+	case *ast.StarExpr:
+		return r.leaf(e, st)
+	case *ast.UnaryExpr:
+		switch x.Op {
+		case token.SUB, token.XOR, token.NOT, token.ADD:
+			out.Op, out.Tok, out.X = ExprUnary, x.Op, r.expr(x.X, st)
+		case token.ARROW:
+			r.expr(x.X, st)
+			slot := r.addOperand(st, e, tv.Type, locInfo{}, false)
+			r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), slot), ")")
+			out.Op, out.Slot = ExprRead, slot
+		}
+	case *ast.BinaryExpr:
+		out.Op, out.Tok = ExprBinary, x.Op
+		out.X = r.expr(x.X, st)
+		if x.Op == token.LAND || x.Op == token.LOR {
+			r.shortCircuit(x)
+		}
+		out.Y = r.expr(x.Y, st)
+	case *ast.CallExpr:
+		return r.callExpr(x, st, out)
+	case *ast.CompositeLit:
+		for _, el := range x.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				if _, isStruct := r.under(x).(*types.Struct); !isStruct {
+					out.Args = append(out.Args, r.expr(kv.Key, st))
+				}
+				el = kv.Value
+			}
+			out.Args = append(out.Args, r.expr(el, st))
+		}
+	case *ast.FuncLit:
+		r.funcLit(x)
+	case *ast.TypeAssertExpr:
+		out.Args = []*Expr{r.expr(x.X, st)}
+	case *ast.SliceExpr:
+		if _, ok := r.under(x.X).(*types.Array); !ok {
+			out.Args = append(out.Args, r.expr(x.X, st))
+		}
+		for _, i := range []ast.Expr{x.Low, x.High, x.Max} {
+			if i != nil {
+				out.Args = append(out.Args, r.expr(i, st))
+			}
+		}
+	}
+	return out
+}
+
+// shortCircuit records the left operand of && / || as its own branch.
+func (r *rewriter) shortCircuit(x *ast.BinaryExpr) {
+	t := r.info.TypeOf(x.X)
+	if t != nil && !types.Identical(t, types.Typ[types.Bool]) && !r.untypedOrigin(x.X) {
+		return
+	}
+	kind := SiteAndAnd
+	if x.Op == token.LOR {
+		kind = SiteOrOr
+	}
+	s := r.site(kind, x)
+	r.es.wrap(r.off(x.X.Pos()), r.off(x.X.End()), fmt.Sprintf("%s.SC(%s, %d, ", rtName, r.fa(), s.ID), ")")
+}
+
+func (r *rewriter) funcLit(fl *ast.FuncLit) {
+	save := r.fname
+	r.fname += ".func"
+	r.function(nil, fl.Type, fl.Body, fl)
+	r.fname = save
+}
+
+// leaf records the read of a location, with its identity.
+func (r *rewriter) leaf(e ast.Expr, st *Site) *Expr {
+	r.innerReads(e, st)
+	t := r.info.TypeOf(e)
+	li := r.loc(e)
+	slot := r.addOperand(st, e, t, li, false)
+	open, close := r.readWrap(slot, t, li)
+	r.es.wrap(r.off(e.Pos()), r.off(e.End()), open, close)
+	return &Expr{Op: ExprRead, Slot: slot, Type: typeOf(t), Text: r.text(e)}
+}
+
+// innerReads instruments index expressions and calls below a location path.
+func (r *rewriter) innerReads(e ast.Expr, st *Site) {
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+	case *ast.SelectorExpr:
+		if r.info.Selections[x] != nil {
+			r.innerReads(x.X, st)
+		}
+	case *ast.IndexExpr:
+		r.expr(x.Index, st)
+		r.innerReads(x.X, st)
+	case *ast.StarExpr:
+		r.innerReads(x.X, st)
+	default:
+		r.expr(e, st)
+	}
+}
+
+func constValue(c constant.Value) Value {
+	switch c.Kind() {
+	case constant.Bool:
+		return Value{Kind: ValBool, Bits: b2u(constant.BoolVal(c))}
+	case constant.Int:
+		if v, ok := constant.Int64Val(c); ok {
+			return Value{Kind: ValInt, Bits: uint64(v)}
+		}
+		v, _ := constant.Uint64Val(c)
+		return Value{Kind: ValUint, Bits: v}
+	case constant.Float:
+		f, _ := constant.Float64Val(c)
+		return Value{Kind: ValFloat, Bits: math.Float64bits(f)}
+	case constant.String:
+		return stringValue(constant.StringVal(c))
+	}
+	return Value{Kind: ValOpaque}
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// stringValue encodes a string like the runtime does.
+func stringValue(s string) Value {
+	h := uint64(14695981039346656037)
+	hs := s
+	if len(hs) > 1024 {
+		hs = hs[:512] + hs[len(hs)-512:]
+	}
+	for i := 0; i < len(hs); i++ {
+		h ^= uint64(hs[i])
+		h *= 1099511628211
+	}
+	p := s
+	if len(p) > 8 {
+		p = p[:8]
+	}
+	return Value{Kind: ValString, Len: int64(len(s)), Hash: h, Prefix: p}
+}
+
+var failMethods = map[string]bool{"Error": true, "Errorf": true, "Fatal": true, "Fatalf": true, "Fail": true, "FailNow": true}
+
+func isTestify(path string) bool {
+	return strings.HasPrefix(path, "github.com/stretchr/testify/assert") || strings.HasPrefix(path, "github.com/stretchr/testify/require")
+}
+
+// callKind classifies a call by its static callee.
+func (r *rewriter) callKind(c *ast.CallExpr) (SiteKind, *types.Func) {
+	fn, _ := typeutil.Callee(r.info, c).(*types.Func)
+	if fn == nil || fn.Pkg() == nil {
+		return SiteCall, fn
+	}
+	path := fn.Pkg().Path()
+	sig, _ := fn.Type().(*types.Signature)
+	switch {
+	case path == "testing" && sig != nil && sig.Recv() != nil && failMethods[fn.Name()]:
+		return SiteFail, fn
+	case isTestify(path) && fn.Exported() && fn.Name() != "New":
+		return SiteFail, fn
+	case r.scope(fn.Pkg()):
+		return SiteCall, fn
+	}
+	if sig != nil && sig.Recv() != nil {
+		if _, isIface := sig.Recv().Type().Underlying().(*types.Interface); isIface {
+			return SiteCall, fn // may dispatch to instrumented code
+		}
+	}
+	return SiteCallExt, fn
+}

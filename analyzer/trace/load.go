@@ -1,0 +1,150 @@
+package trace
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// rtDir is the runtime package's directory below the module root; it exists
+// only in the overlay.
+const rtDir = "culprit_trace_rt"
+
+// instrumented is the result of rewriting the packages in scope.
+type instrumented struct {
+	tab     *table
+	overlay map[string]string // original path -> rewritten path
+	modPath string
+}
+
+// instrument loads pkg with its tests and rewrites every in-module file in
+// scope into tmp.
+func instrument(ctx context.Context, dir, pkg, tmp string) (*instrumented, error) {
+	cfg := &packages.Config{
+		Context: ctx,
+		Dir:     dir,
+		Tests:   true,
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
+			packages.NeedDeps | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
+	}
+	roots, err := packages.Load(cfg, pkg)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", pkg, err)
+	}
+	var mod *packages.Module
+	all := map[string]*packages.Package{}
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		if p.Module != nil && p.Module.Main {
+			all[p.ID] = p
+			if mod == nil {
+				mod = p.Module
+			}
+		}
+	})
+	if mod == nil {
+		return nil, fmt.Errorf("loading %s: no package of the main module", pkg)
+	}
+	inScope := func(tp *types.Package) bool {
+		return tp != nil && (tp.Path() == mod.Path || strings.HasPrefix(tp.Path(), mod.Path+"/")) && !strings.HasSuffix(tp.Path(), rtDir)
+	}
+	// Prefer the test variant of a package: it type-checks all files.
+	ids := make([]string, 0, len(all))
+	for id := range all {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := all[ids[i]], all[ids[j]]
+		if len(a.Syntax) != len(b.Syntax) {
+			return len(a.Syntax) > len(b.Syntax)
+		}
+		return ids[i] < ids[j]
+	})
+	in := &instrumented{tab: newTable(), overlay: map[string]string{}, modPath: mod.Path}
+	done := map[string]bool{}
+	n := 0
+	for _, id := range ids {
+		p := all[id]
+		if strings.HasSuffix(p.PkgPath, ".test") || p.TypesInfo == nil {
+			continue
+		}
+		if len(p.Errors) > 0 {
+			for _, f := range p.CompiledGoFiles {
+				in.tab.Skipped = append(in.tab.Skipped, Skip{Pos: Pos{File: rel(mod.Dir, f)}, Reason: "package has type errors"})
+			}
+			continue
+		}
+		for i, f := range p.Syntax {
+			name := p.CompiledGoFiles[i]
+			if done[name] || !strings.HasSuffix(name, ".go") || !strings.HasPrefix(name, mod.Dir) {
+				continue
+			}
+			done[name] = true
+			src, err := os.ReadFile(name)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", name, err)
+			}
+			n++
+			out, ok := rewriteOne(p, f, src, rel(mod.Dir, name), in.tab, inScope, mod.Path+"/"+rtDir, n)
+			if !ok {
+				continue
+			}
+			dst := filepath.Join(tmp, fmt.Sprintf("f%d_%s", n, filepath.Base(name)))
+			if err := os.WriteFile(dst, out, 0o644); err != nil {
+				return nil, fmt.Errorf("writing instrumented %s: %w", name, err)
+			}
+			in.overlay[name] = dst
+		}
+	}
+	if err := writeRuntime(filepath.Join(mod.Dir, rtDir), tmp, in.overlay); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// rewriteOne instruments one file; a panic in the rewriter (a construct it
+// mishandles) leaves the file unmodified.
+func rewriteOne(p *packages.Package, f *ast.File, src []byte, relName string, tab *table,
+	scope func(*types.Package) bool, rtPath string, n int) (out []byte, ok bool) {
+	tf := p.Fset.File(f.Pos())
+	if tf == nil || tf.Size() != len(src) {
+		return nil, false
+	}
+	save := len(tab.Sites)
+	defer func() {
+		if e := recover(); e != nil {
+			tab.Sites = tab.Sites[:save]
+			tab.Skipped = append(tab.Skipped, Skip{Pos: Pos{File: relName}, Reason: fmt.Sprint("rewriter: ", e)})
+			out, ok = nil, false
+		}
+	}()
+	r := &rewriter{fset: p.Fset, info: p.TypesInfo, file: f, src: src, base: tf.Base(), rel: relName,
+		tab: tab, scope: scope, gvar: fmt.Sprintf("_ctg%d", n)}
+	return r.rewriteFile(rtPath), true
+}
+
+func rel(root, name string) string {
+	r, err := filepath.Rel(root, name)
+	if err != nil {
+		return filepath.ToSlash(name)
+	}
+	return filepath.ToSlash(r)
+}
+
+func writeOverlay(path string, m map[string]string) error {
+	b, err := json.Marshal(struct{ Replace map[string]string }{m})
+	if err != nil {
+		return fmt.Errorf("encoding overlay: %w", err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("writing overlay: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+package trace
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+func (r *rewriter) stmts(list []ast.Stmt) {
+	for _, s := range list {
+		r.stmt(s, s.Pos())
+	}
+}
+
+// mark inserts the current-statement marker at off.
+func (r *rewriter) mark(off token.Pos, s *Site) {
+	r.es.pre(r.off(off), fmt.Sprintf("%s.S = %d; ", r.frame, s.ID))
+}
+
+// stmt instruments a statement in a statement list; at is where statements
+// may be inserted before it (before its label, if any).
+func (r *rewriter) stmt(s ast.Stmt, at token.Pos) {
+	switch s := s.(type) {
+	case *ast.LabeledStmt:
+		r.stmt(s.Stmt, at)
+	case *ast.BlockStmt:
+		r.stmts(s.List)
+	case *ast.AssignStmt:
+		r.assign(s, at)
+	case *ast.IncDecStmt:
+		r.assign(s, at)
+	case *ast.DeclStmt:
+		if gd, ok := s.Decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+			r.varDecl(gd, at)
+		}
+	case *ast.ExprStmt:
+		r.exprStmt(s, at)
+	case *ast.ReturnStmt:
+		r.ret(s, at)
+	case *ast.IfStmt:
+		r.ifStmt(s, at, true)
+	case *ast.ForStmt:
+		r.forStmt(s, at)
+	case *ast.RangeStmt:
+		st := r.site(SiteRange, s)
+		st.Text = strings.SplitN(st.Text, "\n", 2)[0]
+		r.mark(at, st)
+		var b strings.Builder
+		for _, e := range []ast.Expr{s.Key, s.Value} {
+			if e == nil || isBlank(e) {
+				continue
+			}
+			b.WriteString(r.writeStmt(st, e) + "; ")
+		}
+		fmt.Fprintf(&b, "%s.B(%s, %d, true); ", rtName, r.fa(), st.ID)
+		r.es.post(r.off(s.Body.Lbrace)+1, b.String())
+		r.stmts(s.Body.List)
+	case *ast.SwitchStmt:
+		r.withInit(s, s.Init, s.Switch, len("switch"), "switch", at)
+		st := r.site(SiteSwitch, s)
+		st.Text = strings.SplitN(st.Text, "\n", 2)[0]
+		if s.Tag != nil {
+			st.Exprs = []*Expr{r.expr(s.Tag, st)}
+		}
+		r.clauses(st, s.Body, s.Tag == nil)
+	case *ast.TypeSwitchStmt:
+		r.withInit(s, s.Init, s.Switch, len("switch"), "switch", at)
+		st := r.site(SiteSwitch, s)
+		st.Text = strings.SplitN(st.Text, "\n", 2)[0]
+		r.clauses(st, s.Body, false)
+	case *ast.SelectStmt:
+		st := r.site(SiteSelect, s)
+		st.Text = "select"
+		for k, c := range s.Body.List {
+			cc := c.(*ast.CommClause)
+			var b strings.Builder
+			if as, ok := cc.Comm.(*ast.AssignStmt); ok {
+				for _, e := range as.Lhs {
+					if !isBlank(e) {
+						b.WriteString(r.writeStmt(st, e) + "; ")
+					}
+				}
+			}
+			fmt.Fprintf(&b, "%s.Sw(%s, %d, %d); ", rtName, r.fa(), st.ID, k)
+			r.es.post(r.off(cc.Colon)+1, b.String())
+			r.stmts(cc.Body)
+		}
+	case *ast.SendStmt:
+		st := r.site(SiteStmt, s)
+		r.mark(at, st)
+		r.expr(s.Value, st)
+	case *ast.GoStmt:
+		r.deferred(s.Call, at)
+	case *ast.DeferStmt:
+		r.deferred(s.Call, at)
+	}
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "_"
+}
+
+// deferred instruments the arguments of a go or defer call (evaluated now)
+// and the function literal it may run.
+func (r *rewriter) deferred(c *ast.CallExpr, at token.Pos) {
+	st := r.site(SiteStmt, c)
+	r.mark(at, st)
+	for _, a := range c.Args {
+		r.expr(a, st)
+	}
+	if fl, ok := unparen(c.Fun).(*ast.FuncLit); ok {
+		r.funcLit(fl)
+	}
+}
+
+// withInit turns `kw init; x {...}` into `{ init; kw x {...} }` so that the
+// init statement can be instrumented as an ordinary statement.
+func (r *rewriter) withInit(n ast.Node, init ast.Stmt, kwPos token.Pos, kwLen int, kw string, at token.Pos) {
+	if init == nil {
+		return
+	}
+	semi := r.off(init.End())
+	for semi < len(r.src) && r.src[semi] != ';' {
+		semi++
+	}
+	if semi >= len(r.src) {
+		r.skip(init, "statement header without ';'")
+		return
+	}
+	r.es.replace(r.off(kwPos), r.off(kwPos)+kwLen, "{ ")
+	r.es.replace(semi, semi+1, "; "+kw+" ")
+	r.es.post(r.off(n.End()), " }")
+	r.stmt(init, init.Pos())
+}
+
+func (r *rewriter) ifStmt(s *ast.IfStmt, at token.Pos, mark bool) {
+	r.withInit(s, s.Init, s.If, len("if"), "if", at)
+	st := r.site(SiteIf, s.Cond)
+	if mark && s.Init == nil {
+		r.mark(at, st)
+	}
+	r.branchCond(st, s.Cond)
+	r.stmts(s.Body.List)
+	switch e := s.Else.(type) {
+	case *ast.BlockStmt:
+		r.stmts(e.List)
+	case *ast.IfStmt:
+		r.ifStmt(e, e.Pos(), false)
+	}
+}
+
+// branchCond records a condition's reads and outcome: cond -> _ct.B(f, s, cond).
+func (r *rewriter) branchCond(st *Site, cond ast.Expr) {
+	st.Exprs = []*Expr{r.expr(cond, st)}
+	open, close := fmt.Sprintf("%s.B(%s, %d, ", rtName, r.fa(), st.ID), ")"
+	if t := r.info.TypeOf(cond); t != nil && !types.Identical(t, types.Typ[types.Bool]) && !r.untypedOrigin(cond) {
+		open, close = open+"bool(", "))"
+	}
+	r.es.wrap(r.off(cond.Pos()), r.off(cond.End()), open, close)
+}
+
+func (r *rewriter) forStmt(s *ast.ForStmt, at token.Pos) {
+	if s.Init != nil {
+		r.header(s.Init)
+	}
+	if s.Cond != nil {
+		st := r.site(SiteFor, s.Cond)
+		r.mark(at, st)
+		r.branchCond(st, s.Cond)
+	}
+	if s.Post != nil {
+		r.header(s.Post)
+	}
+	r.stmts(s.Body.List)
+}
+
+// clauses instruments the case clauses of a switch: the clause taken is
+// recorded at its start; a default clause is added to record "none".
+func (r *rewriter) clauses(st *Site, body *ast.BlockStmt, tagless bool) {
+	hasDefault := false
+	for k, c := range body.List {
+		cc := c.(*ast.CaseClause)
+		if cc.List == nil {
+			hasDefault = true
+			st.Cases = append(st.Cases, nil)
+		} else {
+			var cs []*Expr
+			for _, e := range cc.List {
+				if tagless {
+					cst := r.site(SiteSwitchCase, e)
+					r.branchCond(cst, e)
+					cs = append(cs, cst.Exprs[0])
+				} else if r.info.Types[e].IsType() || r.info.Types[e].IsNil() {
+					continue
+				} else {
+					cs = append(cs, r.expr(e, st))
+				}
+			}
+			st.Cases = append(st.Cases, cs)
+		}
+		r.es.post(r.off(cc.Colon)+1, fmt.Sprintf(" %s.Sw(%s, %d, %d); ", rtName, r.fa(), st.ID, k))
+		r.stmts(cc.Body)
+	}
+	if !hasDefault {
+		r.es.pre(r.off(body.Rbrace), fmt.Sprintf("; default: %s.Sw(%s, %d, -1); ", rtName, r.fa(), st.ID))
+	}
+}
+
+func (r *rewriter) exprStmt(s *ast.ExprStmt, at token.Pos) {
+	call, ok := unparen(s.X).(*ast.CallExpr)
+	if !ok {
+		st := r.site(SiteStmt, s)
+		r.mark(at, st)
+		r.expr(s.X, st)
+		return
+	}
+	if id, ok := unparen(call.Fun).(*ast.Ident); ok {
+		if b, ok := r.info.Uses[id].(*types.Builtin); ok && b.Name() == "panic" {
+			st := r.site(SiteFail, s)
+			st.Callee = "panic"
+			r.mark(at, st)
+			st.Exprs = []*Expr{r.expr(call.Args[0], st)}
+			a := call.Args[0]
+			if r.info.Types[a].IsNil() {
+				r.es.pre(r.off(at), fmt.Sprintf("%s.E(%s, %d, %d); ", rtName, r.fa(), EvFail, st.ID))
+			} else {
+				r.es.wrap(r.off(a.Pos()), r.off(a.End()), fmt.Sprintf("%s.CL(%s, %d, %d, ", rtName, r.fa(), EvFail, st.ID), ")")
+			}
+			return
+		}
+	}
+	st := r.site(SiteStmt, s)
+	r.mark(at, st)
+	r.callAt(call, st, at)
+}
+
+func (r *rewriter) ret(s *ast.ReturnStmt, at token.Pos) {
+	st := r.site(SiteReturn, s)
+	r.mark(at, st)
+	if r.fsig == nil {
+		return
+	}
+	res := r.fsig.Results()
+	if len(s.Results) == 0 {
+		var b strings.Builder
+		for i := 0; i < res.Len(); i++ {
+			v := res.At(i)
+			if v.Name() == "" || v.Name() == "_" {
+				continue
+			}
+			fmt.Fprintf(&b, "%s.Val(%s, %d, %s); ", rtName, r.fa(), i, v.Name())
+		}
+		fmt.Fprintf(&b, "%s.R = %d; ", r.frame, st.ID)
+		r.es.pre(r.off(s.Pos()), b.String())
+		return
+	}
+	if len(s.Results) != res.Len() { // return f() with a tuple
+		st.Exprs = []*Expr{r.expr(s.Results[0], st)}
+		r.es.pre(r.off(s.Pos()), fmt.Sprintf("%s.R = %d; ", r.frame, st.ID))
+		return
+	}
+	last := -1
+	for i, e := range s.Results {
+		st.Exprs = append(st.Exprs, r.expr(e, st))
+		if tv := r.info.Types[e]; tv.Value == nil && !tv.IsNil() && !r.untypedOrigin(e) {
+			last = i
+		}
+	}
+	if last < 0 {
+		r.es.pre(r.off(s.Pos()), fmt.Sprintf("%s.R = %d; ", r.frame, st.ID))
+		return
+	}
+	for i, e := range s.Results {
+		if i < last && r.info.Types[e].Value == nil && !r.info.Types[e].IsNil() && !r.untypedOrigin(e) {
+			r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.Val(%s, %d, ", rtName, r.fa(), i), ")")
+		}
+	}
+	e := s.Results[last]
+	r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.RL(%s, %d, %d, ", rtName, r.fa(), st.ID, last), ")")
+}
