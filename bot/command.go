@@ -56,6 +56,9 @@ func parseCommand(body string) (cmd command, ok bool, err error) {
 		if len(args) > 0 && args[0] == "explain" {
 			args = args[1:]
 		}
+		if len(args) == 0 {
+			return command{}, true, nil
+		}
 		if len(args) > maxTests {
 			return command{}, true, fmt.Errorf("%w: at most %d tests, got %d", errUsage, maxTests, len(args))
 		}

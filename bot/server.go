@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -108,6 +109,9 @@ func (s *Server) Close(ctx context.Context) error {
 // logs on stderr, serving until ctx ends.
 func Run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	cfg, err := parseConfig(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -123,4 +127,3 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	return s.Serve(ctx, ln)
 }
-

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -44,17 +43,17 @@ func TestConstructs(t *testing.T) {
 		t.Fatalf("TestAll should pass under tracing:\n%s", tr.Result.Output)
 	}
 	for _, want := range []string{
-		"assign counter = 10 w:counter=10",       // init func
-		"branch a > b r:a=3 r:b=4 v=false",        // generics
+		"assign counter = 10 w:counter=10",         // init func
+		"branch a > b r:a=3 r:b=4 v=false",         // generics
 		"assign q, r = a/b, a%b r:a=7 r:b=2 r:a=7", // multiple assignment
 		"w:q=3 w:r=1",
 		"assign s += x r:s=1 r:x=2 w:s=3", // variadic + range
-		"assign n++ r:n=1 w:n=2",         // captured variable
-		"branch j == 3 r:j=3 v=true",     // labels
-		"branch k < 3 r:k=3 v=false",     // goto
-		"assign p.X *= k",                // pointer receiver
-		"entry func (s Sq) Area() int {", // interface dispatch
-		"branch i < 3",                   // goroutine
+		"assign n++ r:n=1 w:n=2",          // captured variable
+		"branch j == 3 r:j=3 v=true",      // labels
+		"branch k < 3 r:k=3 v=false",      // goto
+		"assign p.X *= k",                 // pointer receiver
+		"entry func (s Sq) Area() int {",  // interface dispatch
+		"branch i < 3",                    // goroutine
 		"assign last = r r:r=111 w:last=111",
 		"assign m[1] += 5 r:m[1]=0 w:m[1]=5",
 		"fail t.Fatal",
@@ -106,5 +105,3 @@ func tail(s string) string {
 	}
 	return s
 }
-
-var _ = os.Getenv

@@ -186,8 +186,15 @@ func (d *decoder) items(e *Event, ws []uint64) {
 }
 
 func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
-	need := map[ValueKind]int{ValBool: 1, ValInt: 1, ValUint: 1, ValFloat: 1, ValPointer: 1,
-		ValComplex: 2, ValIface: 2, ValString: 3, ValSlice: 3}[k]
+	need := 0
+	switch k {
+	case ValBool, ValInt, ValUint, ValFloat, ValPointer:
+		need = 1
+	case ValComplex, ValIface:
+		need = 2
+	case ValString, ValSlice:
+		need = 3
+	}
 	if len(w) < need {
 		return Value{}, nil
 	}

@@ -1,0 +1,52 @@
+package bot
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// A full queue answers 503 and forgets the delivery id, so that GitHub's
+// redelivery of it is processed rather than taken for a duplicate.
+func TestFullQueueIsRetried(t *testing.T) {
+	api := newFakeGitHub(t)
+	release := make(chan struct{})
+	api.block = release
+	cfg := testConfig(api.url())
+	cfg.Workers, cfg.Queue = 1, 1
+	_, url, drain := startBot(t, cfg)
+	body := fixture(t, "issue_comment_pr_created.json")
+
+	// The first job occupies the worker (its dispatch blocks); wait until
+	// it has been taken off the queue, then fill the queue.
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "first", body)); got != http.StatusAccepted {
+		t.Fatalf("first: status = %d", got)
+	}
+	waitFor(t, func() bool { return api.count("POST", "/reactions") == 1 })
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "second", body)); got != http.StatusAccepted {
+		t.Fatalf("second: status = %d", got)
+	}
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "third", body)); got != http.StatusServiceUnavailable {
+		t.Fatalf("third with a full queue: status = %d, want 503", got)
+	}
+	close(release)
+	waitFor(t, func() bool { return api.count("POST", "/dispatches") == 2 })
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "third", body)); got != http.StatusAccepted {
+		t.Errorf("redelivery of third: status = %d, want 202", got)
+	}
+	drain()
+	if n := api.count("POST", "/dispatches"); n != 3 {
+		t.Errorf("dispatches = %d, want 3", n)
+	}
+}
+
+func waitFor(t testing.TB, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

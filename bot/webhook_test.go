@@ -1,0 +1,297 @@
+package bot
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	permAlice    = "GET /api/v3/repos/octo-org/calc/collaborators/alice/permission"
+	reactEyes    = "POST /api/v3/repos/octo-org/calc/issues/comments/1978143220/reactions"
+	dispatchPath = "POST /api/v3/repos/octo-org/calc/actions/workflows/culprit.yml/dispatches"
+	replyPR42    = "POST /api/v3/repos/octo-org/calc/issues/42/comments"
+)
+
+func TestWebhook(t *testing.T) {
+	prComment := fixture(t, "issue_comment_pr_created.json")
+	runFailure := fixture(t, "workflow_run_failure.json")
+	fromUser := func(login, typ string) []byte {
+		return edit(t, prComment, map[string]any{"comment.user.login": login, "comment.user.type": typ})
+	}
+	withBody := func(body string) []byte { return edit(t, prComment, map[string]any{"comment.body": body}) }
+
+	tests := []struct {
+		name           string
+		delivery       delivery
+		dispatchStatus int
+		wantStatus     int
+		want           []string          // "METHOD path" of every API call, in order
+		wantBody       map[string]string // call → substring of its body
+	}{{
+		name:       "command from a writer",
+		delivery:   signed("issue_comment", "d-1", prComment),
+		wantStatus: http.StatusAccepted,
+		want:       []string{permAlice, reactEyes, dispatchPath},
+		wantBody: map[string]string{
+			reactEyes:    `{"content":"eyes"}`,
+			dispatchPath: `{"inputs":{"pr-number":"42","tests":"TestSum TestSum/empty"},"ref":"main"}`,
+		},
+	}, {
+		name:       "command from a maintainer-level admin",
+		delivery:   signed("issue_comment", "d-1", fromUser("mallory", "User")),
+		wantStatus: http.StatusAccepted,
+		want:       []string{"GET /api/v3/repos/octo-org/calc/collaborators/mallory/permission", reactEyes, dispatchPath},
+	}, {
+		name:       "bare command",
+		delivery:   signed("issue_comment", "d-1", withBody("/culprit")),
+		wantStatus: http.StatusAccepted,
+		want:       []string{permAlice, reactEyes, dispatchPath},
+		wantBody:   map[string]string{dispatchPath: `{"inputs":{"pr-number":"42","tests":""},"ref":"main"}`},
+	}, {
+		name:       "wrong signature",
+		delivery:   delivery{event: "issue_comment", id: "d-1", body: prComment, signature: sign("guess", prComment)},
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name:       "missing signature",
+		delivery:   delivery{event: "issue_comment", id: "d-1", body: prComment},
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name:       "signature of another body",
+		delivery:   delivery{event: "issue_comment", id: "d-1", body: prComment, signature: sign(testSecret, withBody("/culprit"))},
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name: "only the SHA-1 signature",
+		delivery: func() delivery {
+			d := signed("issue_comment", "d-1", prComment)
+			d.signature = ""
+			d.sha1 = "sha1=0123"
+			return d
+		}(),
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name:       "malformed signature",
+		delivery:   delivery{event: "issue_comment", id: "d-1", body: prComment, signature: "sha256=zz"},
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name:       "comment from a reader",
+		delivery:   signed("issue_comment", "d-1", fromUser("reader", "User")),
+		wantStatus: http.StatusAccepted,
+		want:       []string{"GET /api/v3/repos/octo-org/calc/collaborators/reader/permission", replyPR42},
+		wantBody:   map[string]string{replyPR42: "@reader only collaborators with write access"},
+	}, {
+		name:       "comment from a non-collaborator",
+		delivery:   signed("issue_comment", "d-1", fromUser("stranger", "User")),
+		wantStatus: http.StatusAccepted,
+		want:       []string{"GET /api/v3/repos/octo-org/calc/collaborators/stranger/permission", replyPR42},
+	}, {
+		name:       "comment from a bot",
+		delivery:   signed("issue_comment", "d-1", fromUser("culprit[bot]", "Bot")),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name:       "comment from a bot account typed as user",
+		delivery:   signed("issue_comment", "d-1", fromUser("renovate[bot]", "User")),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name:       "comment on an issue",
+		delivery:   signed("issue_comment", "d-1", fixture(t, "issue_comment_issue_created.json")),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name:       "edited comment",
+		delivery:   signed("issue_comment", "d-1", fixture(t, "issue_comment_pr_edited.json")),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name:       "comment without a command",
+		delivery:   signed("issue_comment", "d-1", withBody("LGTM, though /culprit could tell us more")),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name:       "malformed command",
+		delivery:   signed("issue_comment", "d-1", withBody("/culprit TestSum;rm")),
+		wantStatus: http.StatusAccepted,
+		want:       []string{permAlice, replyPR42},
+		wantBody:   map[string]string{replyPR42: "Usage: `/culprit [explain]"},
+	}, {
+		name:           "workflow missing",
+		delivery:       signed("issue_comment", "d-1", prComment),
+		dispatchStatus: http.StatusNotFound,
+		wantStatus:     http.StatusAccepted,
+		want:           []string{permAlice, reactEyes, dispatchPath, replyPR42},
+		wantBody:       map[string]string{replyPR42: "`.github/workflows/culprit.yml` was not found on the default branch `main`"},
+	}, {
+		name:           "workflow without dispatch trigger",
+		delivery:       signed("issue_comment", "d-1", prComment),
+		dispatchStatus: http.StatusUnprocessableEntity,
+		wantStatus:     http.StatusAccepted,
+		want:           []string{permAlice, reactEyes, dispatchPath, replyPR42},
+		wantBody:       map[string]string{replyPR42: "needs an `on: workflow_dispatch` trigger"},
+	}, {
+		name:       "default branch looked up when the payload lacks it",
+		delivery:   signed("issue_comment", "d-1", edit(t, prComment, map[string]any{"repository.default_branch": nil})),
+		wantStatus: http.StatusAccepted,
+		want:       []string{permAlice, reactEyes, "GET /api/v3/repos/octo-org/calc", dispatchPath},
+		wantBody:   map[string]string{dispatchPath: `"ref":"trunk"`},
+	}, {
+		name:       "failed run",
+		delivery:   signed("workflow_run", "d-1", runFailure),
+		wantStatus: http.StatusAccepted,
+		want:       []string{dispatchPath},
+		wantBody:   map[string]string{dispatchPath: `{"inputs":{"pr-number":"42","tests":""},"ref":"main"}`},
+	}, {
+		name:       "successful run",
+		delivery:   signed("workflow_run", "d-1", fixture(t, "workflow_run_success.json")),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name:       "failed run of the culprit workflow itself",
+		delivery:   signed("workflow_run", "d-1", edit(t, runFailure, map[string]any{"workflow.path": ".github/workflows/culprit.yml"})),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name:       "failed run not for a pull request",
+		delivery:   signed("workflow_run", "d-1", edit(t, runFailure, map[string]any{"workflow_run.pull_requests": []any{}})),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name: "failed run of a repository not opted in",
+		delivery: signed("workflow_run", "d-1", edit(t, runFailure, map[string]any{
+			"repository.name": "other", "repository.full_name": "octo-org/other",
+		})),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name:       "ping",
+		delivery:   signed("ping", "d-1", fixture(t, "ping.json")),
+		wantStatus: http.StatusOK,
+	}, {
+		name:       "unknown event",
+		delivery:   signed("star", "d-1", []byte(`{"action":"created"}`)),
+		wantStatus: http.StatusNoContent,
+	}, {
+		name:       "unknown event with a bad signature",
+		delivery:   delivery{event: "star", id: "d-1", body: []byte(`{}`), signature: sign("guess", []byte(`{}`))},
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name:       "signed but not JSON",
+		delivery:   signed("issue_comment", "d-1", []byte(`{"action":`)),
+		wantStatus: http.StatusBadRequest,
+	}, {
+		name:       "missing delivery id",
+		delivery:   signed("issue_comment", "", prComment),
+		wantStatus: http.StatusBadRequest,
+	}, {
+		name:       "repository the token is not for",
+		delivery:   signed("issue_comment", "d-1", edit(t, prComment, map[string]any{"repository.owner.login": "someone"})),
+		wantStatus: http.StatusNoContent,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := newFakeGitHub(t)
+			api.dispatchStatus = tt.dispatchStatus
+			_, url, drain := startBot(t, testConfig(api.url()))
+			if got := send(t, http.DefaultClient, url, tt.delivery); got != tt.wantStatus {
+				t.Errorf("status = %d, want %d", got, tt.wantStatus)
+			}
+			drain()
+			calls := api.recorded()
+			var got []string
+			for _, c := range calls {
+				got = append(got, c.String())
+				if c.Auth != "Bearer "+testToken {
+					t.Errorf("%s: Authorization = %q", c, c.Auth)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("API calls (-want +got):\n%s", diff)
+			}
+			for _, c := range calls {
+				if want, ok := tt.wantBody[c.String()]; ok && !strings.Contains(c.Body, want) {
+					t.Errorf("%s body = %s, want it to contain %s", c, c.Body, want)
+				}
+			}
+		})
+	}
+}
+
+func TestReplayedDelivery(t *testing.T) {
+	api := newFakeGitHub(t)
+	_, url, drain := startBot(t, testConfig(api.url()))
+	body := fixture(t, "issue_comment_pr_created.json")
+	for i, want := range []int{http.StatusAccepted, http.StatusOK, http.StatusOK} {
+		if got := send(t, http.DefaultClient, url, signed("issue_comment", "same-id", body)); got != want {
+			t.Errorf("delivery %d: status = %d, want %d", i, got, want)
+		}
+	}
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "other-id", body)); got != http.StatusAccepted {
+		t.Errorf("new delivery id: status = %d, want 202", got)
+	}
+	drain()
+	if n := api.count("POST", "/dispatches"); n != 2 {
+		t.Errorf("dispatches = %d, want 2 (one per delivery id)", n)
+	}
+}
+
+func TestFailedRunOncePerHead(t *testing.T) {
+	api := newFakeGitHub(t)
+	_, url, drain := startBot(t, testConfig(api.url()))
+	body := fixture(t, "workflow_run_failure.json")
+	other := edit(t, body, map[string]any{"workflow.path": ".github/workflows/lint.yml", "workflow_run.id": 99})
+	newHead := edit(t, body, map[string]any{"workflow_run.head_sha": "0000000000000000000000000000000000000001"})
+	for i, b := range [][]byte{body, other, newHead} {
+		if got := send(t, http.DefaultClient, url, signed("workflow_run", string(rune('a'+i)), b)); got != http.StatusAccepted {
+			t.Errorf("delivery %d: status = %d", i, got)
+		}
+	}
+	drain()
+	if n := api.count("POST", "/dispatches"); n != 2 {
+		t.Errorf("dispatches = %d, want 2 (one per head SHA)", n)
+	}
+}
+
+func TestFailedDispatchLetsTheHeadRetry(t *testing.T) {
+	api := newFakeGitHub(t)
+	api.dispatchStatus = http.StatusInternalServerError
+	cfg := testConfig(api.url())
+	cfg.Workers = 1
+	s, url, drain := startBot(t, cfg)
+	body := fixture(t, "workflow_run_failure.json")
+	send(t, http.DefaultClient, url, signed("workflow_run", "a", body))
+	send(t, http.DefaultClient, url, signed("workflow_run", "b", body))
+	drain()
+	if n := api.count("POST", "/dispatches"); n != 2 {
+		t.Errorf("dispatch attempts = %d, want 2: a failed dispatch must not mark the head as done", n)
+	}
+	if n := s.shas.len(); n != 0 {
+		t.Errorf("heads remembered = %d, want 0", n)
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	_, url, _ := startBot(t, testConfig(newFakeGitHub(t).url()))
+	resp, err := http.Get(url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("status = %d", resp.StatusCode)
+	}
+	resp, err = http.Get(url + "/webhook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /webhook status = %d, want 405", resp.StatusCode)
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	api := newFakeGitHub(t)
+	_, url, drain := startBot(t, testConfig(api.url()))
+	big := make([]byte, maxBody+1)
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "big", big)); got != http.StatusRequestEntityTooLarge {
+		t.Errorf("status = %d, want 413", got)
+	}
+	drain()
+	if calls := api.recorded(); len(calls) != 0 {
+		t.Errorf("API calls: %v", calls)
+	}
+}
