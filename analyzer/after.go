@@ -180,6 +180,19 @@ func (l *afterLoop) touched(hunks []diffhunks.Hunk, causes []*semantic.Cause, al
 				set[id] = true
 			}
 		}
+		// A parameter binding joins the call's arguments with the callee's
+		// parameter list: Lines names the call, and a changed signature
+		// (reordered or retyped parameters) is touched too.
+		for _, i := range c.Events {
+			if l.tr.Event(i).Kind != trace.EvEntry {
+				continue
+			}
+			if s := l.tr.SiteOf(i); s.Kind == trace.SiteFunc {
+				if id := hunkAt(s.Pos.File, s.Pos.Line); id != 0 {
+					set[id] = true
+				}
+			}
+		}
 		for _, b := range c.Blocks() {
 			file := l.repoPath(b.File)
 			for _, h := range hunks {
