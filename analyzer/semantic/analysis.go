@@ -370,7 +370,19 @@ func (a *Analysis) negate(t Target) (neg smt.Term, deps []int, err error) {
 		b := &builder{f: a.f, ev: t.Event}
 		ev := a.tr.Event(t.Event)
 		site := a.tr.SiteOf(t.Event)
-		if t.pred == predBranch && len(ev.Values) > 0 && ev.Values[0].Kind == trace.ValBool && len(site.Exprs) > 0 {
+		if h := a.rangeHeader(t.Event); h >= 0 {
+			// Iteration k of a range over a slice or string happened
+			// because the ranged value was long enough: point-wise, it
+			// would not have happened unless that value were as observed.
+			b = &builder{f: a.f, ev: h}
+			if obs := b.observed(); len(obs) > 0 {
+				a.f.pointWise++
+				neg, deps = a.c.Not(a.c.And(obs...)), b.deps
+				return
+			}
+			b = &builder{f: a.f, ev: t.Event}
+		}
+		if t.pred == predBranch && len(ev.Values) > 0 && ev.Values[0].Kind == trace.ValBool && len(site.Exprs) > 0 && site.Kind != trace.SiteRange {
 			cond := b.expr(site.Exprs[0])
 			if !b.opaque {
 				neg, bad = a.c.Eq(cond, a.c.Bool(!ev.Values[0].Bool()))
@@ -469,4 +481,20 @@ func (b byLabel) Swap(i, j int) {
 func (a *Analysis) describe(i int) string {
 	s := a.siteOfStmt(i)
 	return fmt.Sprintf("%s:%d %s", s.Pos.File, s.Pos.Line, s.Text)
+}
+
+// rangeHeader returns, for an iteration event i of a range loop, the event
+// that recorded the ranged value before the loop's first iteration, or -1.
+func (a *Analysis) rangeHeader(i int) int {
+	ev := a.tr.Event(i)
+	if ev.Kind != trace.EvBranch || a.tr.SiteOf(i).Kind != trace.SiteRange {
+		return -1
+	}
+	for _, j := range a.idx.before(ev.Frame, i) {
+		e := a.tr.Event(j)
+		if e.Site == ev.Site && e.Kind == trace.EvAssign {
+			return j
+		}
+	}
+	return -1
 }

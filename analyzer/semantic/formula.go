@@ -208,7 +208,13 @@ func (b *builder) expr(e *trace.Expr) smt.Term {
 	case trace.ExprRead:
 		return b.read(e.Slot, e.Type)
 	case trace.ExprCall:
-		return b.call(e)
+		return b.call(e, 0)
+	case trace.ExprOpaque:
+		// One result of a call with several, as the tracer shapes the
+		// targets of `x, y := f()`.
+		if len(e.Args) == 1 && e.Args[0] != nil && e.Args[0].Op == trace.ExprCall && e.Args[0].Call == e.Call && e.Slot >= 0 {
+			return b.call(e.Args[0], e.Slot)
+		}
 	case trace.ExprUnary:
 		x := b.expr(e.X)
 		if _, precise := sortOf(e.X.Type); !precise && e.X.Type.Kind != 0 {
@@ -286,7 +292,7 @@ func (b *builder) binary(e *trace.Expr) smt.Term {
 // call returns the result of the call at site e.Call made by the current
 // statement: the callee's return binding, or the result variable of an
 // uninstrumented call.
-func (b *builder) call(e *trace.Expr) smt.Term {
+func (b *builder) call(e *trace.Expr, res int) smt.Term {
 	f := b.f
 	s, _ := sortOf(e.Type)
 	ci := f.idx.lastCall(b.ev, e.Call)
@@ -307,15 +313,23 @@ func (b *builder) call(e *trace.Expr) smt.Term {
 			b.opaque = true
 			return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
 		}
+		if res >= len(f.tr.Event(exit).Values) {
+			b.opaque = true
+			return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
+		}
 		b.deps = append(b.deps, exit)
-		return f.c.Var(fmt.Sprintf("r%d.%d", fr, e.Slot), s)
+		return f.resultVar(exit, res)
 	case trace.EvCallExt:
+		if res >= len(ce.Values) {
+			b.opaque = true
+			return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
+		}
 		b.deps = append(b.deps, ci)
-		key := [2]int{ci, e.Slot}
+		key := [2]int{ci, res}
 		if r, ok := f.extRes[key]; ok {
 			return r
 		}
-		r := f.c.Var(fmt.Sprintf("x%d.%d", ci, e.Slot), s)
+		r := f.c.Var(fmt.Sprintf("x%d.%d", ci, res), s)
 		f.extRes[key] = r
 		return r
 	}
@@ -383,7 +397,9 @@ func (f *formula) build(i int) *evClause {
 		for _, w := range ev.Writes {
 			parts = append(parts, b.pointWise(f.defVar(i, w.Slot), w.Value))
 		}
-		if len(ev.Values) > 0 && ev.Values[0].Kind == trace.ValBool && len(site.Exprs) > 0 {
+		// A range site's Exprs describe the ranged value (read by its
+		// header event), not a condition.
+		if len(ev.Values) > 0 && ev.Values[0].Kind == trace.ValBool && len(site.Exprs) > 0 && site.Kind != trace.SiteRange {
 			bind(i, f.c.Bool(ev.Values[0].Bool()), site.Exprs[0], ev.Values[0])
 		}
 	case trace.EvEntry:
@@ -419,14 +435,7 @@ func (f *formula) build(i int) *evClause {
 			if len(site.Exprs) == len(ev.Values) {
 				e = site.Exprs[k]
 			}
-			t := trace.Type{}
-			if e != nil {
-				t = e.Type
-			} else {
-				t = typeOfValue(v)
-			}
-			s, _ := sortOf(t)
-			bind(i, f.c.Var(fmt.Sprintf("r%d.%d", ev.Frame, k), s), e, v)
+			bind(i, f.resultVar(i, k), e, v)
 		}
 	case trace.EvCallExt:
 		for k, v := range ev.Values {
@@ -443,6 +452,22 @@ func (f *formula) build(i int) *evClause {
 		return nil
 	}
 	return &evClause{term: f.c.And(parts...), deps: dedup(b.deps)}
+}
+
+// resultVar is the variable of result k bound by the return event ret;
+// its sort follows the returned expression's type, so that the binding
+// and every use of the call's result agree.
+func (f *formula) resultVar(ret, k int) smt.Term {
+	ev := f.tr.Event(ret)
+	site := f.tr.SiteOf(ret)
+	var t trace.Type
+	if len(site.Exprs) == len(ev.Values) && site.Exprs[k] != nil {
+		t = site.Exprs[k].Type
+	} else {
+		t = typeOfValue(ev.Values[k])
+	}
+	s, _ := sortOf(t)
+	return f.c.Var(fmt.Sprintf("r%d.%d", ev.Frame, k), s)
 }
 
 func typeOfValue(v trace.Value) trace.Type {

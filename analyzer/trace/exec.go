@@ -107,7 +107,11 @@ func testPattern(name string) string {
 func runBinary(ctx context.Context, cfg Config, bin string) (RunResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run", testPattern(cfg.Test), "-test.count=1", "-test.v",
+	pattern := testPattern(cfg.Test)
+	if cfg.runPattern != "" {
+		pattern = cfg.runPattern
+	}
+	cmd := exec.CommandContext(ctx, bin, "-test.run", pattern, "-test.count=1", "-test.v",
 		"-test.timeout", cfg.Timeout.String())
 	cmd.Dir = filepath.Join(cfg.Dir, cfg.Pkg)
 	cmd.Env = append(append(os.Environ(), cfg.Env...), "CULPRIT_TRACE="+cfg.TraceDir,

@@ -28,6 +28,21 @@ func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
 		out.Op, out.Const = ExprConst, Value{Kind: ValPointer, Nil: true}
 		return out
 	}
+	if _, ok := tv.Type.(*types.Tuple); ok {
+		// A comma-ok map index or receive (v, ok := m[k] / <-ch) yields two
+		// values, which a read wrapper cannot pass through: record only
+		// its operands.
+		switch x := unparen(e).(type) {
+		case *ast.IndexExpr:
+			out.Args = []*Expr{r.expr(x.X, st), r.expr(x.Index, st)}
+			return out
+		case *ast.UnaryExpr:
+			if x.Op == token.ARROW {
+				out.Args = []*Expr{r.expr(x.X, st)}
+				return out
+			}
+		}
+	}
 	switch x := e.(type) {
 	case *ast.ParenExpr:
 		return r.expr(x.X, st)

@@ -96,6 +96,9 @@ func instrument(ctx context.Context, dir, pkg, tmp string) (*instrumented, error
 			if !ok {
 				continue
 			}
+			if needsGoUpgrade(mod.GoVersion) {
+				out = withGoVersion(out, minInstrumentedGo, name)
+			}
 			dst := filepath.Join(tmp, fmt.Sprintf("f%d_%s", n, filepath.Base(name)))
 			if err := os.WriteFile(dst, out, 0o644); err != nil {
 				return nil, fmt.Errorf("writing instrumented %s: %w", name, err)
@@ -103,7 +106,7 @@ func instrument(ctx context.Context, dir, pkg, tmp string) (*instrumented, error
 			in.overlay[name] = dst
 		}
 	}
-	if err := writeRuntime(filepath.Join(mod.Dir, rtDir), tmp, in.overlay); err != nil {
+	if err := writeRuntime(filepath.Join(mod.Dir, rtDir), tmp, in.overlay, needsGoUpgrade(mod.GoVersion)); err != nil {
 		return nil, err
 	}
 	return in, nil

@@ -16,6 +16,10 @@ type Config struct {
 	// TraceDir receives the trace and site table; default a new temp dir
 	// (left in place; the caller may remove it).
 	TraceDir string
+
+	// runPattern, when set, is the -test.run pattern used instead of the
+	// one derived from Test (internal: tracing several tests at once).
+	runPattern string
 }
 
 const defaultMaxBytes = 256 << 20

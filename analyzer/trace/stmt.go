@@ -47,6 +47,7 @@ func (r *rewriter) stmt(s ast.Stmt, at token.Pos) {
 		st := r.site(SiteRange, s)
 		st.Text = strings.SplitN(st.Text, "\n", 2)[0]
 		r.mark(at, st)
+		r.rangeHeader(s, st)
 		var b strings.Builder
 		for _, e := range []ast.Expr{s.Key, s.Value} {
 			if e == nil || isBlank(e) {
@@ -280,4 +281,26 @@ func (r *rewriter) ret(s *ast.ReturnStmt, at token.Pos) {
 	}
 	e := s.Results[last]
 	r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.RL(%s, %d, %d, ", rtName, r.fa(), st.ID, last), ")")
+}
+
+// rangeHeader records, for a range over a slice or string, the reads of the
+// ranged expression in an Assign event of the range site (no writes), emitted
+// once the expression is evaluated, before the first iteration; Exprs[0]
+// is its shape. Iteration k of the loop happened only if k <= len(x).
+func (r *rewriter) rangeHeader(s *ast.RangeStmt, st *Site) {
+	tv := r.info.Types[s.X]
+	if tv.Type == nil || tv.Value != nil || r.untypedOrigin(s.X) {
+		return
+	}
+	switch r.under(s.X).(type) {
+	case *types.Slice:
+	case *types.Basic:
+		if b, ok := r.under(s.X).(*types.Basic); !ok || b.Info()&types.IsString == 0 {
+			return
+		}
+	default:
+		return
+	}
+	st.Exprs = []*Expr{r.expr(s.X, st)}
+	r.es.wrap(r.off(s.X.Pos()), r.off(s.X.End()), fmt.Sprintf("%s.CL(%s, %d, %d, ", rtName, r.fa(), EvAssign, st.ID), ")")
 }

@@ -1,0 +1,444 @@
+package trace
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// copyTree copies the regular files below src into dst, writable.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rp, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rp)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// plainOutcomes runs the package's tests untraced and returns pass/fail per
+// test (subtests included) from `go test -json`.
+func plainOutcomes(t *testing.T, dir, pkg string) map[string]bool {
+	t.Helper()
+	cmd := exec.Command("go", "test", "-count=1", "-json", pkg)
+	cmd.Dir = dir
+	out, _ := cmd.Output()
+	res := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ev struct{ Action, Test string }
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Test == "" {
+			continue
+		}
+		switch ev.Action {
+		case "pass":
+			res[ev.Test] = true
+		case "fail":
+			res[ev.Test] = false
+		}
+	}
+	if len(res) == 0 {
+		t.Fatalf("no test outcomes from plain run:\n%s", out)
+	}
+	return res
+}
+
+var verdictLine = regexp.MustCompile(`(?m)^\s*--- (PASS|FAIL): (\S+) \(`)
+
+// tracedOutcomes parses per-test verdicts from `-test.v` output.
+func tracedOutcomes(out string) map[string]bool {
+	res := map[string]bool{}
+	for _, m := range verdictLine.FindAllStringSubmatch(out, -1) {
+		res[m[2]] = m[1] == "PASS"
+	}
+	return res
+}
+
+// replayValue evaluates a modelled expression from the operand values
+// recorded by event e. ok is false for anything not precisely modelled.
+func replayValue(x *Expr, e *Event) (Value, bool) {
+	switch x.Op {
+	case ExprConst:
+		v := x.Const
+		if v.Kind == ValInt || v.Kind == ValUint {
+			return normInt(v, x.Type), true
+		}
+		return v, v.Kind == ValBool
+	case ExprRead:
+		it, ok := e.Read(x.Slot)
+		if !ok {
+			return Value{}, false
+		}
+		switch it.Value.Kind {
+		case ValBool, ValInt, ValUint:
+			return it.Value, true
+		case ValString:
+			return it.Value, true
+		}
+		return Value{}, false
+	case ExprConv:
+		v, ok := replayValue(x.X, e)
+		if !ok || !isIntType(x.Type) || (v.Kind != ValInt && v.Kind != ValUint) {
+			return Value{}, false
+		}
+		return normInt(Value{Kind: v.Kind, Bits: v.Bits}, x.Type), true
+	case ExprLen:
+		v, ok := replayValue(x.X, e)
+		if !ok || v.Kind != ValString || x.Tok != token.IDENT {
+			return Value{}, false
+		}
+		return Value{Kind: ValInt, Bits: uint64(v.Len)}, true
+	case ExprUnary:
+		v, ok := replayValue(x.X, e)
+		if !ok {
+			return Value{}, false
+		}
+		switch {
+		case x.Tok == token.NOT && v.Kind == ValBool:
+			return boolVal(!v.Bool()), true
+		case x.Tok == token.SUB && isIntType(x.Type):
+			return normInt(Value{Kind: v.Kind, Bits: -v.Bits}, x.Type), true
+		case x.Tok == token.XOR && isIntType(x.Type):
+			return normInt(Value{Kind: v.Kind, Bits: ^v.Bits}, x.Type), true
+		case x.Tok == token.ADD:
+			return v, true
+		}
+		return Value{}, false
+	case ExprBinary:
+		a, ok := replayValue(x.X, e)
+		if !ok {
+			return Value{}, false
+		}
+		if x.Tok == token.LAND || x.Tok == token.LOR {
+			if a.Kind != ValBool {
+				return Value{}, false
+			}
+			if a.Bool() == (x.Tok == token.LOR) {
+				return a, true
+			}
+			b, ok := replayValue(x.Y, e)
+			return b, ok && b.Kind == ValBool
+		}
+		b, ok := replayValue(x.Y, e)
+		if !ok {
+			return Value{}, false
+		}
+		return binop(x, a, b)
+	}
+	return Value{}, false
+}
+
+func isIntType(t Type) bool { return t.Kind == TypeInt || t.Kind == TypeUint }
+
+func boolVal(b bool) Value {
+	if b {
+		return Value{Kind: ValBool, Bits: 1}
+	}
+	return Value{Kind: ValBool}
+}
+
+// normInt truncates v to the width of t and sign- or zero-extends it.
+func normInt(v Value, t Type) Value {
+	bits := t.Bits
+	if bits <= 0 || bits > 64 {
+		bits = 64
+	}
+	switch t.Kind {
+	case TypeInt:
+		sh := 64 - bits
+		return Value{Kind: ValInt, Bits: uint64(int64(v.Bits<<sh) >> sh)}
+	case TypeUint:
+		sh := 64 - bits
+		return Value{Kind: ValUint, Bits: v.Bits << sh >> sh}
+	}
+	return v
+}
+
+func binop(x *Expr, a, b Value) (Value, bool) {
+	if a.Kind == ValString || b.Kind == ValString {
+		if a.Kind != b.Kind || (x.Tok != token.EQL && x.Tok != token.NEQ) {
+			return Value{}, false
+		}
+		eq := a.Len == b.Len && a.Hash == b.Hash
+		return boolVal(eq == (x.Tok == token.EQL)), true
+	}
+	if a.Kind == ValBool && b.Kind == ValBool {
+		switch x.Tok {
+		case token.EQL:
+			return boolVal(a.Bits == b.Bits), true
+		case token.NEQ:
+			return boolVal(a.Bits != b.Bits), true
+		}
+		return Value{}, false
+	}
+	if (a.Kind != ValInt && a.Kind != ValUint) || (b.Kind != ValInt && b.Kind != ValUint) {
+		return Value{}, false
+	}
+	signed := a.Kind == ValInt
+	switch x.Tok {
+	case token.EQL:
+		return boolVal(a.Bits == b.Bits), true
+	case token.NEQ:
+		return boolVal(a.Bits != b.Bits), true
+	case token.LSS, token.LEQ, token.GTR, token.GEQ:
+		var c int
+		if signed {
+			c = cmp3(int64(a.Bits) < int64(b.Bits), int64(a.Bits) > int64(b.Bits))
+		} else {
+			c = cmp3(a.Bits < b.Bits, a.Bits > b.Bits)
+		}
+		r := map[token.Token]bool{token.LSS: c < 0, token.LEQ: c <= 0, token.GTR: c > 0, token.GEQ: c >= 0}[x.Tok]
+		return boolVal(r), true
+	}
+	if !isIntType(x.Type) {
+		return Value{}, false
+	}
+	var r uint64
+	switch x.Tok {
+	case token.ADD:
+		r = a.Bits + b.Bits
+	case token.SUB:
+		r = a.Bits - b.Bits
+	case token.MUL:
+		r = a.Bits * b.Bits
+	case token.AND:
+		r = a.Bits & b.Bits
+	case token.OR:
+		r = a.Bits | b.Bits
+	case token.XOR:
+		r = a.Bits ^ b.Bits
+	case token.AND_NOT:
+		r = a.Bits &^ b.Bits
+	case token.QUO, token.REM:
+		if b.Bits == 0 {
+			return Value{}, false
+		}
+		if x.Type.Kind == TypeInt {
+			p, q := int64(a.Bits), int64(b.Bits)
+			if x.Tok == token.QUO {
+				r = uint64(p / q)
+			} else {
+				r = uint64(p % q)
+			}
+		} else if x.Tok == token.QUO {
+			r = a.Bits / b.Bits
+		} else {
+			r = a.Bits % b.Bits
+		}
+	case token.SHL, token.SHR:
+		if b.Kind == ValInt && int64(b.Bits) < 0 {
+			return Value{}, false
+		}
+		n := b.Bits
+		if n > 64 {
+			n = 64
+		}
+		if x.Tok == token.SHL {
+			if n < 64 {
+				r = a.Bits << n
+			}
+		} else if x.Type.Kind == TypeInt {
+			if n > 63 {
+				n = 63
+			}
+			r = uint64(int64(a.Bits) >> n)
+		} else if n < 64 {
+			r = a.Bits >> n
+		}
+	default:
+		return Value{}, false
+	}
+	return normInt(Value{Kind: a.Kind, Bits: r}, x.Type), true
+}
+
+func cmp3(lt, gt bool) int {
+	switch {
+	case lt:
+		return -1
+	case gt:
+		return 1
+	}
+	return 0
+}
+
+// modelled reports whether x is fully precisely modelled (no opaque nodes or
+// call results anywhere in it) and does more than read one operand.
+func modelled(x *Expr) bool {
+	var ok func(*Expr) bool
+	ok = func(x *Expr) bool {
+		if x == nil {
+			return false
+		}
+		switch x.Op {
+		case ExprConst, ExprRead:
+			return true
+		case ExprUnary, ExprConv, ExprLen:
+			return ok(x.X)
+		case ExprBinary:
+			return ok(x.X) && ok(x.Y)
+		}
+		return false
+	}
+	return x != nil && x.Op != ExprRead && x.Op != ExprConst && ok(x)
+}
+
+type replayStats struct {
+	checked    int
+	mismatches []string
+}
+
+// replay recomputes every precisely modelled assignment and branch of tr.
+func replay(tr *Trace, st *replayStats) {
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		s := tr.Site(e.Site)
+		switch e.Kind {
+		case EvAssign:
+			var targets []int
+			for _, op := range s.Operands {
+				if op.Write {
+					targets = append(targets, op.Slot)
+				}
+			}
+			if len(targets) != len(s.Exprs) {
+				continue
+			}
+			for k, x := range s.Exprs {
+				if !modelled(x) || !isIntType(x.Type) && x.Type.Kind != TypeBool {
+					continue
+				}
+				var w *Item
+				for j := range e.Writes {
+					if e.Writes[j].Slot == targets[k] {
+						w = &e.Writes[j]
+					}
+				}
+				if w == nil || (w.Value.Kind != ValInt && w.Value.Kind != ValUint && w.Value.Kind != ValBool) {
+					continue
+				}
+				got, ok := replayValue(x, e)
+				if !ok {
+					continue
+				}
+				st.checked++
+				want := w.Value
+				if want.Kind != ValBool {
+					want = normInt(Value{Kind: want.Kind, Bits: want.Bits}, s.Operands[targets[k]].Type)
+				}
+				if got.Bits != want.Bits {
+					st.mismatches = append(st.mismatches, describe(tr, i)+" replayed "+got.String())
+				}
+			}
+		case EvBranch:
+			switch s.Kind {
+			case SiteIf, SiteFor, SiteSwitchCase:
+			default:
+				continue
+			}
+			if len(s.Exprs) != 1 || !modelled(s.Exprs[0]) || len(e.Values) == 0 || e.Values[0].Kind != ValBool {
+				continue
+			}
+			got, ok := replayValue(s.Exprs[0], e)
+			if !ok || got.Kind != ValBool {
+				continue
+			}
+			st.checked++
+			if got.Bits != e.Values[0].Bits {
+				st.mismatches = append(st.mismatches, describe(tr, i)+" replayed "+got.String())
+			}
+		}
+	}
+}
+
+// TestFaithful traces whole test packages and checks that tracing changes
+// no test's outcome and that recorded operand values reproduce the
+// recorded results of modelled operations.
+func TestFaithful(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: traces whole test packages")
+	}
+	gomodcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(gomodcache)), "github.com", "sergi", "go-diff@v1.4.0")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("go-diff not in the module cache: %v", err)
+	}
+	gd := t.TempDir()
+	copyTree(t, src, gd)
+	root, _ := filepath.Abs("../..")
+	for _, tc := range []struct{ name, dir, pkg string }{
+		{"go-diff", gd, "./diffmatchpatch"},
+		{"diffhunks", root, "./diffhunks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plain := plainOutcomes(t, tc.dir, tc.pkg)
+			tr, err := Run(context.Background(), Config{Dir: tc.dir, Pkg: tc.pkg, runPattern: ".", Timeout: 2 * time.Minute,
+				MaxBytes: 1 << 30, TraceDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Truncated {
+				t.Errorf("trace truncated")
+			}
+			traced := tracedOutcomes(tr.Result.Output)
+			var names []string
+			for n := range plain {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				got, ok := traced[n]
+				switch {
+				case !ok:
+					t.Errorf("%s: no verdict under tracing", n)
+				case got != plain[n]:
+					t.Errorf("%s: passed=%v untraced, %v traced", n, plain[n], got)
+				}
+			}
+			for n := range traced {
+				if _, ok := plain[n]; !ok {
+					t.Errorf("%s: ran only under tracing", n)
+				}
+			}
+			var st replayStats
+			replay(tr, &st)
+			for k, m := range st.mismatches {
+				if k == 20 {
+					break
+				}
+				t.Errorf("replay mismatch: %s", m)
+			}
+			t.Logf("%d tests identical; %d events, %d frames; %d modelled operations replayed, %d mismatches; %d skips",
+				len(plain), len(tr.Events), len(tr.Frames), st.checked, len(st.mismatches), len(tr.Skipped))
+			if st.checked == 0 {
+				t.Errorf("no operation replayed")
+			}
+		})
+	}
+}
