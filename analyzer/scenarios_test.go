@@ -66,20 +66,7 @@ func explain(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) *analyzer
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := analyzer.Request{
-		Dir:  repo.Dir,
-		Base: repo.Base,
-		Head: repo.Head,
-		Test: analyzer.TestRef{Package: sc.Pkg, Name: sc.Test, Command: sc.Command},
-		Mode: analyzer.ModeGo,
-		Options: analyzer.Options{
-			Strategy: s,
-			Timeout:  sc.Timeout,
-		},
-	}
-	if sc.Mode != "" {
-		req.Mode = analyzer.Mode(sc.Mode)
-	}
+	req := sc.Request(repo, s)
 	res, err := analyzer.Explain(context.Background(), req)
 	if err != nil {
 		t.Fatalf("Explain: %v", err)

@@ -119,7 +119,7 @@ func benchScenario(ctx context.Context, sc *scenario.Scenario, strats []string, 
 	row := []string{sc.Name, fmt.Sprint(len(set.Hunks())), expected}
 	var sem *analyzer.Stats
 	for _, s := range strats {
-		res, err := analyzer.Explain(ctx, scenarioRequest(sc, repo, analyzer.Strategy(s)))
+		res, err := analyzer.Explain(ctx, sc.Request(repo, analyzer.Strategy(s)))
 		if err != nil {
 			fmt.Fprintf(stderr, "bench %s %s: %v\n", sc.Name, s, err)
 			row = append(row, "-", "-", "error")
@@ -144,46 +144,15 @@ func benchScenario(ctx context.Context, sc *scenario.Scenario, strats []string, 
 	return row, nil
 }
 
-// scenarioRequest is the request that explains a materialized scenario.
-func scenarioRequest(sc *scenario.Scenario, repo *scenario.Repo, s analyzer.Strategy) analyzer.Request {
-	req := analyzer.Request{
-		Dir:  repo.Dir,
-		Base: repo.Base,
-		Head: repo.Head,
-		Test: analyzer.TestRef{Package: sc.Pkg, Name: sc.Test, Command: sc.Command},
-		Mode: analyzer.ModeGo,
-		Options: analyzer.Options{
-			Strategy: s,
-			Timeout:  sc.Timeout,
-		},
-	}
-	if sc.Mode != "" {
-		req.Mode = analyzer.Mode(sc.Mode)
-	}
-	return req
-}
-
 // trialOverhead compares a Go-mode trial with a plain `go test -run` of the
 // same variant (head), both with a warm build cache, and prints the ratio of
 // the medians.
 func trialOverhead(ctx context.Context, stdout io.Writer) error {
-	data, err := culprit.Scenarios.ReadFile(demoScenario)
+	sc, repo, cleanup, err := demoRepo()
 	if err != nil {
 		return err
 	}
-	sc, err := scenario.Parse("after-example", data)
-	if err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "culprit-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	repo, err := sc.Materialize(dir)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 	set, err := diffhunks.FromGit(ctx, repo.Dir, repo.Base, repo.Head)
 	if err != nil {
 		return err

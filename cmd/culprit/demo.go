@@ -25,34 +25,41 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	data, err := culprit.Scenarios.ReadFile(demoScenario)
+	sc, repo, cleanup, err := demoRepo()
 	if err != nil {
 		return err
 	}
-	sc, err := scenario.Parse("after-example", data)
-	if err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "culprit-demo-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	repo, err := sc.Materialize(dir)
-	if err != nil {
-		return fmt.Errorf("building the demo repository: %w", err)
-	}
-	fmt.Fprintf(stderr, "culprit demo: explaining %s of %s (a regression between two commits of a repository in %s)\n", sc.Test, sc.Pkg, dir)
-	res, err := analyzer.Explain(ctx, analyzer.Request{
-		Dir:     repo.Dir,
-		Base:    repo.Base,
-		Head:    repo.Head,
-		Test:    analyzer.TestRef{Package: sc.Pkg, Name: sc.Test},
-		Mode:    analyzer.ModeGo,
-		Options: ef.options(),
-	})
+	defer cleanup()
+	fmt.Fprintf(stderr, "culprit demo: explaining %s of %s (a regression between two commits of a repository in %s)\n", sc.Test, sc.Pkg, repo.Dir)
+	req := sc.Request(repo, analyzer.StrategyAfter)
+	req.Options = ef.options()
+	res, err := analyzer.Explain(ctx, req)
 	if err != nil {
 		return err
 	}
 	return write(report.New(res), ef.format, ef.out, stdout)
+}
+
+// demoRepo makes the bundled example into a git repository in a new
+// temporary directory, removed by cleanup.
+func demoRepo() (*scenario.Scenario, *scenario.Repo, func(), error) {
+	data, err := culprit.Scenarios.ReadFile(demoScenario)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, err := scenario.Parse("after-example", data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dir, err := os.MkdirTemp("", "culprit-demo-")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	repo, err := sc.Materialize(dir)
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, fmt.Errorf("building the example repository: %w", err)
+	}
+	return sc, repo, cleanup, nil
 }

@@ -108,3 +108,30 @@ func readFile(t *testing.T, name string) []byte {
 	}
 	return data
 }
+
+// TestDemo runs `culprit demo` as `make demo` does and checks that the
+// bundled regression is explained with a causal tree and the paper's root.
+func TestDemo(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"demo", "--format", "json"}, &stdout, &stderr); err != nil {
+		t.Fatalf("demo: %v\n%s", err, stderr.String())
+	}
+	var doc struct {
+		Status string `json:"status"`
+		Root   []int  `json:"root"`
+		Tree   *struct {
+			Target struct {
+				File string `json:"file"`
+			} `json:"target"`
+		} `json:"tree"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("demo output is not JSON: %v", err)
+	}
+	if doc.Status != "explained" || len(doc.Root) != 2 || doc.Root[0] != 2 || doc.Root[1] != 3 {
+		t.Errorf("status %s root %v, want explained [2 3]", doc.Status, doc.Root)
+	}
+	if doc.Tree == nil || doc.Tree.Target.File != "calc/calc_test.go" {
+		t.Errorf("tree = %+v, want one rooted at the failed assertion in calc/calc_test.go", doc.Tree)
+	}
+}
