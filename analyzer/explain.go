@@ -135,6 +135,11 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	var found *search.Found
 	switch req.Strategy {
 	case StrategyAfter:
+		if req.Mode != ModeGo {
+			res.Notes = append(res.Notes, "the semantic analysis traces Go tests only: in command mode the root was found by the revert search alone, and the explanation is dynamic only")
+			found, err = search.Asymmetric(ctx, runner, res.Hunks, candidates, opt)
+			break
+		}
 		found, err = explainAfter(ctx, req, runner, res, candidates, opt)
 	case StrategyDynamic:
 		found, err = search.Asymmetric(ctx, runner, res.Hunks, candidates, opt)

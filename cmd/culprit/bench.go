@@ -52,7 +52,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
-		tw.Flush()
+		fmt.Fprintf(stderr, "bench: %s done\n", sc.Name)
 	}
 	tw.Flush()
 	return trialOverhead(ctx, stdout)
