@@ -12,6 +12,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/scenario"
+	"github.com/culprit-dev/culprit/internal/scenario/request"
 )
 
 // TestScenarios explains every bundled scenario with the default strategy
@@ -66,7 +67,7 @@ func explain(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) *analyzer
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := sc.Request(repo, s)
+	req := request.For(sc, repo, s)
 	res, err := analyzer.Explain(context.Background(), req)
 	if err != nil {
 		t.Fatalf("Explain: %v", err)

@@ -8,32 +8,36 @@ import (
 )
 
 // Repeat runs the same variant n times, bypassing the cache, to tell a
-// deterministic outcome from a flaky one. The first result is cached as the
-// variant's Run result when it is the first run of that variant, so the
-// search that follows does not pay for it again.
+// deterministic outcome from a flaky one. When the variant has no cached
+// run yet, the first result becomes its cached Run result, so the search
+// that follows does not pay for it again.
 func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Result, error) {
 	ids := normalize(revert)
 	out := make([]Result, 0, n)
 	for i := 0; i < n; i++ {
-		var res Result
-		var err error
-		if i == 0 {
-			res, err = r.Run(ctx, ids)
-		} else {
-			select {
-			case r.sem <- struct{}{}:
-			case <-ctx.Done():
-				return out, ctx.Err()
-			}
-			r.count(func(s *Stats) { s.Trials++ })
-			res, err = r.trial(ctx, ids, false)
-			<-r.sem
-			res.Reverted = ids
+		select {
+		case r.sem <- struct{}{}:
+		case <-ctx.Done():
+			return out, ctx.Err()
 		}
+		r.count(func(s *Stats) { s.Trials++ })
+		res, err := r.trial(ctx, ids, false)
+		<-r.sem
 		if err != nil {
 			return out, fmt.Errorf("run %d of %v: %w", i+1, ids, err)
 		}
+		res.Reverted = ids
 		out = append(out, res)
+	}
+	if len(out) > 0 {
+		r.mu.Lock()
+		k := "run:" + key(ids)
+		if _, ok := r.cache[k]; !ok {
+			c := &call{done: make(chan struct{}), res: out[0]}
+			close(c.done)
+			r.cache[k] = c
+		}
+		r.mu.Unlock()
 	}
 	return out, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/scenario"
+	"github.com/culprit-dev/culprit/internal/scenario/request"
 )
 
 // bench runs every scenario with each strategy and prints one table, then
@@ -119,7 +120,7 @@ func benchScenario(ctx context.Context, sc *scenario.Scenario, strats []string, 
 	row := []string{sc.Name, fmt.Sprint(len(set.Hunks())), expected}
 	var sem *analyzer.Stats
 	for _, s := range strats {
-		res, err := analyzer.Explain(ctx, sc.Request(repo, analyzer.Strategy(s)))
+		res, err := analyzer.Explain(ctx, request.For(sc, repo, analyzer.Strategy(s)))
 		if err != nil {
 			fmt.Fprintf(stderr, "bench %s %s: %v\n", sc.Name, s, err)
 			row = append(row, "-", "-", "error")

@@ -10,6 +10,7 @@ import (
 	"github.com/culprit-dev/culprit"
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/internal/scenario"
+	"github.com/culprit-dev/culprit/internal/scenario/request"
 	"github.com/culprit-dev/culprit/report"
 )
 
@@ -31,7 +32,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer cleanup()
 	fmt.Fprintf(stderr, "culprit demo: explaining %s of %s (a regression between two commits of a repository in %s)\n", sc.Test, sc.Pkg, repo.Dir)
-	req := sc.Request(repo, analyzer.StrategyAfter)
+	req := request.For(sc, repo, analyzer.StrategyAfter)
 	req.Options = ef.options()
 	res, err := analyzer.Explain(ctx, req)
 	if err != nil {

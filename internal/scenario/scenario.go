@@ -30,7 +30,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"golang.org/x/tools/txtar"
 )
@@ -235,24 +234,4 @@ func resolve(hunks []diffhunks.Hunk, ref string) (diffhunks.ID, error) {
 		}
 	}
 	return 0, fmt.Errorf("no hunk at %q", ref)
-}
-
-// Request is the analyzer request that explains the scenario made into repo
-// with the given strategy.
-func (s *Scenario) Request(repo *Repo, strategy analyzer.Strategy) analyzer.Request {
-	req := analyzer.Request{
-		Dir:  repo.Dir,
-		Base: repo.Base,
-		Head: repo.Head,
-		Test: analyzer.TestRef{Package: s.Pkg, Name: s.Test, Command: s.Command},
-		Mode: analyzer.ModeGo,
-		Options: analyzer.Options{
-			Strategy: strategy,
-			Timeout:  s.Timeout,
-		},
-	}
-	if s.Mode != "" {
-		req.Mode = analyzer.Mode(s.Mode)
-	}
-	return req
 }

@@ -1,0 +1,28 @@
+// Package request turns a materialized scenario into the analyzer request
+// that explains it. It is apart from package scenario so that the
+// analyzer's own sub-packages can use scenarios in their tests.
+package request
+
+import (
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/internal/scenario"
+)
+
+// For is the request that explains sc, made into repo, with strategy.
+func For(sc *scenario.Scenario, repo *scenario.Repo, strategy analyzer.Strategy) analyzer.Request {
+	req := analyzer.Request{
+		Dir:  repo.Dir,
+		Base: repo.Base,
+		Head: repo.Head,
+		Test: analyzer.TestRef{Package: sc.Pkg, Name: sc.Test, Command: sc.Command},
+		Mode: analyzer.ModeGo,
+		Options: analyzer.Options{
+			Strategy: strategy,
+			Timeout:  sc.Timeout,
+		},
+	}
+	if sc.Mode != "" {
+		req.Mode = analyzer.Mode(sc.Mode)
+	}
+	return req
+}
