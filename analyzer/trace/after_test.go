@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/culprit-dev/culprit/internal/scenario"
+	"golang.org/x/tools/txtar"
 )
 
 // writeTree writes files (slash paths) below a new temp dir and returns it.
@@ -26,6 +26,24 @@ func writeTree(t *testing.T, files map[string][]byte) string {
 		}
 	}
 	return dir
+}
+
+// txtarTree returns the files of a txtar archive below prefix, without it.
+// (The scenario package cannot be used here: it imports the analyzer, which
+// imports this package.)
+func txtarTree(t *testing.T, path, prefix string) map[string][]byte {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, f := range ar.Files {
+		if name, ok := strings.CutPrefix(f.Name, prefix); ok {
+			files[name] = f.Data
+		}
+	}
+	return files
 }
 
 func runTrace(t *testing.T, dir, pkg, test string) *Trace {
@@ -64,11 +82,7 @@ func dump(tr *Trace) string {
 }
 
 func TestAfterExample(t *testing.T) {
-	s, err := scenario.Load("../../testdata/after-example.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := writeTree(t, s.Head)
+	dir := writeTree(t, txtarTree(t, "../../testdata/after-example.txtar", "head/"))
 	tr := runTrace(t, dir, "./calc", "TestF")
 	if !tr.Result.Failed {
 		t.Fatalf("TestF should fail:\n%s", tr.Result.Output)

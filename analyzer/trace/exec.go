@@ -74,13 +74,18 @@ func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) e
 		}
 		dropped := false
 		for _, m := range errLine.FindAllStringSubmatch(string(out), -1) {
-			name := m[1]
-			if !filepath.IsAbs(name) {
-				name = filepath.Join(cfg.Dir, cfg.Pkg, name)
+			// The go command names files relative to its working directory
+			// (cfg.Dir); the compiler relative to the package directory.
+			names := []string{filepath.Clean(m[1])}
+			if !filepath.IsAbs(m[1]) {
+				names = []string{filepath.Join(cfg.Dir, m[1]), filepath.Join(cfg.Dir, cfg.Pkg, m[1])}
 			}
-			name = filepath.Clean(name)
 			for orig, repl := range in.overlay {
-				if (orig == name || repl == m[1] || repl == name) && !strings.Contains(orig, rtDir) {
+				hit := repl == m[1]
+				for _, name := range names {
+					hit = hit || orig == name || repl == name
+				}
+				if hit && !strings.Contains(orig, rtDir) {
 					delete(in.overlay, orig)
 					in.tab.Skipped = append(in.tab.Skipped, Skip{Pos: Pos{File: rel(cfg.Dir, orig)}, Reason: "instrumented file did not compile: " + firstLine(m[0])})
 					dropped = true

@@ -130,7 +130,13 @@ func rewriteOne(p *packages.Package, f *ast.File, src []byte, relName string, ta
 	}()
 	r := &rewriter{fset: p.Fset, info: p.TypesInfo, file: f, src: src, base: tf.Base(), rel: relName,
 		tab: tab, scope: scope, gvar: fmt.Sprintf("_ctg%d", n)}
-	return r.rewriteFile(rtPath), true
+	out = r.rewriteFile(rtPath)
+	if len(tab.Sites) == save {
+		// Nothing to instrument (only declarations or comments): the
+		// runtime import would be unused.
+		return nil, false
+	}
+	return out, true
 }
 
 func rel(root, name string) string {

@@ -60,7 +60,28 @@ func encode[T any](v T) val {
 		return encString(x)
 	case float64:
 		return val{k: vFloat, n: 1, w: [3]uint64{math.Float64bits(x)}}
+	case uint:
+		return val{k: vUint, n: 1, w: [3]uint64{uint64(x)}}
+	case int8:
+		return val{k: vInt, n: 1, w: [3]uint64{uint64(x)}}
+	case int16:
+		return val{k: vInt, n: 1, w: [3]uint64{uint64(x)}}
+	case uint16:
+		return val{k: vUint, n: 1, w: [3]uint64{uint64(x)}}
+	case uint32:
+		return val{k: vUint, n: 1, w: [3]uint64{uint64(x)}}
+	case uintptr:
+		return val{k: vUint, n: 1, w: [3]uint64{uint64(x)}}
 	}
+	return encodeSlow(v)
+}
+
+// encodeSlow encodes any other value through reflection. It is kept out of
+// line: taking v's address moves v to the heap, which must not happen on
+// encode's fast paths.
+//
+//go:noinline
+func encodeSlow[T any](v T) val {
 	return encodeReflect(reflect.ValueOf(&v).Elem())
 }
 

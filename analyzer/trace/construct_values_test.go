@@ -1,0 +1,233 @@
+package trace
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestConstructValues traces one tiny module per language construct and
+// checks the recorded events and values, in order.
+func TestConstructValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  string // package p, file p/p.go
+		test string // body of p/p_test.go after the imports
+		want []string
+		// goroutines is the number of distinct goroutines with frames.
+		goroutines int
+	}{
+		{"closure", `
+func Counter() (func() int, func() int) {
+	n := 10
+	inc := func() int { n += 5; return n }
+	get := func() int { return n }
+	return inc, get
+}`, `
+func TestX(t *testing.T) {
+	inc, get := Counter()
+	a := inc()
+	b := inc()
+	if got := get(); got != a+b-15 {
+		t.Fatal(got)
+	}
+}`, []string{
+			"assign n := 10 w:n=10",
+			"assign n += 5 r:n=10 w:n=15",
+			"assign n += 5 r:n=15 w:n=20",
+			"return return n r:n=20 v=20",
+			"branch got != a+b-15 r:got=20 r:a=15 r:b=20 v=false",
+		}, 0},
+		{"defer-recover", `
+func Safe(d int) (q int, err string) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = "recovered"
+			q = -1
+		}
+	}()
+	q = 100 / d
+	return q, ""
+}`, `
+func TestX(t *testing.T) {
+	q1, _ := Safe(4)
+	q2, e := Safe(0)
+	if q1 != 25 || q2 != -1 || e != "recovered" {
+		t.Fatal(q1, q2, e)
+	}
+}`, []string{
+			"assign q = 100 / d r:d=4 w:q=25",
+			"branch r != nil r:r=nil v=false",
+			"return return q, \"\" r:q=25 v=25",
+			"entry func Safe(d int) (q int, err string) { w:d=0 w:q=0",
+			"branch r != nil r:r=0x",
+			"v=true",
+			"assign err = \"recovered\" w:err=\"recovere\"…(len 9)",
+			"assign q = -1 w:q=-1",
+			"panic q = 100 / d",
+			"assign q2, e := Safe(0) w:q2=-1 w:e=\"recovere\"…(len 9)",
+			"r:q1=25 r:q2=-1 r:e=\"recovere\"…(len 9) v=false",
+		}, 0},
+		{"generics", `
+type Num interface{ ~int | ~int64 }
+
+func Sum[T Num](xs ...T) T {
+	var s T
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+type Celsius int64`, `
+func TestX(t *testing.T) {
+	a := Sum(1, 2, 3)
+	b := Sum[Celsius](40, 2)
+	if a != 6 || b != 42 {
+		t.Fatal(a, b)
+	}
+}`, []string{
+			"assign s += x r:s=0 r:x=1 w:s=1",
+			"assign s += x r:s=3 r:x=3 w:s=6",
+			"return return s r:s=6 v=6",
+			"assign s += x r:s=40 r:x=2 w:s=42",
+			"return return s r:s=42 v=42",
+			"assign b := Sum[Celsius](40, 2) r:Sum[Celsius](40, 2)=42 w:b=42",
+			"branch a != 6 || b != 42 r:a=6 r:b=42 v=false",
+		}, 0},
+		{"embedded", `
+type Base struct{ ID, Hits int }
+
+func (b *Base) Touch() { b.Hits++ }
+
+type User struct {
+	Base
+	Name string
+}`, `
+func TestX(t *testing.T) {
+	u := &User{Base: Base{ID: 7}, Name: "ann"}
+	u.Touch()
+	u.Touch()
+	u.ID += 1
+	if u.Hits != 2 || u.Base.ID != 8 {
+		t.Fatal(u)
+	}
+}`, []string{
+			"assign b.Hits++ r:b.Hits=0 w:b.Hits=1",
+			"assign b.Hits++ r:b.Hits=1 w:b.Hits=2",
+			"assign u.ID += 1 r:u.ID=7 w:u.ID=8",
+			"branch u.Hits != 2 || u.Base.ID != 8 r:u.Hits=2 r:u.Base.ID=8 v=false",
+		}, 0},
+		{"interface", `
+type Shape interface{ Area() int }
+
+type Rect struct{ W, H int }
+
+func (r Rect) Area() int { return r.W * r.H }
+
+type Sq int
+
+func (s Sq) Area() int { return int(s) * int(s) }
+
+func Total(ss []Shape) int {
+	t := 0
+	for _, s := range ss {
+		if r, ok := s.(Rect); ok && r.W > 2 {
+			t += 1000
+		}
+		t += s.Area()
+	}
+	return t
+}`, `
+func TestX(t *testing.T) {
+	if got := Total([]Shape{Rect{3, 4}, Sq(5)}); got != 1037 {
+		t.Fatal(got)
+	}
+}`, []string{
+			"assign r, ok := s.(Rect)",
+			"w:ok=true",
+			"branch ok && r.W > 2 r:ok=true r:r.W=3 v=true",
+			"assign t += 1000 r:t=0 w:t=1000",
+			"return return r.W * r.H r:r.W=3 r:r.H=4 v=12",
+			"assign t += s.Area() r:s.Area()=12 w:t=1012",
+			"w:ok=false",
+			"branch ok && r.W > 2 r:ok=false v=false",
+			"entry func (s Sq) Area() int { return int(s) * int(s) } w:s=5",
+			"return return int(s) * int(s) r:s=5 r:s=5 v=25",
+			"assign t += s.Area() r:s.Area()=25 w:t=1037",
+			"branch got != 1037 r:got=1037 v=false",
+		}, 0},
+		{"subtests", `
+func Double(x int) int { return x * 2 }`, `
+func TestX(t *testing.T) {
+	for _, c := range []struct{ in, out int }{{1, 2}, {21, 42}} {
+		t.Run("", func(t *testing.T) {
+			if got := Double(c.in); got != c.out {
+				t.Errorf("Double(%d) = %d", c.in, got)
+			}
+		})
+	}
+}`, []string{
+			"entry func(t *testing.T) {",
+			"call Double(c.in) r:c.in=1",
+			"entry func Double(x int) int { return x * 2 } w:x=1",
+			"return return x * 2 r:x=1 v=2",
+			"branch got != c.out r:got=2 r:c.out=2 v=false",
+			"callext t.Run(",
+			"entry func(t *testing.T) {",
+			"call Double(c.in) r:c.in=21",
+			"entry func Double(x int) int { return x * 2 } w:x=21",
+			"return return x * 2 r:x=21 v=42",
+			"branch got != c.out r:got=42 r:c.out=42 v=false",
+		}, 3},
+		{"goroutines", `
+func Squares(n int) int {
+	ch := make(chan int)
+	for i := 1; i <= n; i++ {
+		go func(v int) { ch <- v * v }(i)
+	}
+	sum := 0
+	for k := 0; k < n; k++ {
+		sum += <-ch
+	}
+	return sum
+}`, `
+func TestX(t *testing.T) {
+	if s := Squares(3); s != 14 {
+		t.Fatal(s)
+	}
+}`, []string{
+			"branch i <= n r:i=4 r:n=3 v=false",
+			"branch k < n r:k=3 r:n=3 v=false",
+			"return return sum r:sum=14 v=14",
+			"branch s != 14 r:s=14 v=false",
+		}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeTree(t, map[string][]byte{
+				"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
+				"p/p.go":      []byte("package p\n" + tc.src + "\n"),
+				"p/p_test.go": []byte("package p\n\nimport \"testing\"\n" + tc.test + "\n"),
+			})
+			tr := runTrace(t, dir, "./p", "TestX")
+			if !tr.Result.Passed {
+				t.Fatalf("TestX should pass under tracing:\n%s", tr.Result.Output)
+			}
+			got := dump(tr)
+			pos := 0
+			for _, w := range tc.want {
+				k := strings.Index(got[pos:], w)
+				if k < 0 {
+					t.Fatalf("trace lacks %q after offset %d:\n%s", w, pos, got)
+				}
+				pos += k + len(w)
+			}
+			gs := map[int64]bool{}
+			for _, f := range tr.Frames[1:] {
+				gs[f.Goroutine] = true
+			}
+			if tc.goroutines > 0 && len(gs) != tc.goroutines {
+				t.Errorf("frames on %d goroutines, want %d", len(gs), tc.goroutines)
+			}
+		})
+	}
+}
