@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"sort"
 	"strings"
 	"time"
@@ -105,6 +107,7 @@ const (
 	predObserved                 // not all of the event's reads as observed
 	predNone                     // nothing to negate: the statement alone
 	predAssert                   // a testify predicate that failed: assert it
+	predImplicit                 // a runtime panic's implicit check over locals
 )
 
 // Failure returns the first failure of the run (SEMANTIC.md §3) as a
@@ -131,6 +134,9 @@ func (a *Analysis) Failure() (Target, error) {
 		if b, ok := a.assertion(i); ok {
 			return b, nil
 		}
+	case ev.Kind == trace.EvPanic && site.Kind != trace.SiteFail && len(a.implicitLocals(i)) > 0:
+		// A runtime panic whose check reads only local variables.
+		t.pred = predImplicit
 	default:
 		// t.Error*, t.Fatal*, panic(...) and runtime panics: the branch
 		// that decided to reach the failing statement.
@@ -370,6 +376,25 @@ func (a *Analysis) negate(t Target) (neg smt.Term, deps []int, err error) {
 		b := &builder{f: a.f, ev: t.Event}
 		ev := a.tr.Event(t.Event)
 		site := a.tr.SiteOf(t.Event)
+		if t.pred == predImplicit {
+			// The statement panics again whenever the locals its check
+			// reads have their observed values: point-wise.
+			var obs []smt.Term
+			for _, d := range a.implicitLocals(t.Event) {
+				w := a.tr.Event(d[0]).Writes[d[1]]
+				x := a.f.defVar(d[0], w.Slot)
+				eq, err := a.c.Eq(x, a.c.Const(x.Sort(), code(w.Value)))
+				if err != nil {
+					bad = err
+					return
+				}
+				obs = append(obs, eq)
+				deps = append(deps, d[0])
+			}
+			a.f.pointWise++
+			neg = a.c.Not(a.c.And(obs...))
+			return
+		}
 		if h := a.rangeHeader(t.Event); h >= 0 {
 			// Iteration k of a range over a slice or string happened
 			// because the ranged value was long enough: point-wise, it
@@ -422,10 +447,11 @@ func (a *Analysis) slice(from []int, target int) (labels []int, soft []smt.Term,
 	if b := a.control(target); b >= 0 {
 		work = append(work, b)
 	}
+	end := a.idx.horizon(target)
 	for len(work) > 0 {
 		i := work[len(work)-1]
 		work = work[:len(work)-1]
-		if seen[i] || i >= target {
+		if seen[i] || i >= end || i == target {
 			continue
 		}
 		seen[i] = true
@@ -497,4 +523,109 @@ func (a *Analysis) rangeHeader(i int) int {
 		}
 	}
 	return -1
+}
+
+// implicitLocals returns, for the runtime panic event i, the definitions
+// (event, index in its Writes) of the local variables read by the
+// statement that panicked, when its panic is a function of them alone:
+// every operand is a never-address-taken local, or an index or selector
+// expression over such locals (x[i], x.f, *x; the element itself is not
+// needed to decide the panic). Nil otherwise.
+func (a *Analysis) implicitLocals(i int) [][2]int {
+	ev := a.tr.Event(i)
+	site := a.tr.SiteOf(i)
+	if ev.Kind != trace.EvPanic || ev.Frame == 0 || len(site.Operands) == 0 {
+		return nil
+	}
+	locals := map[string]trace.Operand{}
+	for _, o := range site.Operands {
+		if o.Obj != 0 && !o.Global && o.Path == "" && !o.Write {
+			locals[o.Text] = o
+		}
+	}
+	// A base the statement reads only through an element (xs in xs[i])
+	// is no operand of its own: find the local by name among the frame's
+	// definitions, only when the name denotes one variable there.
+	ident := func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return false
+		}
+		if _, ok := locals[id.Name]; ok {
+			return true
+		}
+		var found trace.Operand
+		for _, j := range a.idx.before(ev.Frame, i) {
+			for _, w := range a.tr.Event(j).Writes {
+				o, ok := a.f.operand(j, w.Slot)
+				if !ok || o.Text != id.Name {
+					continue
+				}
+				if o.Obj == 0 || o.Global || o.Path != "" || w.Loc.Kind != trace.LocLocal || found.Obj != 0 && found.Obj != o.Obj {
+					return false
+				}
+				found = o
+			}
+		}
+		if found.Obj == 0 {
+			return false
+		}
+		found.Write = false
+		locals[id.Name] = found
+		return true
+	}
+	for _, o := range site.Operands {
+		if o.Write {
+			return nil
+		}
+		if _, ok := locals[o.Text]; ok {
+			continue
+		}
+		e, err := parser.ParseExpr(o.Text)
+		if err != nil {
+			return nil
+		}
+		switch x := e.(type) {
+		case *ast.IndexExpr:
+			if !ident(x.X) || !(ident(x.Index) || isLit(x.Index)) {
+				return nil
+			}
+		case *ast.StarExpr:
+			if !ident(x.X) {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	var out [][2]int
+	for _, o := range locals {
+		loc := trace.Loc{Kind: trace.LocLocal, Frame: ev.Frame, Obj: o.Obj, Path: o.Path}
+		d := a.idx.lastDef(loc, i)
+		if d < 0 {
+			return nil
+		}
+		k := -1
+		for j, w := range a.tr.Event(d).Writes {
+			if w.Loc == loc {
+				k = j
+			}
+		}
+		if k < 0 {
+			return nil
+		}
+		out = append(out, [2]int{d, k})
+	}
+	sort.Slice(out, func(x, y int) bool {
+		if out[x][0] != out[y][0] {
+			return out[x][0] < out[y][0]
+		}
+		return out[x][1] < out[y][1]
+	})
+	return out
+}
+
+func isLit(e ast.Expr) bool {
+	_, ok := e.(*ast.BasicLit)
+	return ok
 }

@@ -137,14 +137,28 @@ func (f *formula) input(name string, v trace.Value, t trace.Type) smt.Term {
 func (b *builder) read(slot int, t trace.Type) smt.Term {
 	f := b.f
 	it, ok := f.tr.Event(b.ev).Read(slot)
+	if o, ok := f.operand(b.ev, slot); ok && o.Type.Kind != 0 {
+		t = o.Type
+	}
 	if !ok {
+		// Not recorded with this event: a read the statement made
+		// before a call it contains was recorded with the call's event.
+		// A plain local's value is its last definition all the same.
+		if d, slotD, ok := f.localDef(b.ev, slot); ok {
+			b.deps = append(b.deps, d)
+			x := f.defVar(d, slotD)
+			s, _ := sortOf(t)
+			if x.Sort() != s {
+				if y, err := f.c.Convert(x, s); err == nil {
+					return y
+				}
+			}
+			return x
+		}
 		// Not evaluated (short-circuit): unconstrained, since the run's
 		// outcome did not depend on it.
 		s, _ := sortOf(t)
 		return f.c.Var(fmt.Sprintf("u%d.%d", b.ev, slot), s)
-	}
-	if o, ok := f.operand(b.ev, slot); ok && o.Type.Kind != 0 {
-		t = o.Type
 	}
 	if d := f.idx.def(b.ev, slot); d >= 0 {
 		for _, w := range f.tr.Event(d).Writes {
@@ -162,6 +176,38 @@ func (b *builder) read(slot int, t trace.Type) smt.Term {
 		}
 	}
 	return f.input(fmt.Sprintf("in%d.%d", b.ev, slot), it.Value, t)
+}
+
+// localDef returns the last definition before event i (event and written
+// slot) of the operand slot of i, when that operand is a never
+// address-taken local variable of a type no partial write can change
+// (written only as a whole, and only by traced statements of its frame).
+func (f *formula) localDef(i, slot int) (int, int, bool) {
+	o, ok := f.operand(i, slot)
+	if !ok || o.Write || o.Obj == 0 || o.Global || o.Path != "" {
+		return 0, 0, false
+	}
+	switch o.Type.Kind {
+	case trace.TypeBool, trace.TypeInt, trace.TypeUint, trace.TypeFloat, trace.TypeString,
+		trace.TypePointer, trace.TypeSlice, trace.TypeMap, trace.TypeChan, trace.TypeFunc, trace.TypeInterface:
+	default:
+		return 0, 0, false
+	}
+	fr := f.tr.Event(i).Frame
+	if fr == 0 {
+		return 0, 0, false
+	}
+	loc := trace.Loc{Kind: trace.LocLocal, Frame: fr, Obj: o.Obj}
+	d := f.idx.lastDef(loc, i)
+	if d < 0 {
+		return 0, 0, false
+	}
+	for _, w := range f.tr.Event(d).Writes {
+		if w.Loc == loc {
+			return d, w.Slot, true
+		}
+	}
+	return 0, 0, false
 }
 
 // observed returns the premise "every read of the event has its observed
@@ -297,6 +343,14 @@ func (b *builder) call(e *trace.Expr, res int) smt.Term {
 	s, _ := sortOf(e.Type)
 	ci := f.idx.lastCall(b.ev, e.Call)
 	if ci < 0 {
+		for _, c := range f.idx.argCalls(b.ev) {
+			if f.tr.Event(c).Site == e.Call {
+				ci = c
+				break
+			}
+		}
+	}
+	if ci < 0 {
 		b.opaque = true
 		return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
 	}
@@ -313,7 +367,7 @@ func (b *builder) call(e *trace.Expr, res int) smt.Term {
 			b.opaque = true
 			return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
 		}
-		if res >= len(f.tr.Event(exit).Values) {
+		if res >= f.results(exit) {
 			b.opaque = true
 			return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)
 		}
@@ -376,6 +430,10 @@ func (f *formula) build(i int) *evClause {
 			}
 		}
 		if eb.opaque {
+			if v.Kind == trace.ValNone {
+				// Not recorded (a constant result): nothing true to say.
+				return
+			}
 			eb.deps = nil
 			cl = eb.pointWise(lhs, v)
 		}
@@ -430,9 +488,14 @@ func (f *formula) build(i int) *evClause {
 			bind(call, lhs, args[k-off], w.Value)
 		}
 	case trace.EvReturn:
-		for k, v := range ev.Values {
+		n := f.results(i)
+		for k := 0; k < n; k++ {
+			var v trace.Value
+			if k < len(ev.Values) {
+				v = ev.Values[k]
+			}
 			var e *trace.Expr
-			if len(site.Exprs) == len(ev.Values) {
+			if len(site.Exprs) == n {
 				e = site.Exprs[k]
 			}
 			bind(i, f.resultVar(i, k), e, v)
@@ -461,13 +524,26 @@ func (f *formula) resultVar(ret, k int) smt.Term {
 	ev := f.tr.Event(ret)
 	site := f.tr.SiteOf(ret)
 	var t trace.Type
-	if len(site.Exprs) == len(ev.Values) && site.Exprs[k] != nil {
+	if n := f.results(ret); len(site.Exprs) == n && site.Exprs[k] != nil {
 		t = site.Exprs[k].Type
-	} else {
+	} else if k < len(ev.Values) {
 		t = typeOfValue(ev.Values[k])
 	}
 	s, _ := sortOf(t)
 	return f.c.Var(fmt.Sprintf("r%d.%d", ev.Frame, k), s)
+}
+
+// results returns the number of results the return event ret binds: its
+// recorded values, or one per result expression when trailing constant
+// results were not recorded (not for `return f()` forwarding a tuple).
+func (f *formula) results(ret int) int {
+	ev := f.tr.Event(ret)
+	site := f.tr.SiteOf(ret)
+	n := len(ev.Values)
+	if len(site.Exprs) > n && !(len(site.Exprs) == 1 && site.Exprs[0] != nil && site.Exprs[0].Op == trace.ExprCall && site.Exprs[0].Slot < 0) {
+		n = len(site.Exprs)
+	}
+	return n
 }
 
 func typeOfValue(v trace.Value) trace.Type {

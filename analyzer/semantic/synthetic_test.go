@@ -4,27 +4,40 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
-	"github.com/culprit-dev/culprit/internal/scenario"
+	"golang.org/x/tools/txtar"
 )
 
 // afterHead writes the head tree of the AFTER running example to a temp
 // dir and returns it.
 func afterHead(t *testing.T) string {
 	t.Helper()
-	s, err := scenario.Load(filepath.Join("..", "..", "testdata", "after-example.txtar"))
+	return headTree(t, filepath.Join("..", "..", "testdata", "after-example.txtar"))
+}
+
+// headTree writes the head/ tree of a scenario archive to a temp dir and
+// returns it. (The scenario package imports the analyzer, which imports
+// this package, so the archive is read directly.)
+func headTree(t *testing.T, path string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for name, data := range s.Head {
+	for _, f := range ar.Files {
+		name, ok := strings.CutPrefix(f.Name, "head/")
+		if !ok {
+			continue
+		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,0 +1,120 @@
+package semantic
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/trace"
+	"golang.org/x/tools/txtar"
+)
+
+const linksModule = `
+-- go.mod --
+module example.com/links
+
+go 1.22
+-- links/links.go --
+package links
+
+import "errors"
+
+func Parse(n int) (int, error) {
+	if n <= 0 {
+		return 0, errors.New("bad")
+	}
+	return n, nil
+}
+
+func Total(x int) int {
+	return x + Fee(x)
+}
+
+func Fee(x int) int {
+	return x / 10
+}
+
+func Mid(xs []int) int {
+	mid := (len(xs) + 1) / 2
+	return xs[mid]
+}
+-- links/links_test.go --
+package links
+
+import "testing"
+
+func TestParse(t *testing.T) {
+	n, err := Parse(0)
+	if err != nil {
+		t.Fatalf("Parse: %v (%d)", err, n)
+	}
+}
+
+func TestTotal(t *testing.T) {
+	if got := Total(100); got != 100 {
+		t.Errorf("Total = %d", got)
+	}
+}
+
+func TestMid(t *testing.T) {
+	if Mid([]int{7}) != 7 {
+		t.Error("mid")
+	}
+}
+`
+
+// TestLinks checks, on real traces, the links from a call's results to
+// the callee's return (several results; a read made before a call in the
+// same statement) and a runtime panic's implicit check as the target.
+func TestLinks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs traced test binaries")
+	}
+	dir := t.TempDir()
+	for _, f := range txtar.Parse([]byte(linksModule)).Files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		test string
+		want []string
+	}{
+		{"TestParse", []string{"return 0, errors.New(\"bad\")", "n, err := Parse(0)", "err != nil"}},
+		{"TestTotal", []string{"return x / 10", "return x + Fee(x)", "got != 100"}},
+		{"TestMid", []string{"mid := (len(xs) + 1) / 2", "return xs[mid]"}},
+	} {
+		t.Run(tc.test, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			tr, err := trace.Run(ctx, trace.Config{Dir: dir, Pkg: "./links", Test: tc.test, TraceDir: t.TempDir()})
+			if err != nil {
+				t.Fatalf("tracing: %v", err)
+			}
+			a := New(tr, dir, Options{})
+			tg, err := a.Failure()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tg.pred != predNone {
+				checkInvariant(t, a, tg)
+			}
+			c, err := a.Cause(ctx, tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := texts(a, c)
+			for _, want := range tc.want {
+				if !containsText(got, want) {
+					t.Errorf("cause %q lacks %q", got, want)
+				}
+			}
+		})
+	}
+}
