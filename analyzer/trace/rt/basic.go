@@ -1,4 +1,7 @@
-// Code generated for the hot basic types; keep in sync with val.go.
+// Specialised readers and writers for the hottest basic types. Each is a
+// small non-generic leaf with a constant tag, so the compiler inlines it
+// into the instrumented code, which it does not do for the generic path in
+// val.go. The record layout must stay the same as val.go's.
 
 package rt
 
