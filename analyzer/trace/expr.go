@@ -70,6 +70,11 @@ func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
 	case *ast.StarExpr:
 		return r.leaf(e, st)
 	case *ast.UnaryExpr:
+		if lit, ok := unparen(x.X).(*ast.CompositeLit); ok && x.Op == token.AND {
+			if r.structLitAddr(x, lit) {
+				return out
+			}
+		}
 		switch x.Op {
 		case token.SUB, token.XOR, token.NOT, token.ADD:
 			out.Op, out.Tok, out.X = ExprUnary, x.Op, r.expr(x.X, st)
@@ -113,6 +118,69 @@ func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
 		}
 	}
 	return out
+}
+
+// structLitAddr instruments &T{...} of a struct type T as its own
+// assignment site: once the object exists, each initialised field is
+// recorded as written at its address, with the element as its value.
+func (r *rewriter) structLitAddr(e *ast.UnaryExpr, lit *ast.CompositeLit) bool {
+	if lit.Type == nil || !r.pure(lit.Type) {
+		return false
+	}
+	st, ok := r.under(lit).(*types.Struct)
+	if !ok || st.NumFields() == 0 {
+		return false
+	}
+	type init struct {
+		field *types.Var
+		val   ast.Expr
+	}
+	var inits []init
+	for k, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			id, _ := kv.Key.(*ast.Ident)
+			if id == nil {
+				return false
+			}
+			f, _ := r.info.Uses[id].(*types.Var)
+			if f == nil {
+				return false
+			}
+			inits = append(inits, init{f, kv.Value})
+			continue
+		}
+		if k >= st.NumFields() {
+			return false
+		}
+		inits = append(inits, init{st.Field(k), el})
+	}
+	s := r.site(SiteAssign, e)
+	const p = "_cp"
+	var b strings.Builder
+	for _, in := range inits {
+		s.Exprs = append(s.Exprs, r.expr(in.val, s))
+	}
+	for i, in := range inits {
+		if in.field.Name() == "_" {
+			s.Exprs[i] = nil
+			continue
+		}
+		slot := len(s.Operands)
+		s.Operands = append(s.Operands, Operand{Slot: slot, Write: true, Text: in.field.Name(), Type: typeOf(in.field.Type())})
+		fe := p + "." + in.field.Name()
+		fmt.Fprintf(&b, "%s.WA(%s, %d, %s, &%s); ", rtName, r.fa(), slot, fe, fe)
+	}
+	exprs := s.Exprs[:0]
+	for _, x := range s.Exprs {
+		if x != nil {
+			exprs = append(exprs, x)
+		}
+	}
+	s.Exprs = exprs
+	t := r.text(lit.Type)
+	open := fmt.Sprintf("func(%s *%s) *%s { %s%s.E(%s, %d, %d); return %s }(", p, t, t, b.String(), rtName, r.fa(), EvAssign, s.ID, p)
+	r.es.wrap(r.off(e.Pos()), r.off(e.End()), open, ")")
+	return true
 }
 
 // shortCircuit records the left operand of && / || as its own branch.
