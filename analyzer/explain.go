@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -216,35 +217,42 @@ func revertible(hunks []diffhunks.Hunk, test TestRef) (ids []diffhunks.ID, kept 
 	return ids, kept
 }
 
-// findTestPackage finds the package whose _test.go files declare the test at
-// rev, with git grep so that no checkout is needed.
+// findTestPackage finds the package whose _test.go files declare the
+// top-level test at rev, reading the revision with git so that no checkout
+// is needed. Like the go command's ./... it skips vendor, testdata, hidden
+// and underscore directories and nested modules.
 func findTestPackage(ctx context.Context, dir, rev, test string) (string, error) {
 	top, _, _ := strings.Cut(test, "/")
-	cmd := exec.CommandContext(ctx, "git", "grep", "-l", "-E", `^func `+top+`\(`, rev, "--", "*_test.go")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	// A top-level declaration starts its line; a method has a receiver
+	// between func and its name, so it does not match.
+	grep, err := gitLines(ctx, dir, "grep", "-l", "-E", `^func `+regexp.QuoteMeta(top)+`\(`, rev, "--", "*_test.go")
 	if err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 1 {
-			return "", fmt.Errorf("%w: no _test.go file at %s declares func %s", ErrNoSuchTest, rev, top)
-		}
 		return "", fmt.Errorf("looking for the package of %s: %w", test, err)
 	}
-	dirs := map[string]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		_, file, _ := strings.Cut(line, ":") // "rev:path"
-		if strings.Contains("/"+file, "/testdata/") || strings.Contains("/"+file, "/vendor/") {
-			continue
+	tree, err := gitLines(ctx, dir, "ls-tree", "-r", "--name-only", rev)
+	if err != nil {
+		return "", fmt.Errorf("looking for the package of %s: %w", test, err)
+	}
+	nested := map[string]bool{}
+	for _, f := range tree {
+		if d := path.Dir(f); path.Base(f) == "go.mod" && d != "." {
+			nested[d] = true
 		}
-		if d := path.Dir(file); d == "." {
-			dirs["."] = true
-		} else {
-			dirs["./"+d] = true
+	}
+	dirs := map[string]bool{}
+	for _, line := range grep {
+		_, file, _ := strings.Cut(line, ":") // "rev:path"
+		if d := path.Dir(file); inPackageTree(d, nested) {
+			dirs[d] = true
 		}
 	}
 	var pkgs []string
 	for d := range dirs {
-		pkgs = append(pkgs, d)
+		if d == "." {
+			pkgs = append(pkgs, ".")
+		} else {
+			pkgs = append(pkgs, "./"+d)
+		}
 	}
 	sort.Strings(pkgs)
 	switch len(pkgs) {
@@ -254,4 +262,40 @@ func findTestPackage(ctx context.Context, dir, rev, test string) (string, error)
 		return pkgs[0], nil
 	}
 	return "", fmt.Errorf("%s is declared in several packages (%s): name one with --pkg", top, strings.Join(pkgs, ", "))
+}
+
+// inPackageTree reports whether dir (slash-separated, relative to the
+// repository) holds a package of the root module.
+func inPackageTree(dir string, nested map[string]bool) bool {
+	if dir == "." {
+		return true
+	}
+	for d := dir; d != "."; d = path.Dir(d) {
+		name := path.Base(d)
+		if name == "vendor" || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || nested[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// gitLines runs git in dir and returns its output lines. Exit status 1 with
+// no output (git grep finding nothing) is an empty answer, not an error.
+func gitLines(ctx context.Context, dir string, args ...string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 1 && len(out) == 0 && stderr.Len() == 0 {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return strings.Split(strings.TrimRight(string(out), "\n"), "\n"), nil
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/gotest"
 )
 
 func run(ctx context.Context, cfg Config) (*Trace, error) {
@@ -100,19 +102,10 @@ func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) e
 
 func firstLine(s string) string { return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) }
 
-// testPattern turns "TestA/sub" into "^TestA$/^sub$".
-func testPattern(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
-}
-
 func runBinary(ctx context.Context, cfg Config, bin string) (RunResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout+30*time.Second)
 	defer cancel()
-	pattern := testPattern(cfg.Test)
+	pattern := gotest.RunPattern(cfg.Test)
 	if cfg.runPattern != "" {
 		pattern = cfg.runPattern
 	}
@@ -136,7 +129,7 @@ func runBinary(ctx context.Context, cfg Config, bin string) (RunResult, error) {
 	default:
 		return res, fmt.Errorf("running traced test: %w", err)
 	}
-	res.Passed = err == nil && strings.Contains(res.Output, "--- PASS: "+cfg.Test)
+	res.Passed = err == nil && strings.Contains(res.Output, "--- PASS: "+gotest.TestName(cfg.Test))
 	res.Failed = !res.Passed
 	return res, nil
 }
