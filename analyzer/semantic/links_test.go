@@ -2,8 +2,6 @@ package semantic
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -72,16 +70,7 @@ func TestLinks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs traced test binaries")
 	}
-	dir := t.TempDir()
-	for _, f := range txtar.Parse([]byte(linksModule)).Files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeTree(t, txtar.Parse([]byte(linksModule)), "")
 	for _, tc := range []struct {
 		test string
 		want []string

@@ -3,8 +3,6 @@ package semantic
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -58,16 +56,7 @@ func TestLoopTrace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a traced test binary")
 	}
-	dir := t.TempDir()
-	for _, f := range txtar.Parse([]byte(loopModule)).Files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeTree(t, txtar.Parse([]byte(loopModule)), "")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	tr, err := trace.Run(ctx, trace.Config{Dir: dir, Pkg: "./loop", Test: "TestSum", TraceDir: t.TempDir()})

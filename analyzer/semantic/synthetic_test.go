@@ -19,17 +19,23 @@ func afterHead(t *testing.T) string {
 }
 
 // headTree writes the head/ tree of a scenario archive to a temp dir and
-// returns it. (The scenario package imports the analyzer, which imports
-// this package, so the archive is read directly.)
+// returns it.
 func headTree(t *testing.T, path string) string {
 	t.Helper()
 	ar, err := txtar.ParseFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return writeTree(t, ar, "head/")
+}
+
+// writeTree writes the archive's files whose names start with prefix, less
+// the prefix, to a new temp dir and returns it.
+func writeTree(t *testing.T, ar *txtar.Archive, prefix string) string {
+	t.Helper()
 	dir := t.TempDir()
 	for _, f := range ar.Files {
-		name, ok := strings.CutPrefix(f.Name, "head/")
+		name, ok := strings.CutPrefix(f.Name, prefix)
 		if !ok {
 			continue
 		}
