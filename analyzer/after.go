@@ -138,9 +138,6 @@ func (l *afterLoop) run(ctx context.Context, runner *trial.Runner, res *Result, 
 				return found, err
 			}
 			if len(found.Root) > 0 {
-				if err := preferUses(ctx, runner, found); err != nil {
-					return nil, err
-				}
 				res.Tree = l.an.Tree(causes, l.hunkAt(res.Hunks))
 				return found, nil
 			}
