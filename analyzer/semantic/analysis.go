@@ -108,6 +108,7 @@ const (
 	predNone                     // nothing to negate: the statement alone
 	predAssert                   // a testify predicate that failed: assert it
 	predImplicit                 // a runtime panic's implicit check over locals
+	predNilDeref                 // a nil dereference: the pointer read last was nil
 )
 
 // Failure returns the first failure of the run (SEMANTIC.md §3) as a
@@ -134,6 +135,9 @@ func (a *Analysis) Failure() (Target, error) {
 		if b, ok := a.assertion(i); ok {
 			return b, nil
 		}
+	case ev.Kind == trace.EvPanic && site.Kind != trace.SiteFail && a.isNilDeref(i):
+		// The implicit check of a dereference: the pointer was nil.
+		t.pred = predNilDeref
 	case ev.Kind == trace.EvPanic && site.Kind != trace.SiteFail && len(a.implicitLocals(i)) > 0:
 		// A runtime panic whose check reads only local variables.
 		t.pred = predImplicit
@@ -395,6 +399,25 @@ func (a *Analysis) negate(t Target) (neg smt.Term, deps []int, err error) {
 			neg = a.c.Not(a.c.And(obs...))
 			return
 		}
+		if t.pred == predNilDeref {
+			np, _ := a.nilDeref(t.Event)
+			var p smt.Term
+			if np.read >= 0 {
+				it := ev.Reads[np.read]
+				o, _ := a.f.operand(t.Event, it.Slot)
+				p = b.read(it.Slot, o.Type)
+			} else {
+				p = a.f.defVar(np.def, a.tr.Event(np.def).Writes[np.k].Slot)
+				b.deps = append(b.deps, np.def)
+			}
+			eq, err := a.c.Eq(p, a.c.Const(p.Sort(), 0))
+			if err != nil {
+				bad = err
+				return
+			}
+			neg, deps = a.c.Not(eq), b.deps
+			return
+		}
 		if h := a.rangeHeader(t.Event); h >= 0 {
 			// Iteration k of a range over a slice or string happened
 			// because the ranged value was long enough: point-wise, it
@@ -525,6 +548,109 @@ func (a *Analysis) rangeHeader(i int) int {
 	return -1
 }
 
+// localNamed returns the operand of the local variable named name in the
+// frame of event i, when the name denotes one never address-taken local
+// the frame defined before i.
+func (a *Analysis) localNamed(i int, name string) (trace.Operand, bool) {
+	var found trace.Operand
+	for _, j := range a.idx.before(a.tr.Event(i).Frame, i) {
+		for _, w := range a.tr.Event(j).Writes {
+			o, ok := a.f.operand(j, w.Slot)
+			if !ok || o.Text != name {
+				continue
+			}
+			if o.Obj == 0 || o.Global || o.Path != "" || w.Loc.Kind != trace.LocLocal || found.Obj != 0 && found.Obj != o.Obj {
+				return trace.Operand{}, false
+			}
+			found = o
+		}
+	}
+	found.Write = false
+	return found, found.Obj != 0
+}
+
+// nilPtr is the nil pointer a runtime panic dereferenced: a read of the
+// panicking event (read >= 0), or the last definition of a local pointer
+// (event def, write k).
+type nilPtr struct {
+	read   int
+	def, k int
+}
+
+// nilDeref finds the nil pointer the runtime panic event i dereferenced.
+// The run's output must say it was a nil dereference. Then either the
+// last read pending when the statement panicked is a nil pointer operand
+// (a pointer held in memory is read, then dereferenced), or a selector or
+// star operand of the statement starts from a local pointer that was nil.
+func (a *Analysis) nilDeref(i int) (nilPtr, bool) {
+	if !strings.Contains(a.tr.Result.Output, "nil pointer dereference") {
+		return nilPtr{}, false
+	}
+	ev := a.tr.Event(i)
+	if k := len(ev.Reads) - 1; k >= 0 {
+		it := ev.Reads[k]
+		o, ok := a.f.operand(i, it.Slot)
+		if ok && !o.Write && o.Type.Kind == trace.TypePointer && it.Value.Kind == trace.ValPointer && it.Value.Nil {
+			return nilPtr{read: k}, true
+		}
+	}
+	if ev.Frame == 0 {
+		return nilPtr{}, false
+	}
+	for _, o := range a.tr.SiteOf(i).Operands {
+		if o.Write {
+			continue
+		}
+		e, err := parser.ParseExpr(o.Text)
+		if err != nil {
+			continue
+		}
+		root := derefRoot(e)
+		if root == "" {
+			continue
+		}
+		lo, ok := a.localNamed(i, root)
+		if !ok {
+			continue
+		}
+		loc := trace.Loc{Kind: trace.LocLocal, Frame: ev.Frame, Obj: lo.Obj}
+		d := a.idx.lastDef(loc, i)
+		if d < 0 {
+			continue
+		}
+		for k, w := range a.tr.Event(d).Writes {
+			if w.Loc == loc && w.Value.Kind == trace.ValPointer && w.Value.Nil {
+				return nilPtr{read: -1, def: d, k: k}, true
+			}
+		}
+	}
+	return nilPtr{}, false
+}
+
+// derefRoot returns the variable a selector chain or star expression
+// dereferences first (n in n.Next.Val or *n), "" if none.
+func derefRoot(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
+}
+
+func (a *Analysis) isNilDeref(i int) bool {
+	_, ok := a.nilDeref(i)
+	return ok
+}
+
 // implicitLocals returns, for the runtime panic event i, the definitions
 // (event, index in its Writes) of the local variables read by the
 // statement that panicked, when its panic is a function of them alone:
@@ -554,25 +680,11 @@ func (a *Analysis) implicitLocals(i int) [][2]int {
 		if _, ok := locals[id.Name]; ok {
 			return true
 		}
-		var found trace.Operand
-		for _, j := range a.idx.before(ev.Frame, i) {
-			for _, w := range a.tr.Event(j).Writes {
-				o, ok := a.f.operand(j, w.Slot)
-				if !ok || o.Text != id.Name {
-					continue
-				}
-				if o.Obj == 0 || o.Global || o.Path != "" || w.Loc.Kind != trace.LocLocal || found.Obj != 0 && found.Obj != o.Obj {
-					return false
-				}
-				found = o
-			}
+		found, ok := a.localNamed(i, id.Name)
+		if ok {
+			locals[id.Name] = found
 		}
-		if found.Obj == 0 {
-			return false
-		}
-		found.Write = false
-		locals[id.Name] = found
-		return true
+		return ok
 	}
 	for _, o := range site.Operands {
 		if o.Write {

@@ -38,6 +38,29 @@ func Mid(xs []int) int {
 	mid := (len(xs) + 1) / 2
 	return xs[mid]
 }
+
+type Node struct {
+	Val  int
+	Next *Node
+}
+
+func Find(xs []int, v int) *Node {
+	var hit *Node
+	for _, x := range xs {
+		if x == v {
+			hit = &Node{Val: x}
+		}
+	}
+	return hit
+}
+
+func Second(n *Node) int {
+	return n.Next.Val
+}
+
+func Val(n *Node) int {
+	return n.Val
+}
 -- links/links_test.go --
 package links
 
@@ -61,11 +84,26 @@ func TestMid(t *testing.T) {
 		t.Error("mid")
 	}
 }
+
+func TestSecond(t *testing.T) {
+	head := &Node{Val: 1}
+	head.Next = Find([]int{2}, 3)
+	if Second(head) != 2 {
+		t.Error("second")
+	}
+}
+
+func TestVal(t *testing.T) {
+	if Val(Find([]int{2}, 3)) != 3 {
+		t.Error("val")
+	}
+}
 `
 
 // TestLinks checks, on real traces, the links from a call's results to
 // the callee's return (several results; a read made before a call in the
-// same statement) and a runtime panic's implicit check as the target.
+// same statement), a runtime panic's implicit check as the target, and
+// nil dereferences.
 func TestLinks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs traced test binaries")
@@ -78,6 +116,9 @@ func TestLinks(t *testing.T) {
 		{"TestParse", []string{"return 0, errors.New(\"bad\")", "n, err := Parse(0)", "err != nil"}},
 		{"TestTotal", []string{"return x / 10", "return x + Fee(x)", "got != 100"}},
 		{"TestMid", []string{"mid := (len(xs) + 1) / 2", "return xs[mid]"}},
+		// Nil dereferences: of a pointer read from memory, and of a local.
+		{"TestSecond", []string{"var hit *Node", "return hit", "head.Next = Find([]int{2}, 3)", "return n.Next.Val"}},
+		{"TestVal", []string{"var hit *Node", "return hit", "return n.Val"}},
 	} {
 		t.Run(tc.test, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

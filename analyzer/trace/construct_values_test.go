@@ -179,6 +179,28 @@ func TestX(t *testing.T) {
 			"return return x * 2 r:x=21 v=42",
 			"branch got != c.out r:got=42 r:c.out=42 v=false",
 		}, 3},
+		{"nil-deref", `
+type N struct {
+	V    int
+	Next *N
+}
+
+func Second(n *N) (v int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return n.Next.V, true
+}`, `
+func TestX(t *testing.T) {
+	if _, ok := Second(&N{V: 1}); ok {
+		t.Fatal("no panic")
+	}
+}`, []string{
+			// The pointer read from memory is kept with the panic.
+			"panic return n.Next.V, true r:n.Next=nil",
+		}, 0},
 		{"goroutines", `
 func Squares(n int) int {
 	ch := make(chan int)

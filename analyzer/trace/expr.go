@@ -220,9 +220,21 @@ func (r *rewriter) innerReads(e ast.Expr, st *Site) {
 	switch x := unparen(e).(type) {
 	case *ast.Ident:
 	case *ast.SelectorExpr:
-		if r.info.Selections[x] != nil {
-			r.innerReads(x.X, st)
+		sel := r.info.Selections[x]
+		if sel == nil {
+			break
 		}
+		// A field reached through a pointer held in memory (n.Next.Val):
+		// the pointer is read first, so that a nil dereference keeps the
+		// nil pointer it read with the panic. A local pointer needs no
+		// read of its own: its last definition has its value.
+		if sel.Indirect() && !r.plainLocal(x.X) {
+			if li := r.loc(x.X); li.kind == LocAddr {
+				r.leaf(x.X, st)
+				return
+			}
+		}
+		r.innerReads(x.X, st)
 	case *ast.IndexExpr:
 		r.expr(x.Index, st)
 		r.innerReads(x.X, st)
@@ -231,6 +243,16 @@ func (r *rewriter) innerReads(e ast.Expr, st *Site) {
 	default:
 		r.expr(e, st)
 	}
+}
+
+// plainLocal reports whether e names a local variable (not a global).
+func (r *rewriter) plainLocal(e ast.Expr) bool {
+	id, ok := unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v := r.varOf(id)
+	return v != nil && !r.isGlobal(v)
 }
 
 func constValue(c constant.Value) Value {

@@ -144,7 +144,8 @@ func Exit(f *F) {
 		emit(f, KReturn, f.R, false)
 		return
 	}
-	f.n = 0
+	// The reads pending when the statement panicked stay with the event:
+	// for a nil dereference, the last of them is the nil pointer.
 	emit(f, KPanic, f.S, false)
 }
 
