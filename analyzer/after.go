@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/search"
@@ -88,7 +89,7 @@ func startLoop(ctx context.Context, req Request, runner *trial.Runner, res *Resu
 		res.Notes = append(res.Notes, fmt.Sprintf("%d construct(s) were not traced; their effects enter the formula as observed inputs", n))
 	}
 	l := &afterLoop{tr: tr, traceDir: dir, prefix: filepath.ToSlash(prefix)}
-	l.an = semantic.New(tr, modRoot, semantic.Options{})
+	l.an = semantic.New(tr, modRoot, semantic.Options{Deleted: l.deletions(res.Hunks)})
 	return l, nil
 }
 
@@ -166,8 +167,8 @@ func (l *afterLoop) record(res *Result, start time.Time) {
 
 // touched returns the allowed hunks that the causes' statements touch
 // (SEMANTIC.md §5): a hunk whose head lines contain a statement, a
-// whole-file hunk of a file with a statement, and a pure deletion that lies
-// inside a block holding a statement (an omission).
+// whole-file hunk of a file with a statement, and the deletions the
+// causes touch (omissions: semantic.Cause.Deletions).
 func (l *afterLoop) touched(hunks []diffhunks.Hunk, causes []*semantic.Cause, allowed map[diffhunks.ID]bool) []diffhunks.ID {
 	hunkAt := l.hunkAt(hunks)
 	set := map[diffhunks.ID]bool{}
@@ -190,14 +191,8 @@ func (l *afterLoop) touched(hunks []diffhunks.Hunk, causes []*semantic.Cause, al
 				}
 			}
 		}
-		for _, b := range c.Blocks() {
-			file := l.repoPath(b.File)
-			for _, h := range hunks {
-				if h.Kind == diffhunks.Modify && h.File == file && h.Head.Len() == 0 &&
-					h.Head.Start > b.StartLine && h.Head.Start <= b.EndLine {
-					set[h.ID] = true
-				}
-			}
+		for _, id := range c.Deletions() {
+			set[id] = true
 		}
 	}
 	var out []diffhunks.ID
@@ -208,6 +203,38 @@ func (l *afterLoop) touched(hunks []diffhunks.Hunk, causes []*semantic.Cause, al
 	}
 	slices.Sort(out)
 	return out
+}
+
+// deletions lists the pure deletions of Go code in the traced module, for
+// the omission analysis: where each stood in head and what it removed.
+func (l *afterLoop) deletions(hunks []diffhunks.Hunk) []semantic.Deletion {
+	var out []semantic.Deletion
+	for _, h := range hunks {
+		if h.Kind != diffhunks.Modify || h.Head.Len() != 0 || !strings.HasSuffix(h.File, ".go") {
+			continue
+		}
+		file, ok := l.modPath(h.File)
+		if !ok {
+			continue
+		}
+		var text strings.Builder
+		for _, line := range strings.SplitAfter(h.Diff, "\n") {
+			if rest, ok := strings.CutPrefix(line, "-"); ok {
+				text.WriteString(rest)
+			}
+		}
+		out = append(out, semantic.Deletion{Hunk: h.ID, File: file, Line: h.Head.Start, Text: text.String()})
+	}
+	return out
+}
+
+// modPath maps a repository path to one relative to the traced module
+// root; false if the file lies outside the module.
+func (l *afterLoop) modPath(file string) (string, bool) {
+	if l.prefix == "." || l.prefix == "" {
+		return file, true
+	}
+	return strings.CutPrefix(file, l.prefix+"/")
 }
 
 // hunkAt maps a statement (file relative to the traced module) to the

@@ -89,6 +89,9 @@ func stepWith(s cause.Statement, result string) string {
 	if v := values(s.Values); v != "" {
 		out += " (" + plain(v) + ")"
 	}
+	if s.Deleted {
+		out += " — deleted here by the change, so the failing run could not execute it"
+	}
 	if s.Hunk != 0 {
 		out += fmt.Sprintf(" ← hunk #%d", s.Hunk)
 	}
@@ -158,6 +161,9 @@ func stepLabel(s cause.Statement) string {
 	}
 	if v := values(s.Values); v != "" {
 		lines = append(lines, mermaidText(clip(v, 60)))
+	}
+	if s.Deleted {
+		lines = append(lines, mermaidText("deleted by the change"))
 	}
 	if s.Hunk != 0 {
 		lines = append(lines, mermaidText(fmt.Sprintf("hunk #%d", s.Hunk)))

@@ -119,3 +119,20 @@ func TestCode(t *testing.T) {
 		t.Errorf("fenced = %q, want %q", got, want)
 	}
 }
+
+// TestDeletedStep checks that code the change deleted is told apart from
+// an executed statement in the list and in the flowchart.
+func TestDeletedStep(t *testing.T) {
+	del := cause.Statement{File: "norm.go", Line: 8, Text: "x = -x", Hunk: 1, Deleted: true}
+	ran := cause.Statement{File: "norm.go", Line: 7, Text: "x < 0", Values: map[string]string{"x": "-2"}}
+	if got := step(del); !strings.Contains(got, "deleted here by the change") || !strings.HasSuffix(got, "← hunk #1") {
+		t.Errorf("step(deleted) = %q", got)
+	}
+	if got := step(ran); strings.Contains(got, "deleted") {
+		t.Errorf("step(executed) = %q", got)
+	}
+	tree := &cause.Node{Target: ran, Outcome: "failed", Statements: []cause.Statement{ran, del}}
+	if got := mermaid(tree); strings.Count(got, "deleted by the change") != 1 {
+		t.Errorf("flowchart marks %d deleted steps, want 1:\n%s", strings.Count(got, "deleted by the change"), got)
+	}
+}

@@ -5,7 +5,8 @@ package cause
 
 import "github.com/culprit-dev/culprit/diffhunks"
 
-// Statement is one executed statement of the failing run.
+// Statement is one executed statement of the failing run, or code the
+// change deleted from where the run passed.
 type Statement struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
@@ -15,6 +16,10 @@ type Statement struct {
 	Values map[string]string `json:"values,omitempty"`
 	// Hunk is the hunk whose head lines contain the statement, 0 if none.
 	Hunk diffhunks.ID `json:"hunk,omitempty"`
+	// Deleted marks code the change removed, which the failing run could
+	// not execute: Text is the deleted source and Line the head line it
+	// stood just before; Hunk is the deletion.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // Node is one cause: a minimal set of statements that forces its target.

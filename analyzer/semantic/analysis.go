@@ -22,6 +22,10 @@ type Options struct {
 	// MaxSlice bounds the number of events encoded for one target; beyond
 	// it the remaining reads become inputs. Default 200000.
 	MaxSlice int
+	// Deleted lists the code the change removed from the traced tree, so
+	// that a branch whose taken side lost a definition of what a cause
+	// reads is a critical predicate (an omission error).
+	Deleted []Deletion
 }
 
 // Stats describe the work done and how much of it was approximate.
@@ -49,6 +53,9 @@ type Analysis struct {
 	stats Stats
 	seen  map[int]bool // target events already handed out
 	ctl   map[int]int  // memo of control()
+	// omit holds, by critical predicate event, the deletions in the side
+	// it took that may have defined what a cause reads.
+	omit map[int][]int
 	// places caches source lookups by site.
 	places map[trace.SiteID]*place
 }
@@ -70,6 +77,7 @@ func New(tr *trace.Trace, dir string, opt Options) *Analysis {
 		f:    newFormula(tr, c, idx),
 		seen: map[int]bool{},
 		ctl:  map[int]int{},
+		omit: map[int][]int{},
 
 		places: map[trace.SiteID]*place{},
 	}
@@ -323,6 +331,10 @@ type Cause struct {
 	Events []int
 	// Minimal is false when the solver gave up on some check.
 	Minimal bool
+	// Omitted are indices into Options.Deleted: deleted code that stood in
+	// the side the target branch took and may have defined what a cause
+	// reads.
+	Omitted []int
 	a       *Analysis
 }
 
@@ -331,7 +343,7 @@ type Cause struct {
 // target, plus the target's own event.
 func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 	a.seen[t.Event] = true
-	cause := &Cause{Target: t, Minimal: true, a: a}
+	cause := &Cause{Target: t, Minimal: true, a: a, Omitted: a.omit[t.Event]}
 	if t.pred == predNone {
 		cause.Events = []int{t.Event}
 		return cause, nil
@@ -362,6 +374,9 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 	}
 	sort.Ints(evs)
 	cause.Events = dedup(evs)
+	for _, g := range cause.Events {
+		cause.Omitted = mergeInts(cause.Omitted, a.straightOmissions(g))
+	}
 	return cause, nil
 }
 

@@ -3,6 +3,7 @@ package semantic
 import (
 	"fmt"
 	"go/ast"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -15,12 +16,6 @@ import (
 type Loc struct {
 	File string // relative to the traced module root, with slashes
 	Line int
-}
-
-// Range is a source range of lines.
-type Range struct {
-	File               string
-	StartLine, EndLine int
 }
 
 // Lines returns the distinct lines of the cause's statements, in trace
@@ -39,33 +34,42 @@ func (c *Cause) Lines() []Loc {
 	return out
 }
 
-// Blocks returns the source range of the innermost block enclosing each
-// statement of the cause, so that a pure deletion inside one of them can be
-// taken as touched (an omission error).
-func (c *Cause) Blocks() []Range {
-	var out []Range
-	seen := map[Range]bool{}
+// Deletions returns the deleted code (Options.Deleted) the cause touches:
+// what it found omitted from a side a branch took or from between a
+// definition and its use, and any deletion that stood directly in the
+// innermost block of one of its statements (the run passed the point
+// where the deleted code used to run).
+func (c *Cause) Deletions() []diffhunks.ID {
+	a := c.a
+	var out []diffhunks.ID
+	add := func(k int) {
+		if id := a.opt.Deleted[k].Hunk; !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	for _, k := range c.Omitted {
+		add(k)
+	}
 	for _, i := range c.Events {
-		s := c.a.siteOfStmt(i)
-		p, err := c.a.src.find(s.Pos.File, s.Pos.Line, s.Pos.Col)
-		if err != nil {
+		s := a.siteOfStmt(i)
+		p := a.place(s)
+		if p == nil {
 			continue
 		}
+		var block ast.Node
 		for _, n := range p.path {
 			if isBlock(n) {
-				r := Range{
-					File:      s.Pos.File,
-					StartLine: c.a.src.fset.Position(n.Pos()).Line,
-					EndLine:   c.a.src.fset.Position(n.End()).Line,
-				}
-				if !seen[r] {
-					seen[r] = true
-					out = append(out, r)
-				}
+				block = n
 				break
 			}
 		}
+		for k, d := range a.opt.Deleted {
+			if block != nil && d.File == s.Pos.File && a.BlockAt(d.File, d.Line) == block {
+				add(k)
+			}
+		}
 	}
+	slices.Sort(out)
 	return out
 }
 
@@ -150,8 +154,14 @@ func (a *Analysis) indirect(g int, found map[int]bool) {
 			}
 			sk := a.tr.SiteOf(b).Kind
 			short := sk == trace.SiteAndAnd || sk == trace.SiteOrOr
-			if mayDefine(notTaken(bp, be.Values[0].Bool(), short), name, it.Loc.Kind == trace.LocLocal) {
+			outcome, local := be.Values[0].Bool(), it.Loc.Kind == trace.LocLocal
+			if mayDefine(notTaken(bp, outcome, short), name, local) {
 				found[b] = true
+			}
+			// The side taken ran without code the change deleted from it.
+			if om := a.omitted(a.tr.SiteOf(b).Pos.File, notTaken(bp, !outcome, short), name, local); len(om) > 0 {
+				found[b] = true
+				a.omit[b] = mergeInts(a.omit[b], om)
 			}
 		}
 	}
@@ -179,6 +189,9 @@ func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diff
 		}
 		for _, i := range c.Events {
 			n.Statements = append(n.Statements, a.statement(i, hunkAt))
+		}
+		for _, k := range c.Omitted {
+			n.Statements = append(n.Statements, a.deletedStatement(k))
 		}
 		nodes[c] = n
 		parent := nodes[c.Target.via]
@@ -262,4 +275,14 @@ func isBlock(n ast.Node) bool {
 		return true
 	}
 	return false
+}
+
+// mergeInts adds the elements of ys missing from xs.
+func mergeInts(xs, ys []int) []int {
+	for _, y := range ys {
+		if !slices.Contains(xs, y) {
+			xs = append(xs, y)
+		}
+	}
+	return xs
 }

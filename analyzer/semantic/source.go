@@ -269,7 +269,8 @@ func notTaken(br *place, outcome, shortCircuit bool) ast.Node {
 			if outcome {
 				return nil
 			}
-			return &ast.BlockStmt{List: n.Body}
+			// The clause's body as a block opening at its colon.
+			return &ast.BlockStmt{Lbrace: n.Colon, List: n.Body}
 		case *ast.BinaryExpr:
 			if !shortCircuit {
 				continue

@@ -39,6 +39,10 @@ func (r *rewriter) builtin(b *types.Builtin, c *ast.CallExpr, st *Site, out *Exp
 	case "panic":
 		out.Args = []*Expr{r.expr(c.Args[0], st)}
 		return out
+	case "append":
+		if r.appendSite(c) {
+			return out
+		}
 	}
 	for _, a := range c.Args {
 		if r.info.Types[a].IsType() {
@@ -47,6 +51,42 @@ func (r *rewriter) builtin(b *types.Builtin, c *ast.CallExpr, st *Site, out *Exp
 		out.Args = append(out.Args, r.expr(a, st))
 	}
 	return out
+}
+
+// appendSite instruments append(s, x, y, ...) as an assignment site of
+// its own: once append returns, each appended element is recorded as
+// written at its address, with its argument as its value, so that a later
+// read of the element (through any slice sharing the array) finds its
+// definition. append(s, t...) is left to the enclosing site: its elements
+// are copied from memory the tracer does not follow. Elements that append
+// copies into a new array when it grows are not recorded either; a read
+// of one of them is an input of the analysis.
+func (r *rewriter) appendSite(c *ast.CallExpr) bool {
+	if c.Ellipsis.IsValid() || len(c.Args) < 2 {
+		return false
+	}
+	sl, ok := r.under(c).(*types.Slice)
+	if !ok {
+		return false
+	}
+	s := r.site(SiteAssign, c)
+	r.expr(c.Args[0], s)
+	base := r.text(c.Args[0])
+	n := len(c.Args) - 1
+	slot := -1
+	for _, a := range c.Args[1:] {
+		s.Exprs = append(s.Exprs, r.expr(a, s))
+	}
+	for k := range n {
+		op := Operand{Slot: len(s.Operands), Write: true, Text: fmt.Sprintf("%s[len(%s)-%d]", base, base, n-k), Type: typeOf(sl.Elem())}
+		if k == 0 {
+			slot = op.Slot
+		}
+		s.Operands = append(s.Operands, op)
+	}
+	open := fmt.Sprintf("%s.AP(%s, %d, %d, %d, ", rtName, r.fa(), s.ID, slot, n)
+	r.es.wrap(r.off(c.Pos()), r.off(c.End()), open, ")")
+	return true
 }
 
 // call instruments a call: its arguments are reads of the call's own site;

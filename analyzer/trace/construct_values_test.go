@@ -201,6 +201,25 @@ func TestX(t *testing.T) {
 			// The pointer read from memory is kept with the panic.
 			"panic return n.Next.V, true r:n.Next=nil",
 		}, 0},
+		{"append", `
+func Pairs(xs []int) []int {
+	out := make([]int, 0, 4)
+	for _, x := range xs {
+		out = append(out, x, x*10)
+	}
+	return out
+}`, `
+func TestX(t *testing.T) {
+	if got := Pairs([]int{2, 3}); got[3] != 30 {
+		t.Fatal(got)
+	}
+}`, []string{
+			// Each appended element is written at its address, from its
+			// argument; the read of got[3] finds it.
+			"assign append(out, x, x*10) r:out=[]{len 0 cap 4} r:x=2 r:x=2 w:out[len(out)-2]=2 w:out[len(out)-1]=20",
+			"assign append(out, x, x*10) r:out=[]{len 2 cap 4} r:x=3 r:x=3 w:out[len(out)-2]=3 w:out[len(out)-1]=30",
+			"branch got[3] != 30 r:got[3]=30 v=false",
+		}, 0},
 		{"goroutines", `
 func Squares(n int) int {
 	ch := make(chan int)
