@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -52,6 +53,14 @@ func (x *index) def(i, slot int) int {
 	d := x.lastDef(it.Loc, i)
 	if d < 0 {
 		return -1
+	}
+	// A later write of the whole variable (or of an enclosing field)
+	// defines the part too, with a value the trace does not break down.
+	for p := it.Loc; p.Path != ""; {
+		p.Path = parentPath(p.Path)
+		if w := x.lastDef(p, i); w > d {
+			return -1
+		}
 	}
 	for _, w := range x.tr.Event(d).Writes {
 		if w.Loc == it.Loc && w.Value == it.Value {
@@ -133,4 +142,13 @@ func (x *index) horizon(target int) int {
 		}
 	}
 	return last + 1
+}
+
+// parentPath drops the last field or index step of a location path
+// (".a.b" -> ".a", ".a[2]" -> ".a", ".a" -> "").
+func parentPath(p string) string {
+	if k := strings.LastIndexAny(p, ".["); k >= 0 {
+		return p[:k]
+	}
+	return ""
 }

@@ -104,8 +104,45 @@ func (r *rewriter) assign(s ast.Stmt, at token.Pos) {
 			b.WriteString("; " + w)
 		}
 	}
+	if len(lhs) == 1 && len(rhs) == 1 && len(st.Exprs) == 1 {
+		b.WriteString(r.literalFields(st, lhs[0], rhs[0], st.Exprs[0]))
+	}
 	fmt.Fprintf(&b, "; %s.E(%s, %d, %d)", rtName, r.fa(), EvAssign, st.ID)
 	r.es.post(r.off(s.End()), b.String())
+}
+
+// literalFields records, for x = T{...} of a variable x (or a field path
+// of one), each initialised field as written too, x.f with the element as
+// its value, so that a later read of x.f finds its definition. It returns
+// the recording statements; lit is the literal's expression shape.
+func (r *rewriter) literalFields(st *Site, x, rhs ast.Expr, lit *Expr) string {
+	cl, ok := unparen(rhs).(*ast.CompositeLit)
+	if !ok || isBlank(x) {
+		return ""
+	}
+	li := r.loc(x)
+	if li.kind != LocLocal {
+		return ""
+	}
+	inits, ok := r.fieldInits(cl)
+	if !ok || len(inits) != len(lit.Args) {
+		return ""
+	}
+	var b strings.Builder
+	for k, in := range inits {
+		if in.field.Name() == "_" {
+			continue
+		}
+		fl := li
+		fl.path += "." + in.field.Name()
+		text := r.text(x) + "." + in.field.Name()
+		t := in.field.Type()
+		slot := len(st.Operands)
+		st.Operands = append(st.Operands, Operand{Slot: slot, Write: true, Text: text, Type: typeOf(t), Obj: fl.obj, Path: fl.path, Global: fl.global})
+		st.Exprs = append(st.Exprs, lit.Args[k])
+		b.WriteString("; " + r.writeCall(slot, text, t, fl))
+	}
+	return b.String()
 }
 
 func constKind(t Type) ValueKind {

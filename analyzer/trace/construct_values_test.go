@@ -201,6 +201,24 @@ func TestX(t *testing.T) {
 			// The pointer read from memory is kept with the panic.
 			"panic return n.Next.V, true r:n.Next=nil",
 		}, 0},
+		{"struct-literal", `
+type P struct{ X, Y int }
+
+func Flip(a, b int) int {
+	p := P{X: a, Y: b * 2}
+	q := P{b, a}
+	return p.Y + q.X
+}`, `
+func TestX(t *testing.T) {
+	if got := Flip(1, 3); got != 9 {
+		t.Fatal(got)
+	}
+}`, []string{
+			// The fields a literal initialises are written with the variable.
+			"assign p := P{X: a, Y: b * 2} r:a=1 r:b=3 w:p=… w:p.X=1 w:p.Y=6",
+			"assign q := P{b, a} r:b=3 r:a=1 w:q=… w:q.X=3 w:q.Y=1",
+			"return return p.Y + q.X r:p.Y=6 r:q.X=3 v=9",
+		}, 0},
 		{"append", `
 func Pairs(xs []int) []int {
 	out := make([]int, 0, 4)

@@ -127,32 +127,9 @@ func (r *rewriter) structLitAddr(e *ast.UnaryExpr, lit *ast.CompositeLit) bool {
 	if lit.Type == nil || !r.pure(lit.Type) {
 		return false
 	}
-	st, ok := r.under(lit).(*types.Struct)
-	if !ok || st.NumFields() == 0 {
+	inits, ok := r.fieldInits(lit)
+	if !ok {
 		return false
-	}
-	type init struct {
-		field *types.Var
-		val   ast.Expr
-	}
-	var inits []init
-	for k, el := range lit.Elts {
-		if kv, ok := el.(*ast.KeyValueExpr); ok {
-			id, _ := kv.Key.(*ast.Ident)
-			if id == nil {
-				return false
-			}
-			f, _ := r.info.Uses[id].(*types.Var)
-			if f == nil {
-				return false
-			}
-			inits = append(inits, init{f, kv.Value})
-			continue
-		}
-		if k >= st.NumFields() {
-			return false
-		}
-		inits = append(inits, init{st.Field(k), el})
 	}
 	s := r.site(SiteAssign, e)
 	const p = "_cp"
@@ -181,6 +158,42 @@ func (r *rewriter) structLitAddr(e *ast.UnaryExpr, lit *ast.CompositeLit) bool {
 	open := fmt.Sprintf("func(%s *%s) *%s { %s%s.E(%s, %d, %d); return %s }(", p, t, t, b.String(), rtName, r.fa(), EvAssign, s.ID, p)
 	r.es.wrap(r.off(e.Pos()), r.off(e.End()), open, ")")
 	return true
+}
+
+// fieldInit is one field a struct literal initialises.
+type fieldInit struct {
+	field *types.Var
+	val   ast.Expr
+}
+
+// fieldInits returns the fields a struct literal initialises, in the
+// order of its elements; false if lit is not a struct literal or names a
+// field this rewriter cannot resolve.
+func (r *rewriter) fieldInits(lit *ast.CompositeLit) ([]fieldInit, bool) {
+	st, ok := r.under(lit).(*types.Struct)
+	if !ok || st.NumFields() == 0 {
+		return nil, false
+	}
+	var inits []fieldInit
+	for k, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			id, _ := kv.Key.(*ast.Ident)
+			if id == nil {
+				return nil, false
+			}
+			f, _ := r.info.Uses[id].(*types.Var)
+			if f == nil {
+				return nil, false
+			}
+			inits = append(inits, fieldInit{f, kv.Value})
+			continue
+		}
+		if k >= st.NumFields() {
+			return nil, false
+		}
+		inits = append(inits, fieldInit{st.Field(k), el})
+	}
+	return inits, true
 }
 
 // shortCircuit records the left operand of && / || as its own branch.
