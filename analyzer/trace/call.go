@@ -43,6 +43,11 @@ func (r *rewriter) builtin(b *types.Builtin, c *ast.CallExpr, st *Site, out *Exp
 		if r.appendSite(c) {
 			return out
 		}
+	case "recover":
+		// Still called directly by the deferred function: Rec only sees
+		// the value, and tells the frame's exit that it returns normally.
+		r.es.wrap(r.off(c.Pos()), r.off(c.End()), rtName+".Rec(", ")")
+		return out
 	}
 	for _, a := range c.Args {
 		if r.info.Types[a].IsType() {

@@ -63,7 +63,8 @@ func TestX(t *testing.T) {
 			"v=true",
 			"assign err = \"recovered\" w:err=\"recovere\"…(len 9)",
 			"assign q = -1 w:q=-1",
-			"panic q = 100 / d",
+			// The frame whose deferred call recovered returns normally.
+			"return }",
 			"assign q2, e := Safe(0) w:q2=-1 w:e=\"recovere\"…(len 9)",
 			"r:q1=25 r:q2=-1 r:e=\"recovere\"…(len 9) v=false",
 		}, 0},
@@ -185,21 +186,28 @@ type N struct {
 	Next *N
 }
 
+func second(n *N) int {
+	return n.Next.V
+}
+
 func Second(n *N) (v int, ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
 		}
 	}()
-	return n.Next.V, true
+	return second(n), true
 }`, `
 func TestX(t *testing.T) {
 	if _, ok := Second(&N{V: 1}); ok {
 		t.Fatal("no panic")
 	}
 }`, []string{
-			// The pointer read from memory is kept with the panic.
-			"panic return n.Next.V, true r:n.Next=nil",
+			// The pointer read from memory is kept with the panic; the
+			// caller recovers and returns normally.
+			"panic return n.Next.V r:n.Next=nil",
+			"branch recover() != nil v=true",
+			"return }",
 		}, 0},
 		{"struct-literal", `
 type P struct{ X, Y int }
@@ -272,6 +280,10 @@ func TestX(t *testing.T) {
 				t.Fatalf("TestX should pass under tracing:\n%s", tr.Result.Output)
 			}
 			got := dump(tr)
+			// The test passed: no failure, and no panic that was recovered.
+			if f := tr.Failures(); len(f) > 0 {
+				t.Errorf("a passing test's trace reports failures at events %v:\n%s", f, got)
+			}
 			pos := 0
 			for _, w := range tc.want {
 				k := strings.Index(got[pos:], w)

@@ -2,18 +2,29 @@ package trace
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
-// Event file layout (see package rt): 8 header words, then records of
-// [n<<48 | kind<<40 | overflow<<39 | site] [frame] [items...].
+// Event file layout (see package rt): 8 header words (magic, tail, capacity,
+// truncated flag), then blocks up to the tail. A block is [blockMark | its
+// length in words] [frame id] and records; a record is [n<<48 | kind<<40 |
+// overflow<<39 | site] followed by its items, n counting the header; a
+// branch outcome is in the kind byte (hasOutcome, value in bit 5). A zero
+// word where a record header would be ends the block's records (the rest
+// was reserved but not used).
 const (
-	magic      = 0x31765452504c5543
+	magic      = 0x32765452504c5543
 	eventsFile = "events.bin"
 	hdrWords   = 8
+	blockMark  = 0xb1
+	blockHdr   = 2
+	hasOutcome = 0x40
 )
 
 // Read decodes the trace in dir (events.bin and sites.json).
@@ -22,43 +33,95 @@ func Read(dir string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(dir, eventsFile))
+	ws, truncated, err := readEvents(filepath.Join(dir, eventsFile))
 	if err != nil {
-		return nil, fmt.Errorf("reading trace: %w", err)
+		return nil, err
 	}
-	t := &Trace{Skipped: tab.Skipped, Frames: []Frame{{}}, defs: map[Loc][]int{}}
+	t := &Trace{Skipped: tab.Skipped, Frames: []Frame{{}}, defs: map[Loc][]int{}, Truncated: truncated}
 	for _, s := range tab.Sites {
 		if s == nil {
 			s = &Site{}
 		}
 		t.Sites = append(t.Sites, *s)
 	}
-	if len(b) < hdrWords*8 {
-		t.Truncated = true
-		return t, nil
-	}
-	w := func(i uint64) uint64 { return binary.LittleEndian.Uint64(b[i*8:]) }
-	if w(0) != magic {
-		return nil, fmt.Errorf("reading trace: %s: bad magic", eventsFile)
-	}
-	tail := min(w(1), uint64(len(b)/8))
-	t.Truncated = w(3) != 0
 	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}}
-	for off := uint64(hdrWords); off < tail; {
-		h := w(off)
-		n := h >> 48
-		if n < 2 || off+n > tail {
-			t.Truncated = true // a record the process never finished
-			break
-		}
-		rec := make([]uint64, n)
-		for i := range rec {
-			rec[i] = w(off + uint64(i))
-		}
-		d.record(rec)
-		off += n
+	n, _ := walk(ws, nil)
+	t.Events = make([]Event, 0, n)
+	if _, complete := walk(ws, d.record); !complete {
+		t.Truncated = true // a block or record the process never finished
 	}
 	return t, nil
+}
+
+// walk calls rec, if not nil, for each record of the event words ws, in
+// order. It returns the number of records and false if the words end in an
+// incomplete block or record.
+func walk(ws []uint64, rec func(h, frame uint64, items []uint64)) (int, bool) {
+	n, tail := 0, uint64(len(ws))
+	for off := uint64(hdrWords); off < tail; {
+		h := ws[off]
+		size := h & (1<<56 - 1)
+		if h>>56 != blockMark || size < blockHdr || off+size > tail {
+			return n, false
+		}
+		end := off + size
+		frame := ws[off+1]
+		for r := off + blockHdr; r < end; {
+			h := ws[r]
+			if h == 0 {
+				break
+			}
+			k := h >> 48
+			if k < 1 || r+k > end {
+				return n, false
+			}
+			if rec != nil {
+				rec(h, frame, ws[r+1:r+k])
+			}
+			n++
+			r += k
+		}
+		off = end
+	}
+	return n, true
+}
+
+// readEvents reads the words of the event file up to its tail, and its
+// truncated flag. The runtime writes words in the machine's byte order, so
+// they are read in it too. A file too short for its header is an empty,
+// truncated trace.
+func readEvents(name string) (ws []uint64, truncated bool, err error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading trace: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("reading trace: %w", err)
+	}
+	var hdr [hdrWords]uint64
+	if _, err := io.ReadFull(f, asBytes(hdr[:])); err != nil {
+		return nil, true, nil
+	}
+	if hdr[0] != magic {
+		return nil, false, fmt.Errorf("reading trace: %s: bad magic", eventsFile)
+	}
+	tail := min(hdr[1], uint64(st.Size()/8))
+	if tail < hdrWords {
+		return nil, true, nil
+	}
+	ws = make([]uint64, tail)
+	n, err := f.ReadAt(asBytes(ws), 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, fmt.Errorf("reading trace: %w", err)
+	}
+	return ws[:n/8], hdr[3] != 0 || n/8 < int(tail), nil
+}
+
+// asBytes returns the memory of ws as bytes.
+func asBytes(ws []uint64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ws))), len(ws)*8)
 }
 
 type decoder struct {
@@ -66,12 +129,48 @@ type decoder struct {
 	frames      map[uint64]FrameID
 	stacks      map[int64][]FrameID
 	pendingCall map[FrameID]int
+
+	// The items and values of an event are gathered in reads, writes and
+	// vals, then copied to slices of the shared slabs (one allocation for
+	// many events).
+	reads, writes []Item
+	vals          []Value
+	itemSlab      []Item
+	valSlab       []Value
 }
 
-func (d *decoder) record(rec []uint64) {
+// slabChunk is how many items or values one slab allocation holds.
+const slabChunk = 1 << 12
+
+// itemsOf returns a copy of its, in the item slab.
+func (d *decoder) itemsOf(its []Item) []Item {
+	if len(its) == 0 {
+		return nil
+	}
+	if len(its) > cap(d.itemSlab)-len(d.itemSlab) {
+		d.itemSlab = make([]Item, 0, max(slabChunk, len(its)))
+	}
+	n := len(d.itemSlab)
+	d.itemSlab = append(d.itemSlab, its...)
+	return d.itemSlab[n:len(d.itemSlab):len(d.itemSlab)]
+}
+
+// valuesOf returns a copy of vs, in the value slab.
+func (d *decoder) valuesOf(vs []Value) []Value {
+	if len(vs) == 0 {
+		return nil
+	}
+	if len(vs) > cap(d.valSlab)-len(d.valSlab) {
+		d.valSlab = make([]Value, 0, max(slabChunk, len(vs)))
+	}
+	n := len(d.valSlab)
+	d.valSlab = append(d.valSlab, vs...)
+	return d.valSlab[n:len(d.valSlab):len(d.valSlab)]
+}
+
+func (d *decoder) record(h, frame uint64, items []uint64) {
 	t := d.t
-	h := rec[0]
-	kind := EventKind(h >> 40 & 0xff)
+	kind := EventKind(h >> 40 & 0x1f)
 	site := SiteID(h & 0xffffffff)
 	if int(site) >= len(t.Sites) {
 		return
@@ -79,11 +178,16 @@ func (d *decoder) record(rec []uint64) {
 	e := Event{Index: len(t.Events), Kind: kind, Site: site}
 	if kind == EvEntry {
 		f := FrameID(len(t.Frames))
-		d.frames[rec[1]] = f
+		d.frames[frame] = f
 		t.Frames = append(t.Frames, Frame{ID: f, Func: site, Entry: e.Index, Exit: -1, Call: -1})
 	}
-	e.Frame = d.frames[rec[1]]
-	d.items(&e, rec[2:])
+	e.Frame = d.frames[frame]
+	d.vals = d.vals[:0]
+	if h>>40&hasOutcome != 0 {
+		d.vals = append(d.vals, Value{Kind: ValBool, Bits: h >> 45 & 1})
+	}
+	d.items(&e, items)
+	e.Reads, e.Writes, e.Values = d.itemsOf(d.reads), d.itemsOf(d.writes), d.valuesOf(d.vals)
 	fr := &t.Frames[e.Frame]
 	switch kind {
 	case EvEntry:
@@ -125,22 +229,39 @@ func (d *decoder) record(rec []uint64) {
 	t.Events = append(t.Events, e)
 }
 
+// Item tags (see package rt): value kind in bits 0-3, role 4-5, location
+// kind 6-7, payload words 8-11, the inline flag 12, the slot 16-31 and an
+// inline value in 32-63.
+const (
+	tagInline = 1 << 12
+)
+
 // items decodes the operand items of a record.
 func (d *decoder) items(e *Event, ws []uint64) {
 	s := &d.t.Sites[e.Site]
+	d.reads, d.writes = d.reads[:0], d.writes[:0]
 	for len(ws) > 0 {
 		tag := ws[0]
-		n := int(tag >> 32 & 0xff)
+		n := int(tag >> 8 & 0xf)
 		if 1+n > len(ws) {
 			return
 		}
 		body := ws[1 : 1+n]
 		ws = ws[1+n:]
-		vk := ValueKind(tag & 0xff)
-		role := tag >> 8 & 0xf
-		lk := LocKind(tag >> 12 & 0xf)
+		role := tag >> 4 & 3
+		lk := LocKind(tag >> 6 & 3)
 		slot := int(tag >> 16 & 0xffff)
-		v, rest := decodeValue(vk, body)
+		v, rest := decodeItem(tag, body)
+		if role == 2 {
+			for len(d.vals) <= slot {
+				d.vals = append(d.vals, Value{})
+			}
+			d.vals[slot] = v
+			continue
+		}
+		if slot >= len(s.Operands) {
+			continue // a read left pending by a construct without its own event
+		}
 		it := Item{Slot: slot, Value: v}
 		switch lk {
 		case LocAddr:
@@ -149,40 +270,43 @@ func (d *decoder) items(e *Event, ws []uint64) {
 			}
 		case LocMap:
 			if len(rest) > 1 {
-				kv, _ := decodeValue(ValueKind(rest[1]&0xff), rest[2:])
+				kv, _ := decodeItem(rest[1], rest[2:])
 				it.Loc = Loc{Kind: LocMap, Addr: rest[0], Key: kv}
 			}
 		default:
-			if slot < len(s.Operands) && s.Operands[slot].Obj != 0 && role != 2 {
-				op := s.Operands[slot]
+			if op := &s.Operands[slot]; op.Obj != 0 {
 				it.Loc = Loc{Kind: LocLocal, Obj: op.Obj, Path: op.Path}
+				if !op.Global {
+					it.Loc.Frame = e.Frame
+				}
 			}
 		}
-		if role != 2 && slot >= len(s.Operands) {
-			continue // a read left pending by a construct without its own event
-		}
-		switch role {
-		case 0:
-			e.Reads = append(e.Reads, it)
-		case 1:
-			e.Writes = append(e.Writes, it)
-		default:
-			for len(e.Values) <= slot {
-				e.Values = append(e.Values, Value{})
-			}
-			e.Values[slot] = v
+		if role == 0 {
+			d.reads = append(d.reads, it)
+		} else {
+			d.writes = append(d.writes, it)
 		}
 	}
-	for i := range e.Reads {
-		if e.Reads[i].Loc.Kind == LocLocal && !d.t.Sites[e.Site].Operands[e.Reads[i].Slot].Global {
-			e.Reads[i].Loc.Frame = e.Frame
-		}
+}
+
+// decodeItem decodes the value of an item with the given tag whose payload
+// starts at w, and returns the payload words after the value.
+func decodeItem(tag uint64, w []uint64) (Value, []uint64) {
+	k := ValueKind(tag & 0xf)
+	if tag&tagInline == 0 {
+		return decodeValue(k, w)
 	}
-	for i := range e.Writes {
-		if e.Writes[i].Loc.Kind == LocLocal && !d.t.Sites[e.Site].Operands[e.Writes[i].Slot].Global {
-			e.Writes[i].Loc.Frame = e.Frame
-		}
+	x := tag >> 32
+	v := Value{Kind: k, Bits: x}
+	switch k {
+	case ValInt:
+		v.Bits = uint64(int64(int32(x)))
+	case ValFloat:
+		v.Bits = x << 32
+	case ValPointer:
+		v.Nil = x == 0
 	}
+	return v, w
 }
 
 func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {

@@ -9,10 +9,12 @@
 //
 // The runtime appends events to a memory-mapped file named by the
 // CULPRIT_TRACE environment variable, so the trace survives os.Exit,
-// t.Fatal, panics and a timeout kill. Events have one global order (an atomic
-// reservation of the record's bytes). Operand reads are pushed into a small
-// per-frame buffer while an expression evaluates and flushed with the event
-// that consumes them, so a statement costs one atomic operation.
+// t.Fatal, panics and a timeout kill. Each frame appends to a block of the
+// file it reserved with one atomic addition, with plain stores as long as
+// no other block was reserved after it; the blocks in file order are one
+// global order of the events of all goroutines (see package rt). Operand
+// reads are pushed into a small per-frame buffer while an expression
+// evaluates and written with the event that consumes them.
 //
 // Read decodes a trace directory (the event file plus the site table written
 // next to it) into a Trace that a formula builder walks backwards: events by

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/version"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,16 +64,24 @@ var errLine = regexp.MustCompile(`(?m)^(?:# \S+\n)?(\S+\.go):\d+:\d+: `)
 // not compile is replaced by its original and listed as skipped.
 func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) error {
 	ov := filepath.Join(tmp, "overlay.json")
+	env := append(os.Environ(), cfg.Env...)
+	fast := runtimeGoidUsable(ctx, cfg.Dir, env)
 	for attempt := 0; ; attempt++ {
 		if err := writeOverlay(ov, in.overlay); err != nil {
 			return err
 		}
-		cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "-overlay", ov, "-vet=off", cfg.Pkg)
+		args := append([]string{"test", "-c", "-o", bin, "-overlay", ov, "-vet=off"}, goidFlags(fast, goflags(env))...)
+		cmd := exec.CommandContext(ctx, "go", append(args, cfg.Pkg)...)
 		cmd.Dir = cfg.Dir
-		cmd.Env = append(os.Environ(), cfg.Env...)
+		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		if err == nil {
 			return nil
+		}
+		if fast && bytes.Contains(out, []byte("exithook.Goid")) {
+			// The toolchain's runtime lacks the goroutine id hook.
+			fast = false
+			continue
 		}
 		dropped := false
 		for _, m := range errLine.FindAllStringSubmatch(string(out), -1) {
@@ -98,6 +107,65 @@ func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) e
 			return fmt.Errorf("building traced test binary: %w\n%s", err, out)
 		}
 	}
+}
+
+// The tracing runtime reads goroutine ids from a runtime hook that only the
+// linker flag -checklinkname=0 lets it refer to (go1.26 on, see
+// rt/g_runtime.go); the build tag culprit_stackgoid makes it parse them from
+// runtime.Stack instead, which also walks the whole stack on every function
+// entry.
+
+// runtimeGoidUsable reports whether the go command in dir is go1.26 or later.
+func runtimeGoidUsable(ctx context.Context, dir string, env []string) bool {
+	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.Output()
+	if err != nil {
+		return false
+	}
+	v := strings.TrimSpace(string(out))
+	if strings.HasPrefix(v, "devel ") {
+		return true // a development toolchain is newer than any release
+	}
+	if i := strings.IndexAny(v, " -"); i >= 0 {
+		v = v[:i]
+	}
+	return version.IsValid(v) && version.Compare(v, "go1.26") >= 0
+}
+
+// goidFlags returns the go test flags that select how the runtime gets
+// goroutine ids. Flags given on the command line replace the same flag in
+// GOFLAGS, so the values from GOFLAGS are kept in them.
+func goidFlags(fast bool, goflags []string) []string {
+	var ldflags, tags string
+	for _, f := range goflags {
+		f = strings.TrimLeft(f, "-")
+		if v, ok := strings.CutPrefix(f, "ldflags="); ok {
+			ldflags = v
+		}
+		if v, ok := strings.CutPrefix(f, "tags="); ok {
+			tags = v
+		}
+	}
+	if fast {
+		return []string{"-ldflags=" + strings.TrimSpace(ldflags+" -checklinkname=0")}
+	}
+	if tags != "" {
+		tags += ","
+	}
+	return []string{"-tags=" + tags + "culprit_stackgoid"}
+}
+
+// goflags returns the GOFLAGS in env (the last setting wins), split into
+// flags.
+func goflags(env []string) []string {
+	var v string
+	for _, kv := range env {
+		if s, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			v = s
+		}
+	}
+	return strings.Fields(v)
 }
 
 func firstLine(s string) string { return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) }

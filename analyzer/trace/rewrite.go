@@ -191,12 +191,16 @@ func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.Blo
 			}
 		}
 	}
+	// The end of the body: where a function without results returns by
+	// falling off its end, and where any function returns when a deferred
+	// call recovered a panic.
+	end := r.tab.add(&Site{Kind: SiteReturn, Pos: r.pos(body), Text: "}", Func: r.fname})
+	end.Pos.Line, end.Pos.Col = end.Pos.EndLine, end.Pos.EndCol-1
+	fmt.Fprintf(&b, "%s.E = %d; ", fr, end.ID)
 	fmt.Fprintf(&b, "defer %s.Exit(%s.Enter(&%s, %d)); ", rtName, rtName, fr, s.ID)
 	r.es.post(r.off(body.Lbrace)+1, b.String())
 	r.stmts(body.List)
 	if r.fsig == nil || r.fsig.Results().Len() == 0 {
-		end := r.tab.add(&Site{Kind: SiteReturn, Pos: r.pos(body), Text: "}", Func: r.fname})
-		end.Pos.Line, end.Pos.Col = end.Pos.EndLine, end.Pos.EndCol-1
 		r.es.pre(r.off(body.Rbrace), fmt.Sprintf("; %s.R = %d; ", fr, end.ID))
 	}
 	r.frame, r.fsig = saveF, saveSig
@@ -213,7 +217,7 @@ func (r *rewriter) addOperand(s *Site, e ast.Expr, t types.Type, li locInfo, wri
 }
 
 // basicName returns the suffix of the runtime's specialised push functions
-// for t, or "".
+// for t, or "". Those take slots below 1<<16 only (they do not mask them).
 func basicName(t types.Type) string {
 	b, ok := t.(*types.Basic)
 	if !ok {
@@ -236,7 +240,7 @@ func (r *rewriter) writeCall(slot int, text string, t types.Type, li locInfo) st
 	case LocMap:
 		return fmt.Sprintf("%s.WM(%s, %d, %s, %s, %s)", rtName, r.fa(), slot, text, li.m, li.k)
 	}
-	if n := basicName(t); n != "" {
+	if n := basicName(t); n != "" && slot < 1<<16 {
 		return fmt.Sprintf("%s.W%s(%s, %d, %s)", rtName, n, r.fa(), slot, text)
 	}
 	return fmt.Sprintf("%s.W(%s, %d, %s)", rtName, r.fa(), slot, text)
@@ -250,7 +254,7 @@ func (r *rewriter) readWrap(slot int, t types.Type, li locInfo) (string, string)
 	case LocMap:
 		return fmt.Sprintf("%s.VM(%s, %d, ", rtName, r.fa(), slot), fmt.Sprintf(", %s, %s)", li.m, li.k)
 	}
-	if n := basicName(t); n != "" {
+	if n := basicName(t); n != "" && slot < 1<<16 {
 		return fmt.Sprintf("%s.V%s(%s, %d, ", rtName, n, r.fa(), slot), ")"
 	}
 	return fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), slot), ")"

@@ -380,8 +380,8 @@ func (t *Trace) Callee(i int) FrameID {
 }
 
 // Failures returns the indices of the failure events in order: EvFail
-// events, and for each unwinding panic the EvPanic of its innermost frame
-// (the statement where a runtime panic occurred).
+// events, and for each panic that was not recovered the EvPanic of its
+// innermost frame (the statement where a runtime panic occurred).
 func (t *Trace) Failures() []int {
 	var out []int
 	for i := range t.Events {
@@ -389,12 +389,34 @@ func (t *Trace) Failures() []int {
 		case EvFail:
 			out = append(out, i)
 		case EvPanic:
-			if !t.unwinding(i) {
+			if !t.unwinding(i) && !t.recovered(i) {
 				out = append(out, i)
 			}
 		}
 	}
 	return out
+}
+
+// recovered reports whether the panic that the EvPanic event i reports
+// was recovered: a frame further up its goroutine's unwinding chain
+// returned normally.
+func (t *Trace) recovered(i int) bool {
+	fr := t.Events[i].Frame
+	for fr != 0 {
+		f := &t.Frames[fr]
+		if f.Exit < 0 {
+			return false
+		}
+		if t.Events[f.Exit].Kind == EvReturn {
+			return true
+		}
+		p := f.Parent
+		if p == 0 || t.Frames[p].Goroutine != f.Goroutine {
+			return false
+		}
+		fr = p
+	}
+	return false
 }
 
 // unwinding reports whether the EvPanic event i continues a panic already

@@ -2,19 +2,25 @@ package rt
 
 import "runtime"
 
-// getg returns the goroutine id parsed from the runtime.Stack header. The
-// runtime package is added through an overlay in a directory that does not
-// exist on disk, where assembly cannot be assembled, so the portable way is
-// the only one.
-func getg() uintptr {
+// goid returns the id of the calling goroutine, from the runtime when the
+// toolchain lets the runtime package reach it (see g_runtime.go), else
+// parsed from the runtime.Stack header, which also walks the whole stack.
+func goid() uint64 {
+	if runtimeGoid != nil {
+		return runtimeGoid()
+	}
+	return stackGoid()
+}
+
+func stackGoid() uint64 {
 	var b [64]byte
 	n := runtime.Stack(b[:], false)
-	var id uintptr
+	var id uint64
 	for _, c := range b[len("goroutine "):n] {
 		if c < '0' || c > '9' {
 			break
 		}
-		id = id*10 + uintptr(c-'0')
+		id = id*10 + uint64(c-'0')
 	}
 	return id
 }

@@ -3,6 +3,23 @@
 // It is compiled into the traced program through a go build overlay, so it
 // depends on the standard library only. Events are appended to a shared
 // memory-mapped file; see the trace package for the format.
+//
+// The file holds blocks. A frame reserves a block with one atomic addition
+// on the tail word and then appends its records to it with plain stores, as
+// long as no other block was reserved after it: every event first checks
+// that the tail still ends the frame's block, and otherwise moves on to a
+// new block. The blocks in file order, each with its records in program
+// order, are one global order of all events: an event that happens before
+// another (earlier in the same goroutine, or ordered by a channel
+// operation, a lock or other synchronisation between them) comes first,
+// because the later event's tail check sees the reservation of the earlier
+// event's block. A caller's events after a call come after the callee's for
+// the same reason.
+//
+// Operand reads are pushed into a small per-frame buffer while an expression
+// evaluates and copied into the block with the event that consumes them,
+// record header last, so a process that dies in the middle of an event
+// leaves a zero header, which ends its block.
 package rt
 
 import (
@@ -19,12 +36,11 @@ const (
 	hMagic     = 0 // Magic
 	hTail      = 1 // next free word (atomic)
 	hCap       = 2 // capacity in words
-	hTruncated = 3 // 1 once a record did not fit
-	hFrames    = 4 // last frame id handed out (atomic)
-	hWords     = 8 // first record word
+	hTruncated = 3 // 1 once a block did not fit
+	hWords     = 8 // first block word
 
-	// Magic identifies an event file ("CULPRTv1").
-	Magic = 0x31765452504c5543
+	// Magic identifies an event file ("CULPRTv2").
+	Magic = 0x32765452504c5543
 	// EnvDir names the trace directory; EnvMax the size bound in bytes.
 	EnvDir = "CULPRIT_TRACE"
 	EnvMax = "CULPRIT_TRACE_MAX"
@@ -44,9 +60,32 @@ const (
 	KFail    = 8
 )
 
+// Block layout: a header word (blockMark | length in words), the frame id,
+// then records. A record is a header word (n<<48 | kind<<40 | overflow<<39 |
+// site, n counting the header) followed by its items. The kind byte holds
+// the event kind in its low 5 bits; a branch outcome, the bool value 0 of
+// the event, is in the kind byte too (hasOutcome, and the value in bit 5).
+// A zero word where a record header would be ends the block's records.
+const (
+	blockMark  = 0xb1 << 56
+	blockHdr   = 2    // words before the first record of a block
+	firstBlock = 16   // words of a frame's first block
+	maxBlock   = 4096 // words a frame asks for at most at once
+	// bufWords bounds the operand words of one record.
+	bufWords = 62
+)
+
 var (
 	words  []uint64 // the mapped file, nil when tracing is off
 	nwords uint64
+	// tail points at the tail word: the file's, or noTail when tracing is
+	// off, which no frame's block end ever equals.
+	tail   = &noTail
+	noTail = ^uint64(0)
+	// file stays open (and reachable, so not finalised) for provisioning
+	// the file's pages; fd is its descriptor, -1 if none.
+	fd   = -1
+	file *os.File
 )
 
 func init() {
@@ -65,61 +104,158 @@ func init() {
 	if err != nil {
 		return
 	}
-	defer f.Close()
 	if err := f.Truncate(size); err != nil {
+		f.Close()
 		return
 	}
 	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
+		f.Close()
 		return
 	}
+	fd = int(f.Fd())
+	file = f
 	words = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
 	nwords = uint64(len(words))
 	words[hCap] = nwords
 	atomic.StoreUint64(&words[hTail], hWords)
 	atomic.StoreUint64(&words[hMagic], Magic)
+	tail = &words[hTail]
+	provision(provisionStep)
 }
-
-// bufWords bounds the operand words one frame can hold between events.
-const bufWords = 62
 
 // F is the tracing state of one activation of an instrumented function. It
 // lives on the function's stack.
 type F struct {
-	ID  uint64 // frame id
-	S   uint32 // site of the statement executing (for abnormal exits)
-	R   uint32 // site of the return statement once results are evaluated
-	n   uint32
-	ovf bool
-	buf [bufWords]uint64
+	ID uint64 // frame id: the offset of the frame's first block
+	S  uint32 // site of the statement executing (for abnormal exits)
+	R  uint32 // site of the return statement once results are evaluated
+	E  uint32 // site of the end of the body, where a recovered frame returns
+
+	n   uint32 // pending item words in buf
+	ovf uint64 // overflow bit of the pending record (1<<39)
+	// p is where the frame's next record goes, bstart and bend bound its
+	// block and end is the block end as a word offset: the tail, while the
+	// block is the last one reserved. All are zero before the first block.
+	p, bstart, bend unsafe.Pointer
+	end             uint64
+	next            uint64 // words to ask for with the next block
+	buf             [bufWords]uint64
 }
 
-// emit writes one record: header, frame, and the pending operand words.
-// Unless keep is set, the pending words are consumed.
+// emit writes a record of the pending items to the frame's block. Unless
+// keep is set, the pending items are consumed; with keep they stay pending
+// for the next record.
 func emit(f *F, kind uint64, site uint32, keep bool) {
-	if words == nil {
-		f.n = 0
+	n := uintptr(f.n)
+	p := f.p
+	if keep || atomic.LoadUint64(tail) != f.end || uintptr(p)+n*8+8 > uintptr(f.bend) {
+		emitSlow(f, kind, site)
+		if !keep {
+			f.n, f.ovf = 0, 0
+		}
 		return
 	}
-	n := uint64(2 + f.n)
-	off := atomic.AddUint64(&words[hTail], n) - n
-	if off+n > nwords {
-		atomic.StoreUint64(&words[hTruncated], 1)
-		atomic.StoreUint64(&words[hTail], nwords) // keep the tail from wrapping
-		f.n = 0
+	w := unsafe.Add(p, 8)
+	for i := uintptr(0); i < n && i < bufWords; i++ {
+		*(*uint64)(unsafe.Add(w, i*8)) = f.buf[i]
+	}
+	// The header goes last, so a process that dies in the middle leaves a
+	// zero header, which ends the block.
+	*(*uint64)(p) = uint64(n+1)<<48 | kind<<40 | f.ovf | uint64(site)
+	f.p = unsafe.Add(w, n*8)
+	f.n, f.ovf = 0, 0
+}
+
+// emitSlow is emit when the block is no longer the last one reserved or
+// has no room for the record. It leaves the pending items in place.
+//
+//go:noinline
+func emitSlow(f *F, kind uint64, site uint32) {
+	n := uintptr(f.n)
+	if words == nil || !f.renew(n+1) {
 		return
 	}
-	ovf := uint64(0)
-	if f.ovf {
-		ovf = 1
+	p := f.p
+	copy(unsafe.Slice((*uint64)(unsafe.Add(p, 8)), n), f.buf[:n])
+	*(*uint64)(p) = uint64(n+1)<<48 | kind<<40 | f.ovf | uint64(site)
+	f.p = unsafe.Add(p, 8+n*8)
+}
+
+// renew makes room for need words: it extends the frame's block when the
+// block is still the last one reserved, and otherwise reserves a new
+// block. It reports false when tracing is off or the file is full.
+func (f *F) renew(need uintptr) bool {
+	if words == nil || atomic.LoadUint64(&words[hTruncated]) != 0 {
+		return false
 	}
-	words[off+1] = f.ID
-	copy(words[off+2:off+n], f.buf[:f.n])
-	// The header goes last so a reader never sees a half-written record as complete.
-	atomic.StoreUint64(&words[off], n<<48|kind<<40|ovf<<39|uint64(site))
-	if !keep {
-		f.n = 0
-		f.ovf = false
+	last := f.end != 0 && atomic.LoadUint64(tail) == f.end
+	if last && uintptr(f.p)+need*8 <= uintptr(f.bend) {
+		return true
+	}
+	switch {
+	case f.end == 0:
+		f.next = firstBlock
+	case last:
+		// The block filled up uninterrupted: grow faster.
+		f.next = min(2*f.next, maxBlock)
+	default:
+		// Another block came after this one: size the next one by what
+		// this one held.
+		used := uint64(uintptr(f.p)-uintptr(f.bstart)) / 8
+		f.next = min(max(used+8, firstBlock), maxBlock)
+	}
+	size := max(f.next, uint64(blockHdr+need))
+	off := atomic.AddUint64(tail, size) - size
+	if off+size > nwords || off < hWords {
+		truncate()
+		return false
+	}
+	if last && off == f.end {
+		// Nobody reserved in between: the block grows in place.
+		f.bend = unsafe.Add(f.bend, size*8)
+		f.end += size
+		*(*uint64)(f.bstart) = blockMark | uint64(uintptr(f.bend)-uintptr(f.bstart))/8
+		f.provide()
+		return true
+	}
+	b := unsafe.Slice(&words[off], size)
+	if f.ID == 0 {
+		f.ID = off
+	}
+	b[1] = f.ID
+	b[0] = blockMark | size
+	f.p = unsafe.Pointer(&b[blockHdr])
+	f.bstart, f.bend, f.end = unsafe.Pointer(&b[0]), unsafe.Add(unsafe.Pointer(&b[0]), size*8), off+size
+	f.provide()
+	return true
+}
+
+// truncate marks the trace truncated and moves the tail beyond any block
+// end, so that every frame stops recording.
+func truncate() {
+	atomic.StoreUint64(&words[hTruncated], 1)
+	atomic.StoreUint64(tail, 1<<62)
+}
+
+// put1 appends a one-word item.
+func (f *F) put1(w uint64) {
+	if n := f.n; n < bufWords {
+		f.buf[n] = w
+		f.n = n + 1
+	} else {
+		f.ovf = 1 << 39
+	}
+}
+
+// put2 appends a two-word item.
+func (f *F) put2(w0, w1 uint64) {
+	if n := f.n; n+1 < bufWords {
+		f.buf[n] = w0
+		f.buf[n+1] = w1
+		f.n = n + 2
+	} else {
+		f.ovf = 1 << 39
 	}
 }
 
@@ -132,8 +268,7 @@ func Enter(f *F, site uint32) *F {
 	if words == nil {
 		return f
 	}
-	f.ID = atomic.AddUint64(&words[hFrames], 1)
-	f.push(tag(vInt, roleValue, 0, 0, 1), uint64(getg()))
+	f.putInt(tag(0, roleValue, 0, 0), int64(goid()))
 	emit(f, KEntry, site, false)
 	return f
 }
@@ -144,31 +279,37 @@ func Exit(f *F) {
 		emit(f, KReturn, f.R, false)
 		return
 	}
+	if _, ok := recovered.LoadAndDelete(goid()); ok && f.E != 0 {
+		// A deferred call of this frame recovered the panic: the frame
+		// returns normally, with its named results as they are.
+		f.n, f.ovf = 0, 0
+		emit(f, KReturn, f.E, false)
+		return
+	}
 	// The reads pending when the statement panicked stay with the event:
 	// for a nil dereference, the last of them is the nil pointer.
 	emit(f, KPanic, f.S, false)
 }
 
+// hasOutcome marks a kind byte that holds a branch outcome in bit 5.
+const hasOutcome = 0x40
+
 // B records a branch outcome and returns it.
 func B(f *F, site uint32, c bool) bool {
-	f.push(tag(vBool, roleValue, 0, 0, 1), b2u(c))
-	emit(f, KBranch, site, false)
+	emit(f, KBranch|hasOutcome|b2u(c)<<5, site, false)
 	return c
 }
 
 // SC records the left operand of && or ||; operand reads stay pending for
 // the enclosing condition.
 func SC(f *F, site uint32, c bool) bool {
-	m, o := f.n, f.ovf
-	f.push(tag(vBool, roleValue, 0, 0, 1), b2u(c))
-	emit(f, KBranch, site, true)
-	f.n, f.ovf = m, o
+	emit(f, KBranch|hasOutcome|b2u(c)<<5, site, true)
 	return c
 }
 
 // Sw records that clause k of a switch or select was taken.
 func Sw(f *F, site uint32, k int) {
-	f.push(tag(vInt, roleValue, 0, 0, 1), uint64(k))
+	f.putInt(tag(0, roleValue, 0, 0), int64(k))
 	emit(f, KBranch, site, false)
 }
 
@@ -188,9 +329,10 @@ func CF[T any](f *F, kind int, site uint32, fn T) T {
 // X records the result of an uninstrumented call at site, emits the CallExt
 // event, and pushes the result as read slot for the enclosing statement.
 func X[T any](f *F, site uint32, slot int, v T) T {
-	Val(f, 0, v)
+	put(f, tag(0, roleValue, 0, 0), v)
 	emit(f, KCallExt, site, false)
-	return V(f, slot, v)
+	put(f, tag(0, roleRead, 0, uint64(slot)), v)
+	return v
 }
 
 func b2u(b bool) uint64 {
@@ -198,14 +340,4 @@ func b2u(b bool) uint64 {
 		return 1
 	}
 	return 0
-}
-
-func (f *F) push(t, v uint64) {
-	if f.n+2 > bufWords {
-		f.ovf = true
-		return
-	}
-	f.buf[f.n] = t
-	f.buf[f.n+1] = v
-	f.n += 2
 }

@@ -30,50 +30,152 @@ const (
 	locMap  = 3
 )
 
-// tag packs an item header: value kind, role, location kind, operand slot
-// and the number of payload words that follow.
-func tag(kind, role, loc, slot, n uint64) uint64 {
-	return kind | role<<8 | loc<<12 | (slot&0xffff)<<16 | n<<32
+// An item is a tag word followed by its payload words. The tag's low 32
+// bits hold the value kind (bits 0-3), the role (4-5), the location kind
+// (6-7), the number of payload words (8-11), the inline flag (12) and the
+// operand slot (16-31). An inline value lives in the tag's high 32 bits and
+// takes no payload word: a bool, an integer that fits in 32 bits (sign- or
+// zero-extended by its kind), or a float whose low 32 bits are zero. The
+// payload holds the value's words unless inline, then the location's: an
+// address, or a map pointer followed by the key as an item of its own.
+const (
+	inline = 1 << 12
+	nShift = 8
+)
+
+// tag packs an item's kind, role, location kind and operand slot.
+func tag(kind, role, loc, slot uint64) uint64 {
+	return kind | role<<4 | loc<<6 | (slot&0xffff)<<16
 }
 
-type val struct {
-	k uint64
+// putInt appends an integer item with tag t (kind unset). The payload word
+// is written in any case: words beyond n are scratch.
+func (f *F) putInt(t uint64, v int64) {
+	n := f.n
+	if n+1 >= bufWords {
+		f.ovf = 1 << 39
+		return
+	}
+	w, k := t|vInt|1<<nShift, uint32(2)
+	if int64(int32(v)) == v {
+		w, k = t|vInt|inline|uint64(v)<<32, 1
+	}
+	f.buf[n], f.buf[n+1] = w, uint64(v)
+	f.n = n + k
+}
+
+// putUint appends an unsigned integer item with tag t (kind unset).
+func (f *F) putUint(t uint64, v uint64) {
+	n := f.n
+	if n+1 >= bufWords {
+		f.ovf = 1 << 39
+		return
+	}
+	w, k := t|vUint|1<<nShift, uint32(2)
+	if v>>32 == 0 {
+		w, k = t|vUint|inline|v<<32, 1
+	}
+	f.buf[n], f.buf[n+1] = w, v
+	f.n = n + k
+}
+
+// putFloat appends a float item (its float64 bits b) with tag t.
+func (f *F) putFloat(t uint64, b uint64) {
+	n := f.n
+	if n+1 >= bufWords {
+		f.ovf = 1 << 39
+		return
+	}
+	w, k := t|vFloat|1<<nShift, uint32(2)
+	if b<<32 == 0 {
+		w, k = t|vFloat|inline|b, 1
+	}
+	f.buf[n], f.buf[n+1] = w, b
+	f.n = n + k
+}
+
+// putBool appends a bool item with tag t.
+func (f *F) putBool(t uint64, b bool) {
+	f.put1(t | vBool | inline | b2u(b)<<32)
+}
+
+// item is an item under construction: the tag and up to nine payload words.
+type item struct {
 	n int
-	w [3]uint64
+	w [10]uint64
 }
 
-func encode[T any](v T) val {
+// encode sets it to the value v with tag t (kind unset): the tag word, and
+// the value's payload words unless the value fits inline.
+func encode[T any](it *item, t uint64, v T) {
 	switch x := any(v).(type) {
 	case int:
-		return val{k: vInt, n: 1, w: [3]uint64{uint64(x)}}
+		it.int(t, int64(x))
 	case int64:
-		return val{k: vInt, n: 1, w: [3]uint64{uint64(x)}}
+		it.int(t, x)
 	case int32:
-		return val{k: vInt, n: 1, w: [3]uint64{uint64(x)}}
+		it.int(t, int64(x))
 	case uint8:
-		return val{k: vUint, n: 1, w: [3]uint64{uint64(x)}}
+		it.uint(t, uint64(x))
 	case uint64:
-		return val{k: vUint, n: 1, w: [3]uint64{x}}
+		it.uint(t, x)
 	case bool:
-		return val{k: vBool, n: 1, w: [3]uint64{b2u(x)}}
+		it.n, it.w[0] = 1, t|vBool|inline|b2u(x)<<32
 	case string:
-		return encString(x)
+		it.str(t, x)
 	case float64:
-		return val{k: vFloat, n: 1, w: [3]uint64{math.Float64bits(x)}}
+		it.float(t, math.Float64bits(x))
 	case uint:
-		return val{k: vUint, n: 1, w: [3]uint64{uint64(x)}}
+		it.uint(t, uint64(x))
 	case int8:
-		return val{k: vInt, n: 1, w: [3]uint64{uint64(x)}}
+		it.int(t, int64(x))
 	case int16:
-		return val{k: vInt, n: 1, w: [3]uint64{uint64(x)}}
+		it.int(t, int64(x))
 	case uint16:
-		return val{k: vUint, n: 1, w: [3]uint64{uint64(x)}}
+		it.uint(t, uint64(x))
 	case uint32:
-		return val{k: vUint, n: 1, w: [3]uint64{uint64(x)}}
+		it.uint(t, uint64(x))
 	case uintptr:
-		return val{k: vUint, n: 1, w: [3]uint64{uint64(x)}}
+		it.uint(t, uint64(x))
+	default:
+		encodeSlow(it, t, v)
 	}
-	return encodeSlow(v)
+}
+
+func (it *item) int(t uint64, v int64) {
+	if int64(int32(v)) == v {
+		it.n, it.w[0] = 1, t|vInt|inline|uint64(v)<<32
+	} else {
+		it.n, it.w[0], it.w[1] = 2, t|vInt|1<<nShift, uint64(v)
+	}
+}
+
+func (it *item) uint(t uint64, v uint64) {
+	if v>>32 == 0 {
+		it.n, it.w[0] = 1, t|vUint|inline|v<<32
+	} else {
+		it.n, it.w[0], it.w[1] = 2, t|vUint|1<<nShift, v
+	}
+}
+
+func (it *item) float(t uint64, b uint64) {
+	if b<<32 == 0 {
+		it.n, it.w[0] = 1, t|vFloat|inline|b
+	} else {
+		it.n, it.w[0], it.w[1] = 2, t|vFloat|1<<nShift, b
+	}
+}
+
+// words sets it to a value of kind k with payload w.
+func (it *item) words(t, k uint64, w ...uint64) {
+	it.n, it.w[0] = 1+len(w), t|k|uint64(len(w))<<nShift
+	copy(it.w[1:], w)
+}
+
+// add appends payload words that describe the location.
+func (it *item) add(w ...uint64) {
+	it.w[0] += uint64(len(w)) << nShift
+	it.n += copy(it.w[it.n:], w)
 }
 
 // encodeSlow encodes any other value through reflection. It is kept out of
@@ -81,47 +183,50 @@ func encode[T any](v T) val {
 // encode's fast paths.
 //
 //go:noinline
-func encodeSlow[T any](v T) val {
-	return encodeReflect(reflect.ValueOf(&v).Elem())
+func encodeSlow[T any](it *item, t uint64, v T) {
+	encodeReflect(it, t, reflect.ValueOf(&v).Elem())
 }
 
-func encodeReflect(rv reflect.Value) val {
+func encodeReflect(it *item, t uint64, rv reflect.Value) {
 	switch rv.Kind() {
 	case reflect.Bool:
-		return val{k: vBool, n: 1, w: [3]uint64{b2u(rv.Bool())}}
+		it.n, it.w[0] = 1, t|vBool|inline|b2u(rv.Bool())<<32
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return val{k: vInt, n: 1, w: [3]uint64{uint64(rv.Int())}}
+		it.int(t, rv.Int())
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return val{k: vUint, n: 1, w: [3]uint64{rv.Uint()}}
+		it.uint(t, rv.Uint())
 	case reflect.Float32, reflect.Float64:
-		return val{k: vFloat, n: 1, w: [3]uint64{math.Float64bits(rv.Float())}}
+		it.float(t, math.Float64bits(rv.Float()))
 	case reflect.Complex64, reflect.Complex128:
 		c := rv.Complex()
-		return val{k: vComplex, n: 2, w: [3]uint64{math.Float64bits(real(c)), math.Float64bits(imag(c))}}
+		it.words(t, vComplex, math.Float64bits(real(c)), math.Float64bits(imag(c)))
 	case reflect.String:
-		return encString(rv.String())
+		it.str(t, rv.String())
 	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func:
-		return val{k: vPointer, n: 1, w: [3]uint64{uint64(rv.Pointer())}}
+		it.words(t, vPointer, uint64(rv.Pointer()))
 	case reflect.Slice:
-		return val{k: vSlice, n: 3, w: [3]uint64{uint64(rv.Pointer()), uint64(rv.Len()), uint64(rv.Cap())}}
+		it.words(t, vSlice, uint64(rv.Pointer()), uint64(rv.Len()), uint64(rv.Cap()))
 	case reflect.Interface:
 		if rv.CanAddr() {
 			p := (*[2]uintptr)(unsafe.Pointer(rv.UnsafeAddr()))
-			return val{k: vIface, n: 2, w: [3]uint64{uint64(p[0]), uint64(p[1])}}
+			it.words(t, vIface, uint64(p[0]), uint64(p[1]))
+			return
 		}
+		it.words(t, vOpaque)
+	default:
+		it.words(t, vOpaque)
 	}
-	return val{k: vOpaque}
 }
 
 // prefixLen is how many leading bytes of a string are kept.
 const prefixLen = 8
 
-func encString(s string) val {
+func (it *item) str(t uint64, s string) {
 	var pre uint64
 	for i := 0; i < len(s) && i < prefixLen; i++ {
 		pre |= uint64(s[i]) << (8 * i)
 	}
-	return val{k: vString, n: 3, w: [3]uint64{uint64(len(s)), strHash(s), pre}}
+	it.words(t, vString, uint64(len(s)), strHash(s), pre)
 }
 
 // strHash is FNV-1a over the string; long strings are sampled (first and
@@ -129,8 +234,13 @@ func encString(s string) val {
 func strHash(s string) uint64 {
 	h := uint64(14695981039346656037)
 	if len(s) > 1024 {
-		s = s[:512] + s[len(s)-512:]
+		return fnv(fnv(h, s[:512]), s[len(s)-512:])
 	}
+	return fnv(h, s)
+}
+
+// fnv continues the FNV-1a hash h over s.
+func fnv(h uint64, s string) uint64 {
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= 1099511628211
@@ -138,24 +248,38 @@ func strHash(s string) uint64 {
 	return h
 }
 
-func (f *F) pushVal(role, loc, slot uint64, v val, extra int) {
-	if int(f.n)+1+v.n+extra > bufWords {
-		f.ovf = true
+// putItem appends it.
+func (f *F) putItem(it *item) {
+	n := uint32(it.n)
+	if f.n+n > bufWords {
+		f.ovf = 1 << 39
 		return
 	}
-	f.buf[f.n] = tag(v.k, role, loc, slot, uint64(v.n+extra))
-	copy(f.buf[f.n+1:], v.w[:v.n])
-	f.n += uint32(1 + v.n)
+	copy(f.buf[f.n:], it.w[:n])
+	f.n += n
 }
 
-func (f *F) pushWord(w uint64) {
-	f.buf[f.n] = w
-	f.n++
+// put appends the item of value v with tag t (kind unset).
+func put[T any](f *F, t uint64, v T) {
+	switch x := any(v).(type) {
+	case int:
+		f.putInt(t, int64(x))
+	case bool:
+		f.putBool(t, x)
+	case int64:
+		f.putInt(t, x)
+	case uint8:
+		f.putUint(t, uint64(x))
+	default:
+		var it item
+		encode(&it, t, v)
+		f.putItem(&it)
+	}
 }
 
 // V pushes the read of operand slot and returns v.
 func V[T any](f *F, slot int, v T) T {
-	f.pushVal(roleRead, 0, uint64(slot), encode(v), 0)
+	put(f, tag(0, roleRead, 0, uint64(slot)), v)
 	return v
 }
 
@@ -172,7 +296,7 @@ func VM[K comparable, E any](f *F, slot int, v E, m map[K]E, k K) E {
 }
 
 // W pushes the value written to operand slot.
-func W[T any](f *F, slot int, v T) { f.pushVal(roleWrite, 0, uint64(slot), encode(v), 0) }
+func W[T any](f *F, slot int, v T) { put(f, tag(0, roleWrite, 0, uint64(slot)), v) }
 
 // WA pushes the value written to operand slot at address p.
 func WA[T any](f *F, slot int, v T, p *T) { rec(f, roleWrite, slot, v, p) }
@@ -185,21 +309,21 @@ func WM[K comparable, E any](f *F, slot int, v E, m map[K]E, k K) {
 // W1 pushes the single value written to operand slot, emits the assignment
 // event of site and returns v (for assignments in statement headers).
 func W1[T any](f *F, site uint32, slot int, v T) T {
-	W(f, slot, v)
+	put(f, tag(0, roleWrite, 0, uint64(slot)), v)
 	emit(f, KAssign, site, false)
 	return v
 }
 
 // Val pushes an event value (a result, argument or outcome) at index k.
 func Val[T any](f *F, k int, v T) T {
-	f.pushVal(roleValue, 0, uint64(k), encode(v), 0)
+	put(f, tag(0, roleValue, 0, uint64(k)), v)
 	return v
 }
 
 // RL pushes the last result k of the return statement at site and marks
 // the frame as returning normally.
 func RL[T any](f *F, site uint32, k int, v T) T {
-	Val(f, k, v)
+	put(f, tag(0, roleValue, 0, uint64(k)), v)
 	f.R = site
 	return v
 }
@@ -214,22 +338,17 @@ func EOk(f *F, kind int, site uint32) bool {
 }
 
 func rec[T any](f *F, role uint64, slot int, v T, p *T) {
-	e := encode(v)
-	f.pushVal(role, locAddr, uint64(slot), e, 1)
-	if !f.ovf {
-		f.pushWord(uint64(uintptr(unsafe.Pointer(p))))
-	}
+	var it item
+	encode(&it, tag(0, role, locAddr, uint64(slot)), v)
+	it.add(uint64(uintptr(unsafe.Pointer(p))))
+	f.putItem(&it)
 }
 
 func recMap[K comparable, E any](f *F, role uint64, slot int, v E, m map[K]E, k K) {
-	e, ke := encode(v), encode(k)
-	f.pushVal(role, locMap, uint64(slot), e, 2+ke.n)
-	if f.ovf {
-		return
-	}
-	f.pushWord(uint64(uintptr(*(*unsafe.Pointer)(unsafe.Pointer(&m)))))
-	f.pushWord(tag(ke.k, 0, 0, 0, uint64(ke.n)))
-	for i := 0; i < ke.n; i++ {
-		f.pushWord(ke.w[i])
-	}
+	var it, key item
+	encode(&it, tag(0, role, locMap, uint64(slot)), v)
+	encode(&key, 0, k)
+	it.add(uint64(uintptr(*(*unsafe.Pointer)(unsafe.Pointer(&m)))))
+	it.add(key.w[:key.n]...)
+	f.putItem(&it)
 }

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package rt
+
+// Provisioning the file's pages ahead of the tail is Linux-only (see
+// mem_linux.go); elsewhere pages are faulted in on first use.
+
+const provisionStep = 0
+
+func provision(uint64) {}
+
+func (f *F) provide() {}
