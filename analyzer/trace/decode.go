@@ -143,29 +143,24 @@ type decoder struct {
 const slabChunk = 1 << 12
 
 // itemsOf returns a copy of its, in the item slab.
-func (d *decoder) itemsOf(its []Item) []Item {
-	if len(its) == 0 {
-		return nil
-	}
-	if len(its) > cap(d.itemSlab)-len(d.itemSlab) {
-		d.itemSlab = make([]Item, 0, max(slabChunk, len(its)))
-	}
-	n := len(d.itemSlab)
-	d.itemSlab = append(d.itemSlab, its...)
-	return d.itemSlab[n:len(d.itemSlab):len(d.itemSlab)]
-}
+func (d *decoder) itemsOf(its []Item) []Item { return slabCopy(&d.itemSlab, its) }
 
 // valuesOf returns a copy of vs, in the value slab.
-func (d *decoder) valuesOf(vs []Value) []Value {
-	if len(vs) == 0 {
+func (d *decoder) valuesOf(vs []Value) []Value { return slabCopy(&d.valSlab, vs) }
+
+// slabCopy returns a copy of xs appended to *slab, which is replaced by a
+// new chunk when xs does not fit, so that many small slices share a few
+// large allocations.
+func slabCopy[T any](slab *[]T, xs []T) []T {
+	if len(xs) == 0 {
 		return nil
 	}
-	if len(vs) > cap(d.valSlab)-len(d.valSlab) {
-		d.valSlab = make([]Value, 0, max(slabChunk, len(vs)))
+	if len(xs) > cap(*slab)-len(*slab) {
+		*slab = make([]T, 0, max(slabChunk, len(xs)))
 	}
-	n := len(d.valSlab)
-	d.valSlab = append(d.valSlab, vs...)
-	return d.valSlab[n:len(d.valSlab):len(d.valSlab)]
+	n := len(*slab)
+	*slab = append(*slab, xs...)
+	return (*slab)[n:len(*slab):len(*slab)]
 }
 
 func (d *decoder) record(h, frame uint64, items []uint64) {
