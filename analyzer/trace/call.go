@@ -116,12 +116,24 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 	for _, a := range c.Args {
 		cs.Exprs = append(cs.Exprs, r.expr(a, cs))
 	}
-	if kind == SiteCall || kind == SiteFail {
+	rt := r.info.TypeOf(c)
+	_, tuple := rt.(*types.Tuple)
+	// The call's event keeps only the call's own reads when its evaluation
+	// is marked (rt.M around the function value, which is evaluated before
+	// the arguments): what the statement read before the call stays
+	// pending for the statement's event.
+	evBefore := kind == SiteCall || kind == SiteFail
+	evAfter := kind == SiteCallExt && rt != nil && !tuple && !at.IsValid()
+	marked := (evBefore || evAfter) && r.markable(c.Fun)
+	if marked {
+		r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.M(%s, ", rtName, r.fa()), ")")
+	}
+	if evBefore {
 		ev := EvCall
 		if kind == SiteFail {
 			ev = EvFail
 		}
-		if !r.before(c, cs, ev) {
+		if !r.before(c, cs, ev, marked) {
 			if at.IsValid() {
 				r.es.pre(r.off(at), fmt.Sprintf("%s.E(%s, %d, %d); ", rtName, r.fa(), ev, cs.ID))
 			} else {
@@ -129,9 +141,8 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 			}
 		}
 	}
-	out := &Expr{Op: ExprCall, Call: cs.ID, Slot: -1, Type: typeOf(r.info.TypeOf(c)), Text: cs.Text}
-	rt := r.info.TypeOf(c)
-	if _, tuple := rt.(*types.Tuple); rt == nil || tuple || at.IsValid() {
+	out := &Expr{Op: ExprCall, Call: cs.ID, Slot: -1, Type: typeOf(rt), Text: cs.Text}
+	if rt == nil || tuple || at.IsValid() {
 		if kind == SiteCallExt && at.IsValid() {
 			r.es.post(r.off(c.End()), fmt.Sprintf("; %s.E(%s, %d, %d)", rtName, r.fa(), EvCallExt, cs.ID))
 		}
@@ -140,7 +151,11 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 	out.Slot = r.addOperand(st, c, rt, locInfo{}, false)
 	open := fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), out.Slot)
 	if kind != SiteCall {
-		open = fmt.Sprintf("%s.X(%s, %d, %d, ", rtName, r.fa(), cs.ID, out.Slot)
+		x := "X"
+		if marked {
+			x = "XM"
+		}
+		open = fmt.Sprintf("%s.%s(%s, %d, %d, ", rtName, x, r.fa(), cs.ID, out.Slot)
 	}
 	r.es.wrap(r.off(c.Pos()), r.off(c.End()), open, ")")
 	return out
@@ -148,21 +163,41 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 
 // before emits event ev once the call's operands are evaluated: around the
 // last argument when its type survives a generic identity, else around the
-// function value.
-func (r *rewriter) before(c *ast.CallExpr, cs *Site, ev EventKind) bool {
+// function value. marked selects the emitters that pop the call's mark.
+func (r *rewriter) before(c *ast.CallExpr, cs *Site, ev EventKind, marked bool) bool {
+	m := ""
+	if marked {
+		m = "M"
+	}
 	if n := len(c.Args); n > 0 {
 		a := c.Args[n-1]
 		tv := r.info.Types[a]
 		_, tuple := tv.Type.(*types.Tuple)
 		if tv.Type != nil && !tuple && !tv.IsType() && !r.untypedOrigin(a) {
-			r.es.wrap(r.off(a.Pos()), r.off(a.End()), fmt.Sprintf("%s.CL(%s, %d, %d, ", rtName, r.fa(), ev, cs.ID), ")")
+			r.es.wrap(r.off(a.Pos()), r.off(a.End()), fmt.Sprintf("%s.CL%s(%s, %d, %d, ", rtName, m, r.fa(), ev, cs.ID), ")")
 			return true
 		}
 	}
 	if r.genericFun(c.Fun) {
 		return false
 	}
-	r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.CF(%s, %d, %d, ", rtName, r.fa(), ev, cs.ID), ")")
+	r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.CF%s(%s, %d, %d, ", rtName, m, r.fa(), ev, cs.ID), ")")
+	return true
+}
+
+// markable reports whether a call's function value can be wrapped to mark
+// the start of the call's evaluation: not a generic function with
+// inferred type arguments (not a value as written), and no call in the
+// function value (whose result would be read before the mark).
+func (r *rewriter) markable(fun ast.Expr) bool {
+	if r.genericFun(fun) {
+		return false
+	}
+	if sel, ok := unparen(fun).(*ast.SelectorExpr); ok {
+		if _, isCall := unparen(sel.X).(*ast.CallExpr); isCall {
+			return false
+		}
+	}
 	return true
 }
 

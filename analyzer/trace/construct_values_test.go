@@ -149,12 +149,12 @@ func TestX(t *testing.T) {
 			"branch ok && r.W > 2 r:ok=true r:r.W=3 v=true",
 			"assign t += 1000 r:t=0 w:t=1000",
 			"return return r.W * r.H r:r.W=3 r:r.H=4 v=12",
-			"assign t += s.Area() r:s.Area()=12 w:t=1012",
+			"assign t += s.Area() r:t=1000 r:s.Area()=12 w:t=1012",
 			"w:ok=false",
 			"branch ok && r.W > 2 r:ok=false v=false",
 			"entry func (s Sq) Area() int { return int(s) * int(s) } w:s=5",
 			"return return int(s) * int(s) r:s=5 r:s=5 v=25",
-			"assign t += s.Area() r:s.Area()=25 w:t=1037",
+			"assign t += s.Area() r:t=1012 r:s.Area()=25 w:t=1037",
 			"branch got != 1037 r:got=1037 v=false",
 		}, 0},
 		{"subtests", `
@@ -208,6 +208,24 @@ func TestX(t *testing.T) {
 			"panic return n.Next.V r:n.Next=nil",
 			"branch recover() != nil v=true",
 			"return }",
+		}, 0},
+		{"read-before-call", `
+func fee(x int) int { return x / 10 }
+
+func Total(a, b int) int {
+	y := a*2 + fee(b) + len(fmt.Sprint(a))
+	return y
+}`, `
+func TestX(t *testing.T) {
+	if got := Total(1, 100); got != 13 {
+		t.Fatal(got)
+	}
+}`, []string{
+			// A call's event has the call's own reads only; what the
+			// statement read before the call goes with the statement.
+			"call fee(b) r:b=100\n",
+			"callext fmt.Sprint(a) r:a=1 v=\"1\"\n",
+			"assign y := a*2 + fee(b) + len(fmt.Sprint(a)) r:a=1 r:fee(b)=10 r:fmt.Sprint(a)=\"1\" w:y=13",
 		}, 0},
 		{"struct-literal", `
 type P struct{ X, Y int }
@@ -272,7 +290,7 @@ func TestX(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeTree(t, map[string][]byte{
 				"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
-				"p/p.go":      []byte("package p\n" + tc.src + "\n"),
+				"p/p.go":      []byte("package p\n" + imports(tc.src) + tc.src + "\n"),
 				"p/p_test.go": []byte("package p\n\nimport \"testing\"\n" + tc.test + "\n"),
 			})
 			tr := runTrace(t, dir, "./p", "TestX")
@@ -301,4 +319,12 @@ func TestX(t *testing.T) {
 			}
 		})
 	}
+}
+
+// imports returns the import of fmt when src uses it.
+func imports(src string) string {
+	if strings.Contains(src, "fmt.") {
+		return "\nimport \"fmt\"\n"
+	}
+	return ""
 }

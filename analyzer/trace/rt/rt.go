@@ -140,7 +140,12 @@ type F struct {
 	p, bstart, bend unsafe.Pointer
 	end             uint64
 	next            uint64 // words to ask for with the next block
-	buf             [bufWords]uint64
+	// marks holds, for the calls being evaluated (innermost last), how
+	// many items were pending when each began (M); nm counts the calls,
+	// including any beyond the room in marks.
+	marks [4]uint32
+	nm    uint32
+	buf   [bufWords]uint64
 }
 
 // emit writes a record of the pending items to the frame's block. Unless
@@ -324,6 +329,70 @@ func CL[T any](f *F, kind int, site uint32, v T) T {
 func CF[T any](f *F, kind int, site uint32, fn T) T {
 	emit(f, uint64(kind), site, false)
 	return fn
+}
+
+// M notes that the evaluation of a call begins: the items pending now were
+// read by the enclosing statement before the call, and stay pending for it
+// when the call's event is emitted (CLM, CFM, XM). It is wrapped around the
+// function value, which is evaluated before the arguments, and returns fn.
+func M[T any](f *F, fn T) T {
+	if f.nm < uint32(len(f.marks)) {
+		f.marks[f.nm] = f.n
+	}
+	f.nm++
+	return fn
+}
+
+// mark pops the mark of the innermost call being evaluated: the number of
+// pending items that are not the call's own.
+func (f *F) mark() uint32 {
+	if f.nm == 0 {
+		return 0
+	}
+	f.nm--
+	if f.nm < uint32(len(f.marks)) {
+		return f.marks[f.nm]
+	}
+	return 0
+}
+
+// emitFrom emits an event with the pending items from m on, and leaves
+// the first m pending.
+//
+//go:noinline
+func emitFrom(f *F, kind uint64, site uint32, m uint32) {
+	if m == 0 || m > f.n {
+		emit(f, kind, site, false)
+		return
+	}
+	var outer [bufWords]uint64
+	copy(outer[:m], f.buf[:m])
+	copy(f.buf[:], f.buf[m:f.n])
+	f.n -= m
+	ovf := f.ovf
+	emit(f, kind, site, false)
+	copy(f.buf[:m], outer[:m])
+	f.n, f.ovf = m, ovf
+}
+
+// CLM is CL for a call whose evaluation began with M.
+func CLM[T any](f *F, kind int, site uint32, v T) T {
+	emitFrom(f, uint64(kind), site, f.mark())
+	return v
+}
+
+// CFM is CF for a call whose evaluation began with M.
+func CFM[T any](f *F, kind int, site uint32, fn T) T {
+	emitFrom(f, uint64(kind), site, f.mark())
+	return fn
+}
+
+// XM is X for a call whose evaluation began with M.
+func XM[T any](f *F, site uint32, slot int, v T) T {
+	put(f, tag(0, roleValue, 0, 0), v)
+	emitFrom(f, KCallExt, site, f.mark())
+	put(f, tag(0, roleRead, 0, uint64(slot)), v)
+	return v
 }
 
 // X records the result of an uninstrumented call at site, emits the CallExt
