@@ -56,6 +56,8 @@ type Analysis struct {
 	// omit holds, by critical predicate event, the deletions in the side
 	// it took that may have defined what a cause reads.
 	omit map[int][]int
+	// dels memoises what is derived from each of Options.Deleted.
+	dels []*deletion
 	// places caches source lookups by site.
 	places map[trace.SiteID]*place
 }

@@ -56,15 +56,12 @@ func (c *Cause) Deletions() []diffhunks.ID {
 		if p == nil {
 			continue
 		}
-		var block ast.Node
-		for _, n := range p.path {
-			if isBlock(n) {
-				block = n
-				break
-			}
+		block := innermostBlock(p)
+		if block == nil {
+			continue
 		}
 		for k, d := range a.opt.Deleted {
-			if block != nil && d.File == s.Pos.File && a.BlockAt(d.File, d.Line) == block {
+			if d.File == s.Pos.File && a.deletion(k).block == block {
 				add(k)
 			}
 		}

@@ -25,6 +25,37 @@ type Deletion struct {
 	Text string
 }
 
+// deletion is what the analysis derives once from one Deletion: the
+// innermost block it stood in, and its text parsed as statements.
+type deletion struct {
+	block ast.Node
+	stmts ast.Node
+}
+
+// deletion returns what is derived from Options.Deleted[k], computing it
+// on first use.
+func (a *Analysis) deletion(k int) *deletion {
+	if a.dels == nil {
+		a.dels = make([]*deletion, len(a.opt.Deleted))
+	}
+	if a.dels[k] == nil {
+		d := a.opt.Deleted[k]
+		a.dels[k] = &deletion{block: a.blockAt(d.File, d.Line), stmts: parseStmts(d.Text)}
+	}
+	return a.dels[k]
+}
+
+// innermostBlock returns the innermost block, case or select clause on a
+// place's path, nil if none.
+func innermostBlock(p *place) ast.Node {
+	for _, n := range p.path {
+		if isBlock(n) {
+			return n
+		}
+	}
+	return nil
+}
+
 // omitted returns the deletions that stood directly in region (the block
 // or case body a branch took, in file) and may define the location named
 // name: code that ran at this point in the base version and could have
@@ -35,10 +66,10 @@ func (a *Analysis) omitted(file string, region ast.Node, name string, local bool
 	}
 	var out []int
 	for k, d := range a.opt.Deleted {
-		if d.File != file || !sameBlock(a.BlockAt(file, d.Line), region) {
+		if d.File != file || !sameBlock(a.deletion(k).block, region) {
 			continue
 		}
-		if mayDefine(parseStmts(d.Text), name, local) {
+		if mayDefine(a.deletion(k).stmts, name, local) {
 			out = append(out, k)
 		}
 	}
@@ -58,13 +89,7 @@ func (a *Analysis) straightOmissions(g int) []int {
 	if gp == nil {
 		return nil
 	}
-	var block ast.Node
-	for _, n := range gp.path {
-		if isBlock(n) {
-			block = n
-			break
-		}
-	}
+	block := innermostBlock(gp)
 	if block == nil {
 		return nil
 	}
@@ -77,13 +102,13 @@ func (a *Analysis) straightOmissions(g int) []int {
 		o, _ := a.f.operand(g, it.Slot)
 		ds := a.siteOfStmt(d)
 		for k, del := range a.opt.Deleted {
-			if del.File != gs.Pos.File || del.Line > gs.Pos.Line || a.BlockAt(del.File, del.Line) != block {
+			if del.File != gs.Pos.File || del.Line > gs.Pos.Line || a.deletion(k).block != block {
 				continue
 			}
 			if ds.Pos.File == del.File && ds.Pos.Line >= del.Line && ds.Pos.Line <= gs.Pos.Line {
 				continue // defined after the deleted lines
 			}
-			if mayDefine(parseStmts(del.Text), o.Text, it.Loc.Kind == trace.LocLocal) {
+			if mayDefine(a.deletion(k).stmts, o.Text, it.Loc.Kind == trace.LocLocal) {
 				out = mergeInts(out, []int{k})
 			}
 		}
@@ -113,10 +138,10 @@ func sameBlock(inner, region ast.Node) bool {
 	return false
 }
 
-// BlockAt returns the innermost block, case or select clause of file (a
+// blockAt returns the innermost block, case or select clause of file (a
 // path relative to the module root) that holds the point just before line,
 // nil if none.
-func (a *Analysis) BlockAt(file string, line int) ast.Node {
+func (a *Analysis) blockAt(file string, line int) ast.Node {
 	f, err := a.src.file(file)
 	if err != nil {
 		return nil

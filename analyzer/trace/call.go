@@ -78,16 +78,12 @@ func (r *rewriter) appendSite(c *ast.CallExpr) bool {
 	r.expr(c.Args[0], s)
 	base := r.text(c.Args[0])
 	n := len(c.Args) - 1
-	slot := -1
 	for _, a := range c.Args[1:] {
 		s.Exprs = append(s.Exprs, r.expr(a, s))
 	}
+	slot := len(s.Operands) // the first element written
 	for k := range n {
-		op := Operand{Slot: len(s.Operands), Write: true, Text: fmt.Sprintf("%s[len(%s)-%d]", base, base, n-k), Type: typeOf(sl.Elem())}
-		if k == 0 {
-			slot = op.Slot
-		}
-		s.Operands = append(s.Operands, op)
+		s.Operands = append(s.Operands, Operand{Slot: slot + k, Write: true, Text: fmt.Sprintf("%s[len(%s)-%d]", base, base, n-k), Type: typeOf(sl.Elem())})
 	}
 	open := fmt.Sprintf("%s.AP(%s, %d, %d, %d, ", rtName, r.fa(), s.ID, slot, n)
 	r.es.wrap(r.off(c.Pos()), r.off(c.End()), open, ")")
