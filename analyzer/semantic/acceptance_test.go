@@ -1,12 +1,6 @@
 package semantic
 
-import (
-	"context"
-	"testing"
-	"time"
-
-	"github.com/culprit-dev/culprit/analyzer/trace"
-)
+import "testing"
 
 // TestAfterExample traces TestF on the head of the AFTER running example
 // and checks the causes and critical predicates of SEMANTIC.md §3–§4.
@@ -15,14 +9,5 @@ func TestAfterExample(t *testing.T) {
 		t.Skip("builds and runs a traced test binary")
 	}
 	dir := afterHead(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	tr, err := trace.Run(ctx, trace.Config{Dir: dir, Pkg: "./calc", Test: "TestF", TraceDir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("tracing TestF: %v", err)
-	}
-	if !tr.Result.Failed {
-		t.Fatalf("traced TestF did not fail:\n%s", tr.Result.Output)
-	}
-	checkAfter(t, tr, dir)
+	checkAfter(t, traceFailing(t, dir, "./calc", "TestF"), dir)
 }

@@ -1,11 +1,8 @@
 package semantic
 
 import (
-	"context"
 	"testing"
-	"time"
 
-	"github.com/culprit-dev/culprit/analyzer/trace"
 	"golang.org/x/tools/txtar"
 )
 
@@ -121,13 +118,8 @@ func TestLinks(t *testing.T) {
 		{"TestVal", []string{"var hit *Node", "return hit", "return n.Val"}},
 	} {
 		t.Run(tc.test, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			tr, err := trace.Run(ctx, trace.Config{Dir: dir, Pkg: "./links", Test: tc.test, TraceDir: t.TempDir()})
-			if err != nil {
-				t.Fatalf("tracing: %v", err)
-			}
-			a := New(tr, dir, Options{})
+			ctx := t.Context()
+			a := New(traceFailing(t, dir, "./links", tc.test), dir, Options{})
 			tg, err := a.Failure()
 			if err != nil {
 				t.Fatal(err)

@@ -1,12 +1,9 @@
 package semantic
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"time"
 
-	"github.com/culprit-dev/culprit/analyzer/trace"
 	"golang.org/x/tools/txtar"
 )
 
@@ -57,13 +54,8 @@ func TestLoopTrace(t *testing.T) {
 		t.Skip("builds and runs a traced test binary")
 	}
 	dir := writeTree(t, txtar.Parse([]byte(loopModule)), "")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	tr, err := trace.Run(ctx, trace.Config{Dir: dir, Pkg: "./loop", Test: "TestSum", TraceDir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("tracing: %v", err)
-	}
-	a := New(tr, dir, Options{})
+	ctx := t.Context()
+	a := New(traceFailing(t, dir, "./loop", "TestSum"), dir, Options{})
 	tg, err := a.Failure()
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,11 @@
 package semantic
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/cause"
-	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"golang.org/x/tools/txtar"
 )
@@ -61,12 +58,8 @@ func TestOmissions(t *testing.T) {
 			Deletion{Hunk: 2, File: "scale.go", Line: 5, Text: "\ty *= k\n"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			tr, err := trace.Run(ctx, trace.Config{Dir: tc.dir, Pkg: "./", Test: tc.test, TraceDir: t.TempDir()})
-			if err != nil {
-				t.Fatalf("tracing: %v", err)
-			}
+			ctx := t.Context()
+			tr := traceFailing(t, tc.dir, "./", tc.test)
 			// A decoy deletion elsewhere that defines nothing read.
 			decoy := Deletion{Hunk: 9, File: tc.del.File, Line: 3, Text: "// old comment\n"}
 			a := New(tr, tc.dir, Options{Deleted: []Deletion{decoy, tc.del}})

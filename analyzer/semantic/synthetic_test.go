@@ -1,11 +1,13 @@
 package semantic
 
 import (
+	"context"
 	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"golang.org/x/tools/txtar"
@@ -27,6 +29,22 @@ func headTree(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return writeTree(t, ar, "head/")
+}
+
+// traceFailing traces test of package pkg in the module at dir and
+// returns the trace of its run, which must fail.
+func traceFailing(t *testing.T, dir, pkg, test string) *trace.Trace {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	tr, err := trace.Run(ctx, trace.Config{Dir: dir, Pkg: pkg, Test: test, TraceDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("tracing %s: %v", test, err)
+	}
+	if !tr.Result.Failed {
+		t.Fatalf("traced %s did not fail:\n%s", test, tr.Result.Output)
+	}
+	return tr
 }
 
 // writeTree writes the archive's files whose names start with prefix, less
