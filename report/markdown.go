@@ -131,22 +131,28 @@ func renderRoot(b *strings.Builder, r *Report, d detail, sub string) {
 		if d.spent(b) {
 			return
 		}
-		h, ok := r.hunk(id)
-		switch {
-		case !ok:
-			fmt.Fprintf(b, "- hunk #%d is not in the report\n", id)
-		case d.rootDiffs:
-			fmt.Fprintf(b, "**Hunk #%d** %s\n\n", id, where(h))
-			renderDiff(b, h.Diff, d.diffLines)
-		default:
-			fmt.Fprintf(b, "- hunk #%d %s\n", id, where(h))
-		}
+		renderHunk(b, r, id, d.rootDiffs, d.diffLines)
 	}
 	if !d.rootDiffs {
 		b.WriteString("\n")
 	}
 	if rest := r.Root[len(shown):]; len(rest) > 0 {
 		fmt.Fprintf(b, "_%s not shown here%s._\n\n", plural(len(rest), "more root hunk", "more root hunks"), shortRefs(rest))
+	}
+}
+
+// renderHunk writes hunk id as a heading with its diff (at most diffLines
+// lines) when diff is set, else as a list item.
+func renderHunk(b *strings.Builder, r *Report, id int, diff bool, diffLines int) {
+	h, ok := r.hunk(id)
+	switch {
+	case !ok:
+		fmt.Fprintf(b, "- hunk #%d is not in the report\n", id)
+	case diff:
+		fmt.Fprintf(b, "**Hunk #%d** %s\n\n", id, where(h))
+		renderDiff(b, h.Diff, diffLines)
+	default:
+		fmt.Fprintf(b, "- hunk #%d %s\n", id, where(h))
 	}
 }
 
@@ -164,16 +170,7 @@ func renderAux(b *strings.Builder, r *Report, d detail) {
 		if d.spent(b) {
 			return
 		}
-		h, ok := r.hunk(id)
-		switch {
-		case !ok:
-			fmt.Fprintf(b, "- hunk #%d is not in the report\n", id)
-		case d.aux == auxDiffs:
-			fmt.Fprintf(b, "**Hunk #%d** %s\n\n", id, where(h))
-			renderDiff(b, h.Diff, d.diffLines)
-		default:
-			fmt.Fprintf(b, "- hunk #%d %s\n", id, where(h))
-		}
+		renderHunk(b, r, id, d.aux == auxDiffs, d.diffLines)
 	}
 	if d.aux != auxDiffs {
 		b.WriteString("\n")
