@@ -49,7 +49,9 @@ func tag(kind, role, loc, slot uint64) uint64 {
 }
 
 // putInt appends an integer item with tag t (kind unset). The payload word
-// is written in any case: words beyond n are scratch.
+// is written in any case: words beyond n are scratch. putInt, putUint and
+// putFloat are written out separately: folded into one shared helper, the
+// extra call takes the recorders of basic.go over the inlining budget.
 func (f *F) putInt(t uint64, v int64) {
 	n := f.n
 	if n+1 >= bufWords {
