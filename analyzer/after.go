@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/semantic"
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -23,22 +23,43 @@ import (
 // Whatever the semantic side cannot do, it says so in res.Notes and falls
 // back to the revert search over all candidates; the tree is only set when
 // a root was found from derived causes.
-func explainAfter(ctx context.Context, req Request, runner *trial.Runner, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
+//
+// Tracing and deriving causes run under req.SemanticBudget (semCtx); the
+// revert searches the loop starts run under the analysis's own ctx.
+func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
 	start := time.Now()
-	loop, err := startLoop(ctx, req, runner, res)
-	if err == nil {
+	b.enter(PhaseSemantic)
+	semCtx, cancel := context.WithTimeoutCause(ctx, req.SemanticBudget, errSemanticBudget)
+	defer cancel()
+	loop, err := startLoop(semCtx, req, mod, b.Runner, res)
+	switch {
+	case err == nil:
 		defer loop.close()
 		var found *search.Found
-		found, err = loop.run(ctx, runner, res, candidates, opt)
+		found, err = loop.run(ctx, semCtx, b, res, candidates, opt)
 		loop.record(res, start)
 		if found != nil || err != nil {
 			return found, err
 		}
-	} else {
+	case semanticSpent(semCtx):
+		res.Stats.Semantic = time.Since(start)
+		res.Notes = append(res.Notes, fmt.Sprintf("the semantic analysis used its budget of %v while tracing: the root was found by the revert search over all hunks alone", req.SemanticBudget))
+	default:
 		res.Stats.Semantic = time.Since(start)
 		res.Notes = append(res.Notes, fmt.Sprintf("the semantic analysis could not run (%v): the root was found by the revert search over all hunks alone", err))
 	}
-	return search.Asymmetric(ctx, runner, res.Hunks, candidates, opt)
+	b.enter(PhaseSearch)
+	return search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
+}
+
+// errSemanticBudget ends the semantic part of an analysis (its context's
+// cause); the revert search goes on without it.
+var errSemanticBudget = errors.New("the semantic analysis used its budget")
+
+// semanticSpent reports whether semCtx ended because its budget ran out
+// (and not the whole analysis's).
+func semanticSpent(semCtx context.Context) bool {
+	return semCtx.Err() != nil && errors.Is(context.Cause(semCtx), errSemanticBudget)
 }
 
 // afterLoop holds one semantic analysis of the failing run on head.
@@ -49,27 +70,16 @@ type afterLoop struct {
 	prefix   string // the traced module root, relative to the repository
 }
 
-func startLoop(ctx context.Context, req Request, runner *trial.Runner, res *Result) (*afterLoop, error) {
-	head := runner.HeadDir()
-	modRoot, err := moduleRoot(head, req.Test.Package)
-	if err != nil {
-		return nil, err
-	}
-	prefix, err := filepath.Rel(head, modRoot)
-	if err != nil {
-		return nil, err
-	}
-	pkgRel, err := filepath.Rel(modRoot, filepath.Join(head, req.Test.Package))
-	if err != nil {
-		return nil, err
-	}
+func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runner, res *Result) (*afterLoop, error) {
+	modRoot := runner.HeadDir() // the module's directory in the head worktree
+	prefix, pkg := mod.dir, mod.pkg
 	dir, err := os.MkdirTemp("", "culprit-trace-")
 	if err != nil {
 		return nil, err
 	}
 	tr, err := trace.Run(ctx, trace.Config{
 		Dir:      modRoot,
-		Pkg:      "./" + filepath.ToSlash(pkgRel),
+		Pkg:      pkg,
 		Test:     req.Test.Name,
 		Timeout:  req.Timeout,
 		TraceDir: dir,
@@ -88,7 +98,7 @@ func startLoop(ctx context.Context, req Request, runner *trial.Runner, res *Resu
 	if n := len(tr.Skipped); n > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d construct(s) were not traced; their effects enter the formula as observed inputs", n))
 	}
-	l := &afterLoop{tr: tr, traceDir: dir, prefix: filepath.ToSlash(prefix)}
+	l := &afterLoop{tr: tr, traceDir: dir, prefix: prefix}
 	l.an = semantic.New(tr, modRoot, semantic.Options{Deleted: l.deletions(res.Hunks)})
 	return l, nil
 }
@@ -104,9 +114,27 @@ func (l *afterLoop) repoPath(file string) string {
 	return l.prefix + "/" + file
 }
 
+// toRepoPaths rewrites the tree's file names, which the trace gives
+// relative to the traced module, to be relative to the repository, as the
+// hunks and the report name them.
+func (l *afterLoop) toRepoPaths(tree *cause.Node) {
+	fix := func(s *cause.Statement) {
+		if s != nil {
+			s.File = l.repoPath(s.File)
+		}
+	}
+	tree.Walk(func(n *cause.Node) {
+		fix(&n.Target)
+		fix(n.Via)
+		for i := range n.Statements {
+			fix(&n.Statements[i])
+		}
+	})
+}
+
 // run is Algorithm 1. It returns nil, nil when the causes never led to a
 // root, so that the caller falls back.
-func (l *afterLoop) run(ctx context.Context, runner *trial.Runner, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
+func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
 	first, err := l.an.Failure()
 	if err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("the failing assertion could not be located in the trace (%v): the root was found by the revert search over all hunks alone", err))
@@ -125,7 +153,11 @@ func (l *afterLoop) run(ctx context.Context, runner *trial.Runner, res *Result, 
 		}
 		t := pending[0]
 		pending = pending[1:]
-		c, err := l.an.Cause(ctx, t)
+		c, err := l.an.Cause(semCtx, t)
+		if semanticSpent(semCtx) {
+			res.Notes = append(res.Notes, fmt.Sprintf("the semantic analysis used its budget after %d cause(s): the root was found by the revert search over all hunks alone", len(causes)))
+			return nil, nil
+		}
 		if err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("no cause could be derived for one predicate (%v)", err))
 			continue
@@ -140,6 +172,7 @@ func (l *afterLoop) run(ctx context.Context, runner *trial.Runner, res *Result, 
 			}
 			if len(found.Root) > 0 {
 				res.Tree = l.an.Tree(causes, l.hunkAt(res.Hunks))
+				l.toRepoPaths(res.Tree)
 				return found, nil
 			}
 		}
@@ -251,20 +284,5 @@ func (l *afterLoop) hunkAt(hunks []diffhunks.Hunk) func(file string, line int) d
 			}
 		}
 		return 0
-	}
-}
-
-// moduleRoot finds the directory holding the go.mod of the package pkg in
-// the tree rooted at top.
-func moduleRoot(top, pkg string) (string, error) {
-	dir := filepath.Join(top, filepath.FromSlash(pkg))
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		if dir == top || len(dir) <= len(top) {
-			return "", fmt.Errorf("no go.mod above %s", pkg)
-		}
-		dir = filepath.Dir(dir)
 	}
 }

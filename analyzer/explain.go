@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -34,6 +36,12 @@ func (req *Request) setDefaults() {
 	}
 	if req.Workers <= 0 {
 		req.Workers = 2
+	}
+	if req.Budget <= 0 {
+		req.Budget = DefaultBudget
+	}
+	if req.SemanticBudget <= 0 {
+		req.SemanticBudget = min(req.Budget/4, DefaultSemanticBudget)
 	}
 }
 
@@ -69,16 +77,27 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if err := req.validate(); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithDeadlineCause(ctx, start.Add(req.Budget), errBudget)
+	defer cancel()
+	if req.Progress != nil {
+		req.Progress(Progress{Phase: PhaseHunks})
+	}
 	set, err := diffhunks.FromGit(ctx, req.Dir, req.Base, req.Head)
 	if err != nil {
 		return nil, fmt.Errorf("splitting %s..%s into hunks: %w", req.Base, req.Head, err)
 	}
-	if req.Mode == ModeGo && req.Test.Package == "" {
-		pkg, err := findTestPackage(ctx, req.Dir, req.Head, req.Test.Name)
-		if err != nil {
+	var mod module
+	if req.Mode == ModeGo {
+		if req.Test.Package == "" {
+			pkg, err := findTestPackage(ctx, req.Dir, req.Head, req.Test.Name)
+			if err != nil {
+				return nil, err
+			}
+			req.Test.Package = pkg
+		}
+		if mod, err = moduleOf(ctx, req.Dir, req.Head, req.Test.Package); err != nil {
 			return nil, err
 		}
-		req.Test.Package = pkg
 	}
 	res := &Result{
 		Test:  req.Test,
@@ -94,30 +113,29 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		return res, nil
 	}
 
-	runner, err := trial.New(ctx, trial.Config{
-		Dir:          req.Dir,
-		Head:         req.Head,
-		Variants:     set,
-		Mode:         string(req.Mode),
-		Pkg:          req.Test.Package,
-		Test:         req.Test.Name,
-		BuildCommand: req.BuildCommand,
-		TestCommand:  req.Test.Command,
-		Timeout:      req.Timeout,
-		Workers:      req.Workers,
-	})
+	runner, err := newRunner(ctx, req, set, mod)
 	if err != nil {
-		return nil, fmt.Errorf("preparing trials: %w", err)
+		return nil, err
 	}
-	defer runner.Close()
+	b := newBudget(runner, start, req.MaxTrials, req.Progress)
+	var earlier trial.Stats // of a runner replaced to explain a subtest
 	defer func() {
-		st := runner.Stats()
-		res.Stats.Trials, res.Stats.Builds, res.Stats.CacheHits = st.Trials, st.Builds, st.CacheHits
+		b.enter(PhaseDone)
+		b.Runner.Close()
+		st := b.Runner.Stats()
+		res.Stats.Trials = earlier.Trials + st.Trials
+		res.Stats.Builds = earlier.Builds + st.Builds
+		res.Stats.CacheHits = earlier.CacheHits + st.CacheHits
 		res.Stats.Wall = time.Since(start)
 	}()
 
 	all := ids(res.Hunks)
-	cls, err := classify(ctx, runner, all, req.Reruns)
+	cls, err := classify(ctx, b, all, req.Reruns)
+	if spent(ctx, err) {
+		res.Status = Unexplained
+		res.Notes = append(res.Notes, fmt.Sprintf("the budget (%v, %d trials) ran out while base and head were run: nothing could be concluded", req.Budget, req.MaxTrials))
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -127,27 +145,61 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		res.Status = cls.status
 		return res, nil
 	}
-
-	candidates, kept := revertible(res.Hunks, req.Test)
-	if kept > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d hunk(s) in the test's own _test.go files are part of the specification and were never reverted", kept))
+	if req.Mode == ModeGo {
+		var head, base []trial.Result
+		for _, r := range cls.runs {
+			if len(r.Reverted) == 0 {
+				head = append(head, r)
+			} else {
+				base = append(base, r)
+			}
+		}
+		choice := chooseSubtest(head, base)
+		res.Subtests = choice
+		switch {
+		case choice.Leaf == "" && len(choice.New) > 0:
+			res.Status = NotRegression
+			return res, nil
+		case choice.Leaf != "" && choice.Leaf != gotest.TestName(req.Test.Name):
+			// Explain the leaf: a runner of its own, so that every
+			// variant runs it alone.
+			earlier = b.Runner.Stats()
+			b.Runner.Close()
+			req.Test.Name = choice.Leaf
+			res.Test.Name = choice.Leaf
+			r, err := newRunner(ctx, req, set, mod)
+			if err != nil {
+				return nil, err
+			}
+			b.Runner = r
+		}
 	}
-	opt := search.Options{Revertible: candidates, Parallel: req.Workers}
+
+	candidates, spec := revertible(res.Hunks, req.Test)
+	if len(spec) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d hunk(s) in the test's own _test.go files are never root; they are reverted only as auxiliary hunks a root needs", len(spec)))
+	}
+	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers}
+	b.enter(PhaseSearch)
 	var found *search.Found
 	switch req.Strategy {
 	case StrategyAfter:
 		if req.Mode != ModeGo {
 			res.Notes = append(res.Notes, "the semantic analysis traces Go tests only: in command mode the root was found by the revert search alone, and the explanation is dynamic only")
-			found, err = search.Asymmetric(ctx, runner, res.Hunks, candidates, opt)
+			found, err = search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
 			break
 		}
-		found, err = explainAfter(ctx, req, runner, res, candidates, opt)
+		found, err = explainAfter(ctx, req, mod, b, res, candidates, opt)
 	case StrategyDynamic:
-		found, err = search.Asymmetric(ctx, runner, res.Hunks, candidates, opt)
+		found, err = search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
 	case StrategyDDMin:
-		found, err = search.DDMin(ctx, runner, res.Hunks, candidates, opt)
+		found, err = search.DDMin(ctx, b, res.Hunks, candidates, opt)
 	case StrategyOneByOne:
-		found, err = search.OneByOne(ctx, runner, res.Hunks, candidates, opt)
+		found, err = search.OneByOne(ctx, b, res.Hunks, candidates, opt)
+	}
+	if spent(ctx, err) {
+		concludeSpent(res, b, req)
+		return res, nil
 	}
 	if errors.Is(err, search.ErrProofFailed) {
 		// The variant passed during the search but not when run again:
@@ -160,11 +212,77 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("searching for the culprit hunks: %w", err)
 	}
-	if err := preferUses(ctx, runner, found); err != nil {
+	if err := preferUses(ctx, b, found); err != nil && !spent(ctx, err) {
 		return nil, fmt.Errorf("telling root from auxiliary hunks: %w", err)
 	}
 	conclude(res, found)
 	return res, nil
+}
+
+// module is where a Go test's module lies in the repository.
+type module struct {
+	dir string // the directory of go.mod, slash-separated, relative to the repository ("." at the top)
+	pkg string // the test's package relative to dir ("./calc")
+}
+
+// moduleOf finds the module of pkg (relative to the repository) at rev,
+// and checks that the package is there.
+func moduleOf(ctx context.Context, dir, rev, pkg string) (module, error) {
+	pkgDir := path.Clean(strings.TrimPrefix(pkg, "./"))
+	tree, err := gitLines(ctx, dir, "ls-tree", "-r", "--name-only", rev)
+	if err != nil {
+		return module{}, fmt.Errorf("listing the files of %s: %w", rev, err)
+	}
+	mods := map[string]bool{}
+	hasGo := false
+	for _, f := range tree {
+		if path.Base(f) == "go.mod" {
+			mods[path.Dir(f)] = true
+		}
+		hasGo = hasGo || path.Dir(f) == pkgDir && strings.HasSuffix(f, ".go")
+	}
+	if !hasGo {
+		return module{}, fmt.Errorf("%s has no Go files at %s: name the test's package with --pkg (a path relative to the repository)", pkg, rev)
+	}
+	for d := pkgDir; ; d = path.Dir(d) {
+		if mods[d] {
+			rel := "."
+			if d != pkgDir {
+				rel = "./" + strings.TrimPrefix(pkgDir, d+"/")
+				if d == "." {
+					rel = "./" + pkgDir
+				}
+			}
+			return module{dir: d, pkg: rel}, nil
+		}
+		if d == "." {
+			return module{}, fmt.Errorf("no go.mod at %s in %s or above it: culprit runs Go tests of a module (for other builds use --mode command)", rev, pkg)
+		}
+	}
+}
+
+// newRunner prepares the trials of req's test on the variants of set.
+func newRunner(ctx context.Context, req Request, set *diffhunks.Set, mod module) (*trial.Runner, error) {
+	dir, pkg := req.Dir, req.Test.Package
+	if req.Mode == ModeGo {
+		dir, pkg = filepath.Join(req.Dir, filepath.FromSlash(mod.dir)), mod.pkg
+	}
+	r, err := trial.New(ctx, trial.Config{
+		Dir:          dir,
+		Head:         req.Head,
+		Variants:     set,
+		Mode:         string(req.Mode),
+		Pkg:          pkg,
+		Test:         req.Test.Name,
+		BuildCommand: req.BuildCommand,
+		TestCommand:  req.Test.Command,
+		Timeout:      req.Timeout,
+		Workers:      req.Workers,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("preparing trials: %w", err)
+	}
+	return r, nil
 }
 
 // conclude records a search's answer; only a passing proof run makes the
@@ -202,19 +320,44 @@ func ids(hunks []diffhunks.Hunk) []diffhunks.ID {
 	return out
 }
 
-// revertible returns the hunks the search may revert: all but those in the
-// _test.go files of the failing test's own package, which specify the
-// expected behaviour. It also returns how many hunks it kept back.
-func revertible(hunks []diffhunks.Hunk, test TestRef) (ids []diffhunks.ID, kept int) {
+// revertible splits the hunks into the candidates for root and the spec:
+// the hunks of the _test.go files of the failing test's own package, which
+// state the expected behaviour. The spec is never root, but a root may need
+// some of it reverted (to compile, or because the change rewrote the test
+// to expect its new behaviour).
+func revertible(hunks []diffhunks.Hunk, test TestRef) (candidates, spec []diffhunks.ID) {
 	dir := path.Clean(strings.TrimPrefix(test.Package, "./"))
 	for _, h := range hunks {
 		if test.Package != "" && strings.HasSuffix(h.File, "_test.go") && path.Dir(h.File) == dir {
-			kept++
+			spec = append(spec, h.ID)
 			continue
 		}
-		ids = append(ids, h.ID)
+		candidates = append(candidates, h.ID)
 	}
-	return ids, kept
+	return candidates, spec
+}
+
+// concludeSpent ends an analysis whose budget ran out during the search:
+// the smallest passing variant seen so far stands, not minimised, or
+// nothing when none passed.
+func concludeSpent(res *Result, b *budget, req Request) {
+	res.Tree = nil
+	best, ok := b.smallestPassing()
+	limit := fmt.Sprintf("the budget (%v", req.Budget)
+	if req.MaxTrials > 0 {
+		limit += fmt.Sprintf(", %d trials", req.MaxTrials)
+	}
+	limit += ") ran out during the search"
+	if !ok {
+		res.Status = Unexplained
+		res.Notes = append(res.Notes, limit+" before any variant passed")
+		return
+	}
+	res.Status = Explained
+	res.Proof = &best
+	res.Root = best.Reverted
+	res.Aux = nil
+	res.Notes = append(res.Notes, limit+fmt.Sprintf(": reverting these %d hunks passed, but the set was not minimised and may hold hunks that are not needed; roles were not told apart", len(best.Reverted)))
 }
 
 // findTestPackage finds the package whose _test.go files declare the
@@ -272,7 +415,7 @@ func inPackageTree(dir string, nested map[string]bool) bool {
 	}
 	for d := dir; d != "."; d = path.Dir(d) {
 		name := path.Base(d)
-		if name == "vendor" || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || nested[d] {
+		if name == "vendor" || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 			return false
 		}
 	}

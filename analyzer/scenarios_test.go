@@ -80,6 +80,12 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 	if string(res.Status) != sc.Status {
 		t.Fatalf("status = %s, want %s; notes %q; evidence %+v", res.Status, sc.Status, res.Notes, res.Evidence)
 	}
+	if want := sc.Keys["explains"]; want != "" && res.Test.Name != want {
+		t.Errorf("explained %s, want the subtest %s", res.Test.Name, want)
+	}
+	if want := strings.Fields(sc.Keys["new-subtests"]); len(want) > 0 && !slices.Equal(res.Subtests.New, want) {
+		t.Errorf("new subtests = %q, want %q", res.Subtests.New, want)
+	}
 	if res.Status != analyzer.Explained {
 		if len(res.Root) != 0 || res.Tree != nil {
 			t.Errorf("status %s must claim no culprit, got root %v", res.Status, res.Root)
@@ -98,7 +104,7 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 		t.Errorf("root = %v, want %v (%s); aux %v; notes %q", res.Root, want, sc.Root, res.Aux, res.Notes)
 	}
 	if want := resolve(t, res.Hunks, sc.Aux); !slices.Equal(res.Aux, want) {
-		t.Errorf("aux = %v, want %v (%s)", res.Aux, want, sc.Aux)
+		t.Errorf("aux = %v, want %v (%s); notes %q", res.Aux, want, sc.Aux, res.Notes)
 	}
 	if lines := strings.Fields(sc.Keys["tree"]); len(lines) > 0 && s == analyzer.StrategyAfter {
 		if res.Tree == nil {

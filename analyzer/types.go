@@ -48,6 +48,19 @@ type Options struct {
 	Workers int
 	// BuildCommand is the shell build command in ModeCommand (optional).
 	BuildCommand string
+	// Budget bounds the whole analysis in wall time (DefaultBudget when
+	// zero). When it runs out the analysis stops and reports what it has:
+	// the smallest passing variant seen, marked as not minimised.
+	Budget time.Duration
+	// MaxTrials bounds the test runs (0: no bound besides Budget).
+	MaxTrials int
+	// SemanticBudget bounds tracing and the semantic analysis; past it the
+	// revert search alone decides. Zero means a quarter of Budget, at most
+	// DefaultSemanticBudget.
+	SemanticBudget time.Duration
+	// Progress, when set, is called at each phase and after each trial.
+	// It must return quickly.
+	Progress func(Progress)
 }
 
 // Request asks for the explanation of one failing test.
@@ -103,6 +116,9 @@ type Result struct {
 	Proof *trial.Result
 	// Evidence holds the classification runs of base and head.
 	Evidence []trial.Result
+	// Subtests says which failing subtest was explained, and which failing
+	// subtests were not (new in the change, or failing another way).
+	Subtests SubtestChoice
 	// Notes say where the analysis fell back or degraded, in plain words.
 	Notes []string
 	Stats Stats

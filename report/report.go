@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/cause"
@@ -41,6 +42,21 @@ type Report struct {
 	Evidence []Run `json:"evidence"`
 	// Failure is the first failure seen on head.
 	Failure Failure `json:"failure"`
+	// Subtests, when the named test has failing subtests, says which one
+	// was explained and which were not.
+	Subtests *Subtests `json:"subtests,omitempty"`
+}
+
+// Subtests sorts the failing leaf subtests of the named test.
+type Subtests struct {
+	// Explained is the subtest the analysis explained.
+	Explained string `json:"explained,omitempty"`
+	// Same fail with Explained's signature: the explanation covers them.
+	Same []string `json:"same,omitempty"`
+	// Other regressed too, with another signature, and were not explained.
+	Other []string `json:"other,omitempty"`
+	// New do not exist on base: they are new in the change, not regressions.
+	New []string `json:"new,omitempty"`
 }
 
 // Test names the failing test.
@@ -138,6 +154,10 @@ func New(res *analyzer.Result) *Report {
 			PointWise:       res.Stats.PointWise,
 			Inputs:          res.Stats.Inputs,
 		},
+	}
+	if st := res.Subtests; st.Leaf != "" || len(st.New) > 0 {
+		r.Subtests = &Subtests{Explained: st.Leaf, Same: st.Same, Other: st.Other, New: st.New}
+		r.Notes = append(r.Notes, r.Subtests.notes()...)
 	}
 	for _, h := range res.Hunks {
 		r.Hunks = append(r.Hunks, Hunk{
@@ -369,4 +389,41 @@ func (r *Report) hunk(id int) (Hunk, bool) {
 		}
 	}
 	return Hunk{}, false
+}
+
+// notes words what Subtests found, for the report's notes.
+func (s *Subtests) notes() []string {
+	var out []string
+	if s.Explained != "" {
+		out = append(out, fmt.Sprintf("explained the failing subtest %s, which passes on base", codeSpan(s.Explained)))
+	}
+	if len(s.Same) > 0 {
+		out = append(out, fmt.Sprintf("%d more subtest(s) fail at the same place, so this explanation covers them: %s", len(s.Same), codeList(s.Same)))
+	}
+	if len(s.Other) > 0 {
+		out = append(out, fmt.Sprintf("%d more regressed subtest(s) fail elsewhere and were not explained (run again naming one): %s", len(s.Other), codeList(s.Other)))
+	}
+	if len(s.New) > 0 {
+		out = append(out, fmt.Sprintf("%d failing subtest(s) do not exist on base: they are new in this change, so their failure is not a regression: %s", len(s.New), codeList(s.New)))
+	}
+	return out
+}
+
+// codeSpan quotes a name from the test run (hostile data) as inline code.
+func codeSpan(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+// codeList quotes up to ten names, saying how many more there are.
+func codeList(names []string) string {
+	const most = 10
+	quoted := make([]string, 0, min(len(names), most))
+	for _, n := range names[:min(len(names), most)] {
+		quoted = append(quoted, codeSpan(n))
+	}
+	out := strings.Join(quoted, ", ")
+	if len(names) > most {
+		out += fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return out
 }

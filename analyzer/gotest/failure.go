@@ -50,6 +50,12 @@ func (run *Run) Failure(name string, loc Locator) (sig, msg string) {
 	return "", ""
 }
 
+// FailureOf is Failure for one test alone, without its subtests or the
+// package's output.
+func (t *Test) FailureOf(loc Locator) (sig, msg string) {
+	return loc.scan(t.Output)
+}
+
 // scan finds the first assertion or panic site in output.
 func (loc Locator) scan(output string) (sig, msg string) {
 	lines := strings.Split(output, "\n")

@@ -198,6 +198,26 @@ func (run *Run) family(name string) []*Test {
 	return ts
 }
 
+// Leaves returns the named test's subtests that have no subtests of their
+// own, in start order; the named test itself when it has none.
+func (run *Run) Leaves(name string) []*Test {
+	fam := run.family(name)
+	var out []*Test
+	for i, t := range fam {
+		parent := false
+		for _, u := range fam[i+1:] {
+			if strings.HasPrefix(u.Name, t.Name+"/") {
+				parent = true
+				break
+			}
+		}
+		if !parent {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // TestName rewrites a test path the way go test prints it: spaces in each
 // element become underscores.
 func TestName(name string) string { return strings.ReplaceAll(name, " ", "_") }

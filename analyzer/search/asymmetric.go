@@ -26,13 +26,17 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 	if len(all) == 0 {
 		return s.nothing(variant{}, "no candidate hunks"), nil
 	}
+	var note string
 	if !opt.Exhaustive {
 		v, err := s.try(ctx, all)
 		if err != nil {
 			return nil, err
 		}
 		if !v.passed() {
-			return s.nothing(v, fmt.Sprintf("reverting all %d candidates gives %s", len(all), v.res.Outcome)), nil
+			note, err = s.widen(ctx, all, v)
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	root, err := s.asymmetric(ctx, all)
@@ -44,9 +48,37 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 		if err != nil {
 			return nil, err
 		}
-		return s.nothing(v, fmt.Sprintf("no subset of the %d candidates passes", len(all))), nil
+		return s.nothing(v, joinNote(note, fmt.Sprintf("no subset of the %d candidates passes", len(all)))), nil
 	}
-	return s.prove(ctx, root, "")
+	v, err := s.try(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	root, aux, why, err := s.refine(ctx, root, union(v.aux, s.extra), all)
+	if err != nil {
+		return nil, err
+	}
+	return s.proveSet(ctx, root, aux, joinNote(note, why))
+}
+
+// widen decides how the search goes on when reverting all candidates (v)
+// does not pass: with the test's own hunks reverted too, when that passes;
+// otherwise over every part and complement down to single hunks, since the
+// test is then not monotone in the candidates.
+func (s *searcher) widen(ctx context.Context, all []diffhunks.ID, v variant) (string, error) {
+	note := fmt.Sprintf("reverting all %d candidates gives %s", len(all), v.res.Outcome)
+	if spec := norm(s.opt.Spec); len(spec) > 0 {
+		s.extra = spec
+		w, err := s.try(ctx, all)
+		if err != nil {
+			return "", err
+		}
+		if w.passed() {
+			return joinNote(note, fmt.Sprintf("with the test's own %d hunk(s) reverted too it passes, so they were reverted with every variant and kept only where needed", len(spec))), nil
+		}
+		s.extra = nil
+	}
+	return joinNote(note, "so single hunks and complements were tried as well"), nil
 }
 
 // asymmetric is Algorithm 2's recursion, written as a loop: every recursive

@@ -43,10 +43,17 @@ type Options struct {
 	// compile counts as not passing (ddmin's "unresolved").
 	NoAux bool
 	// Exhaustive makes Asymmetric follow AFTER's Algorithm 2 to the letter
-	// even when reverting all candidates fails. By default that failure ends
-	// the search at once: with a monotone test no subset can pass either,
-	// and the full partitioning would cost about 4n trials to find nothing.
+	// even when reverting all candidates passes. By default Asymmetric first
+	// reverts all candidates: when that passes the test is taken to be
+	// monotone; when it fails, the search goes on exhaustively (single hunks
+	// and complements), which costs about 4n trials.
 	Exhaustive bool
+	// Spec lists the hunks of the test's own files. They are never root.
+	// When reverting all candidates fails but reverting them together with
+	// Spec passes (the change also rewrote the test to expect its new
+	// behaviour), every variant is tried with Spec reverted, and the proof
+	// keeps as auxiliary only the Spec hunks it needs.
+	Spec []diffhunks.ID
 }
 
 // Found is what a strategy settled on.
@@ -86,6 +93,9 @@ type searcher struct {
 	aux  *auxSearch
 	pool []diffhunks.ID
 	opt  Options
+	// extra is reverted with every variant tried (Options.Spec, once
+	// Asymmetric found that the test needs it).
+	extra []diffhunks.ID
 
 	runs     memo[trial.Result]
 	variants memo[variant]
@@ -136,8 +146,10 @@ func (s *searcher) run(ctx context.Context, set []diffhunks.ID) (trial.Result, e
 	return r, err
 }
 
-// try runs the sorted set, adding auxiliary hunks when it does not compile.
+// try runs the sorted set with s.extra, adding auxiliary hunks when it does
+// not compile. The variant's aux holds neither the set nor s.extra.
 func (s *searcher) try(ctx context.Context, set []diffhunks.ID) (variant, error) {
+	set = union(set, s.extra)
 	v, _, err := s.variants.get(key(set), func() (variant, error) {
 		r, err := s.run(ctx, set)
 		if err != nil || r.Compiled() || s.opt.NoAux {
@@ -212,7 +224,12 @@ func (s *searcher) prove(ctx context.Context, root []diffhunks.ID, note string) 
 	if err != nil {
 		return nil, err
 	}
-	revert := union(root, v.aux)
+	return s.proveSet(ctx, root, union(v.aux, s.extra), note)
+}
+
+// proveSet is prove for a root whose auxiliary hunks are known.
+func (s *searcher) proveSet(ctx context.Context, root, aux []diffhunks.ID, note string) (*Found, error) {
+	revert := union(root, aux)
 	s.trials.Add(1)
 	r, err := s.t.Run(ctx, revert)
 	if err != nil {
@@ -225,7 +242,7 @@ func (s *searcher) prove(ctx context.Context, root []diffhunks.ID, note string) 
 		f.Note = joinNote(f.Note, fmt.Sprintf("reverting %v passed during the search but gave %s when run again", revert, r.Outcome))
 		return f, fmt.Errorf("%w: reverting %v gave %s", ErrProofFailed, revert, r.Outcome)
 	}
-	f.Root, f.Aux = root, v.aux
+	f.Root, f.Aux = root, aux
 	return f, nil
 }
 

@@ -199,14 +199,16 @@ func TestStrategies(t *testing.T) {
 			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
 			opt:    Options{NoAux: true},
 			oracle: unusedOracle,
-			want:   want{trials: 1, note: "gives build-error"},
+			// Reverting all fails to build, so every part and complement
+			// is tried too; without aux none builds.
+			want: want{trials: 7, note: "gives build-error"},
 		},
 		{
 			name: "unused variable/aux pool excludes the declaration", strategy: Asymmetric,
 			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
 			opt:    Options{Revertible: []diffhunks.ID{2, 3, 4}},
 			oracle: unusedOracle,
-			want:   want{trials: 1, note: "did not compile even with auxiliary hunks"},
+			want:   want{trials: 7, note: "did not compile even with auxiliary hunks"},
 		},
 		{
 			name: "decoys/asymmetric", strategy: Asymmetric,
@@ -237,7 +239,45 @@ func TestStrategies(t *testing.T) {
 			name: "nothing passes/asymmetric", strategy: Asymmetric,
 			hunks: decoys, candidates: ids(1, 8),
 			oracle: func() *oracle { return &oracle{passes: never} },
-			want:   want{trials: 1, note: "reverting all 8 candidates gives fail"},
+			// Not monotone as far as the search can tell: the same 27
+			// trials as the exhaustive search.
+			want: want{trials: 27, note: "single hunks and complements were tried"},
+		},
+		{
+			name: "not monotone/asymmetric", strategy: Asymmetric,
+			hunks: decoys, candidates: ids(1, 8),
+			// Hunk 3 is the fault, but 7 rewrote the code 3's old
+			// version needs: reverting both fails, reverting 3 passes.
+			oracle: func() *oracle {
+				return &oracle{passes: always(func(r set) bool { return r[3] && !r[7] })}
+			},
+			want: want{root: []diffhunks.ID{3}, trials: 6, proofCached: true, note: "single hunks and complements were tried"},
+		},
+		{
+			name: "test edited with the fault/asymmetric", strategy: Asymmetric,
+			hunks: decoys, candidates: ids(1, 8),
+			// Hunks 9 and 10 are the test's own: 10 added an assertion of
+			// the faulty behaviour, so reverting 4 passes only with 10.
+			opt: Options{Spec: []diffhunks.ID{9, 10}, Revertible: ids(1, 10)},
+			oracle: func() *oracle {
+				return &oracle{passes: always(func(r set) bool { return r[4] && r[10] })}
+			},
+			want: want{root: []diffhunks.ID{4}, aux: []diffhunks.ID{10}, trials: 10, proofCached: true, note: "test's own 2 hunk(s) reverted too it passes"},
+		},
+		{
+			name: "root needed a declaration/asymmetric", strategy: Asymmetric,
+			hunks: hunksIn(4, 4, 4), candidates: ids(1, 4),
+			// Hunk 3 is the fault. Reverting 1 (a header) compiles only
+			// with 2 and 3 reverted, so the search first settles on root
+			// {1} with aux {2, 3}; 3 alone passes, so it is the root.
+			oracle: func() *oracle {
+				return &oracle{
+					passes:   subsetRule(3),
+					compiles: func(r set) bool { return !r[1] || r[2] && r[3] },
+					msg:      func(set) string { return "pkg/f00.go:3:2: undefined: header" },
+				}
+			},
+			want: want{root: []diffhunks.ID{3}, trials: 7, builds: 2, proofCached: true, note: "hunk 3 passes reverted with only what it needs to compile"},
 		},
 		{
 			name: "nothing passes/asymmetric exhaustive", strategy: Asymmetric,

@@ -61,6 +61,7 @@ func (c classifier) classify(out run, build bool) (Result, error) {
 		return res, nil
 	case t != nil && t.Status == gotest.Passed:
 		res.Outcome = Pass
+		res.Subtests = c.subtests(p, gotest.Locator{Root: c.root, PkgDir: c.pkgDir})
 		return res, nil
 	case t != nil && t.Status == gotest.Failed:
 		res.Outcome = Fail
@@ -76,12 +77,39 @@ func (c classifier) classify(out run, build bool) (Result, error) {
 		res.Outcome = Crash
 	}
 	loc := gotest.Locator{Root: c.root, PkgDir: c.pkgDir}
+	res.Subtests = c.subtests(p, loc)
 	res.Signature, res.Message = p.Failure(c.test, loc)
 	if res.Message == "" && res.Outcome == Crash {
 		res.Message = tail(p.Output(), maxMessage)
 	}
 	res.Message = truncate(res.Message, maxMessage)
 	return res, nil
+}
+
+// subtests lists the leaf subtests of the named test, nil when it has none.
+func (c classifier) subtests(p *gotest.Run, loc gotest.Locator) []Subtest {
+	leaves := p.Leaves(c.test)
+	if len(leaves) == 1 && leaves[0].Name == gotest.TestName(c.test) {
+		return nil
+	}
+	out := make([]Subtest, 0, len(leaves))
+	for _, t := range leaves {
+		st := Subtest{Name: t.Name}
+		switch t.Status {
+		case gotest.Passed:
+			st.Outcome = Pass
+		case gotest.Skipped:
+			st.Outcome = NoTests
+		case gotest.Failed:
+			st.Outcome = Fail
+			st.Signature, _ = t.FailureOf(loc)
+		default:
+			st.Outcome = Crash
+			st.Signature, _ = t.FailureOf(loc)
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // relative rewrites the paths in compiler messages to be relative to the

@@ -36,8 +36,19 @@ type Result struct {
 	// Output is the tail of the combined test output, for the report.
 	Output   string
 	Duration time.Duration
+	// Subtests are the leaf subtests of the named test, with their own
+	// outcomes (Pass, Fail, or NoTests for a skipped one), in start order.
+	// Empty when the test has no subtests or did not run.
+	Subtests []Subtest
 	// Cached is true when the result came from the cache, not a new run.
 	Cached bool
+}
+
+// Subtest is the outcome of one leaf subtest in a run.
+type Subtest struct {
+	Name      string // the full path, as go test prints it ("TestF/case_1")
+	Outcome   Outcome
+	Signature string // as Result.Signature, for a failed subtest
 }
 
 // Passed reports whether the variant built and its test passed.

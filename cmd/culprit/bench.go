@@ -30,9 +30,26 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	strategies := fs.String("strategies", "after,dynamic,ddmin,one-by-one", "comma-separated strategies to compare")
 	dir := fs.String("scenarios", "", "read scenarios from this directory instead of the bundled ones")
-	only := fs.String("only", "", "run only scenarios whose name contains this")
+	only := fs.String("only", "", "run only scenarios (or corpus cases) whose name contains this")
+	corpus := fs.String("corpus", "", "explain the real regressions of a rebuilt corpus in this directory (eval/realworld) instead of the scenarios")
+	budget := fs.Duration("budget", 10*time.Minute, "with --corpus: the budget of each analysis")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *corpus != "" {
+		if *dir != "" {
+			fmt.Fprintln(stderr, "culprit bench: --corpus and --scenarios exclude each other")
+			return errUsage
+		}
+		if st, err := os.Stat(*corpus); err != nil || !st.IsDir() {
+			fmt.Fprintf(stderr, "culprit bench: --corpus %s is not a directory\n", *corpus)
+			return errUsage
+		}
+		strats := strings.Split(*strategies, ",")
+		if !isFlagSet(fs, "strategies") {
+			strats = []string{string(analyzer.StrategyAfter), string(analyzer.StrategyDDMin)}
+		}
+		return benchCorpus(ctx, *corpus, *only, strats, analyzer.Options{Budget: *budget, Progress: progressPrinter(stderr)}, stdout, stderr)
 	}
 	scs, err := loadScenarios(*dir, *only)
 	if err != nil {
@@ -185,4 +202,11 @@ func trialOverhead(ctx context.Context, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "\ntrial overhead (%s, warm cache, median of %d): plain go test %v, trial %v, ratio %.2fx\n",
 		sc.Name, n, mp.Round(time.Millisecond), mt.Round(time.Millisecond), float64(mt)/float64(mp))
 	return nil
+}
+
+// isFlagSet reports whether the command line set the named flag.
+func isFlagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

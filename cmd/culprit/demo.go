@@ -26,6 +26,10 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	if err := ef.check(); err != nil {
+		fmt.Fprintln(stderr, "culprit demo:", err)
+		return errUsage
+	}
 	sc, repo, cleanup, err := demoRepo()
 	if err != nil {
 		return err
@@ -33,7 +37,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer cleanup()
 	fmt.Fprintf(stderr, "culprit demo: explaining %s of %s (a regression between two commits of a repository in %s)\n", sc.Test, sc.Pkg, repo.Dir)
 	req := request.For(sc, repo, analyzer.StrategyAfter)
-	req.Options = ef.options()
+	req.Options = ef.options(stderr)
 	res, err := analyzer.Explain(ctx, req)
 	if err != nil {
 		return err

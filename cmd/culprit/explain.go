@@ -14,9 +14,10 @@ import (
 
 // explainFlags are the options shared by explain and demo.
 type explainFlags struct {
-	strategy, format, out string
-	timeout               time.Duration
-	reruns, workers       int
+	strategy, format, out      string
+	timeout, budget            time.Duration
+	reruns, workers, maxTrials int
+	quiet                      bool
 }
 
 func (f *explainFlags) register(fs *flag.FlagSet) {
@@ -26,14 +27,64 @@ func (f *explainFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "time limit of one trial (build and test)")
 	fs.IntVar(&f.reruns, "reruns", 3, "runs of base and head to tell a regression from a flaky test")
 	fs.IntVar(&f.workers, "workers", 2, "trials run in parallel")
+	fs.DurationVar(&f.budget, "budget", analyzer.DefaultBudget, "wall-time budget of the whole analysis; past it the best answer so far is reported")
+	fs.IntVar(&f.maxTrials, "max-trials", 0, "most test runs the analysis may make (0: bounded by --budget only)")
+	fs.BoolVar(&f.quiet, "quiet", false, "print no progress on standard error")
 }
 
-func (f *explainFlags) options() analyzer.Options {
-	return analyzer.Options{
-		Strategy: analyzer.Strategy(f.strategy),
-		Timeout:  f.timeout,
-		Reruns:   f.reruns,
-		Workers:  f.workers,
+// check validates the flags before any work starts.
+func (f *explainFlags) check() error {
+	switch {
+	case f.format != "markdown" && f.format != "md" && f.format != "json":
+		return fmt.Errorf("--format %q: want markdown or json", f.format)
+	case f.workers < 1:
+		return fmt.Errorf("--workers %d: want at least 1", f.workers)
+	case f.timeout <= 0:
+		return fmt.Errorf("--timeout %v: want a positive duration such as 2m", f.timeout)
+	case f.budget <= 0:
+		return fmt.Errorf("--budget %v: want a positive duration such as 20m", f.budget)
+	case f.budget < f.timeout:
+		return fmt.Errorf("--budget %v is shorter than one trial's --timeout %v", f.budget, f.timeout)
+	case f.reruns < 1:
+		return fmt.Errorf("--reruns %d: want at least 1", f.reruns)
+	case f.maxTrials < 0:
+		return fmt.Errorf("--max-trials %d: want 0 (no bound) or more", f.maxTrials)
+	}
+	switch analyzer.Strategy(f.strategy) {
+	case analyzer.StrategyAfter, analyzer.StrategyDynamic, analyzer.StrategyDDMin, analyzer.StrategyOneByOne:
+	default:
+		return fmt.Errorf("--strategy %q: want after, dynamic, ddmin or one-by-one", f.strategy)
+	}
+	return nil
+}
+
+func (f *explainFlags) options(stderr io.Writer) analyzer.Options {
+	opt := analyzer.Options{
+		Strategy:  analyzer.Strategy(f.strategy),
+		Timeout:   f.timeout,
+		Reruns:    f.reruns,
+		Workers:   f.workers,
+		Budget:    f.budget,
+		MaxTrials: f.maxTrials,
+	}
+	if !f.quiet {
+		opt.Progress = progressPrinter(stderr)
+	}
+	return opt
+}
+
+// progressPrinter prints a line on each phase change and at most every
+// five seconds within a phase, so a long analysis never looks hung.
+func progressPrinter(w io.Writer) func(analyzer.Progress) {
+	var last analyzer.Progress
+	var printed time.Time
+	return func(p analyzer.Progress) {
+		if p.Phase == last.Phase && time.Since(printed) < 5*time.Second {
+			last = p
+			return
+		}
+		last, printed = p, time.Now()
+		fmt.Fprintf(w, "culprit: %6s  %-8s  %d trials, %d builds\n", p.Elapsed.Round(time.Second), p.Phase, p.Trials, p.Builds)
 	}
 }
 
@@ -56,9 +107,17 @@ func explain(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errUsage
 	}
 	req.Mode = analyzer.Mode(mode)
-	req.Options = ef.options()
+	req.Options = ef.options(stderr)
 	if req.Base == "" || req.Head == "" || (req.Test.Name == "" && req.Test.Command == "") {
 		fmt.Fprintln(stderr, "culprit explain: --base, --head and --run (or --test-command) are required")
+		return errUsage
+	}
+	if err := ef.check(); err != nil {
+		fmt.Fprintln(stderr, "culprit explain:", err)
+		return errUsage
+	}
+	if mode != string(analyzer.ModeGo) && mode != string(analyzer.ModeCommand) {
+		fmt.Fprintf(stderr, "culprit explain: --mode %q: want go or command\n", mode)
 		return errUsage
 	}
 	res, err := analyzer.Explain(ctx, req)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,22 +63,86 @@ func TestExplainJSON(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for name, args := range map[string][]string{
-		"no command":      nil,
-		"unknown command": {"frobnicate"},
-		"missing head":    {"explain", "--base", "HEAD~1", "--run", "TestX"},
-		"bad flag":        {"explain", "--no-such-flag"},
+	need := []string{"explain", "--base", "HEAD~1", "--head", "HEAD", "--run", "TestX"}
+	for name, tt := range map[string]struct {
+		args []string
+		want string // what stderr must name
+	}{
+		"no command":        {nil, "usage"},
+		"unknown command":   {[]string{"frobnicate"}, "usage"},
+		"missing head":      {[]string{"explain", "--base", "HEAD~1", "--run", "TestX"}, "required"},
+		"bad flag":          {[]string{"explain", "--no-such-flag"}, "flag"},
+		"bad format":        {append(need, "--format", "xml"), "--format"},
+		"no workers":        {append(need, "--workers", "0"), "--workers"},
+		"negative timeout":  {append(need, "--timeout", "-1s"), "--timeout"},
+		"budget too short":  {append(need, "--budget", "1m", "--timeout", "2m"), "--budget"},
+		"bad strategy":      {append(need, "--strategy", "guess"), "--strategy"},
+		"bad mode":          {append(need, "--mode", "python"), "--mode"},
+		"negative trials":   {append(need, "--max-trials", "-1"), "--max-trials"},
+		"demo bad format":   {[]string{"demo", "--format", "yaml"}, "--format"},
+		"bench bad corpus":  {[]string{"bench", "--corpus", "/no/such/dir"}, "/no/such/dir"},
+		"bench both inputs": {[]string{"bench", "--corpus", ".", "--scenarios", "."}, "--corpus"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), args, &stdout, &stderr)
+			err := run(context.Background(), tt.args, &stdout, &stderr)
 			if !errors.Is(err, errUsage) {
 				t.Fatalf("err = %v, want a usage error", err)
 			}
-			if exitCode(err, &stderr) != 2 || !strings.Contains(stderr.String(), "usage") && !strings.Contains(stderr.String(), "required") && !strings.Contains(stderr.String(), "flag") {
-				t.Errorf("stderr does not explain the usage: %q", stderr.String())
+			if code := exitCode(err, &stderr); code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr = %q, want it to name %q", stderr.String(), tt.want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("a usage error printed a report: %q", stdout.String())
 			}
 		})
+	}
+}
+
+// TestExplainBudget gives the analysis fewer trials than it needs: it must
+// still end with a report that says the budget ran out, and print progress.
+func TestExplainBudget(t *testing.T) {
+	sc, err := scenario.Load("../../testdata/decoy-rich.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"explain", "--repo", repo.Dir, "--base", repo.Base, "--head", repo.Head,
+		"--run", sc.Test, "--strategy", "dynamic", "--format", "json", "--max-trials", "8"}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("explain: %v\n%s", err, stderr.String())
+	}
+	var doc struct {
+		Status string `json:"status"`
+		Stats  struct {
+			Trials int `json:"trials"`
+		} `json:"stats"`
+		Notes []string `json:"notes"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, stdout.String())
+	}
+	t.Logf("status %s after %d trials; notes %q", doc.Status, doc.Stats.Trials, doc.Notes)
+	if doc.Stats.Trials > 8 {
+		t.Errorf("ran %d trials with --max-trials 8", doc.Stats.Trials)
+	}
+	if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.Contains(n, "budget") }) {
+		t.Errorf("notes %q do not say the budget ran out", doc.Notes)
+	}
+	if doc.Status != "explained" && doc.Status != "unexplained" {
+		t.Errorf("status %s, want explained (not minimised) or unexplained", doc.Status)
+	}
+	for _, phase := range []string{"classify", "search", "done"} {
+		if !strings.Contains(stderr.String(), phase) {
+			t.Errorf("progress on stderr never names phase %s:\n%s", phase, stderr.String())
+		}
 	}
 }
 

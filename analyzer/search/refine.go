@@ -1,0 +1,155 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"slices"
+	"strings"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// maxRoleChecks bounds how many auxiliary hunks refine tries as a root of
+// their own: each check can cost an auxiliary-change search.
+const maxRoleChecks = 8
+
+// refine makes a passing answer smaller where it can, and names its roles
+// by what the runs show, before the proof:
+//
+//  1. Roles: an auxiliary candidate hunk whose revert passes with only the
+//     hunks it needs to compile is a root. When that answer is smaller than
+//     the search's, or as small while the search's root only renames
+//     identifiers (a refactor the real culprit needed to compile), it
+//     replaces it.
+//  2. 1-minimality: every hunk of root ∪ aux is left out in turn; if the
+//     rest still compiles and passes, the hunk is dropped for good. A root
+//     is only dropped while another root remains.
+//
+// why says what changed, for Found.Note.
+func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why string, err error) {
+	checks := 0
+	for _, h := range aux {
+		if checks == maxRoleChecks || !slices.Contains(candidates, h) {
+			continue
+		}
+		checks++
+		v, err := s.try(ctx, []diffhunks.ID{h})
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if !v.passed() {
+			continue
+		}
+		set := union(union([]diffhunks.ID{h}, v.aux), s.extra)
+		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) {
+			root, aux = []diffhunks.ID{h}, minus(set, []diffhunks.ID{h})
+			why = fmt.Sprintf("hunk %d passes reverted with only what it needs to compile, so it is the root", h)
+			break
+		}
+	}
+
+	set := union(root, aux)
+	// Auxiliary hunks first: they are the likelier to be unneeded.
+	for _, h := range append(slices.Clone(aux), root...) {
+		rest := minus(set, []diffhunks.ID{h})
+		if len(intersect(rest, root)) == 0 {
+			continue
+		}
+		r, err := s.run(ctx, rest)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if r.Passed() {
+			set = rest
+			root, aux = intersect(root, set), intersect(aux, set)
+		}
+	}
+	return root, aux, why, nil
+}
+
+// renamesOnly reports whether every hunk in ids changes nothing but the
+// names of identifiers, each old name consistently to one new name that the
+// old text does not use (so a reordering of parameters is not a rename).
+func (s *searcher) renamesOnly(ids []diffhunks.ID) bool {
+	for _, id := range ids {
+		h, ok := s.aux.byID[id]
+		if !ok || !renameOnly(h.Diff) {
+			return false
+		}
+	}
+	return len(ids) > 0
+}
+
+func renameOnly(diff string) bool {
+	var old, new strings.Builder
+	for _, line := range strings.SplitAfter(diff, "\n") {
+		if rest, ok := strings.CutPrefix(line, "-"); ok {
+			old.WriteString(rest)
+		} else if rest, ok := strings.CutPrefix(line, "+"); ok {
+			new.WriteString(rest)
+		}
+	}
+	a, b := goTokens(old.String()), goTokens(new.String())
+	if len(a) == 0 || len(a) != len(b) {
+		return false
+	}
+	oldNames := map[string]bool{}
+	for _, t := range a {
+		if t.tok == token.IDENT {
+			oldNames[t.lit] = true
+		}
+	}
+	renamed := map[string]string{}
+	changed := false
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		if a[i].tok != token.IDENT || b[i].tok != token.IDENT || oldNames[b[i].lit] {
+			return false
+		}
+		if to, ok := renamed[a[i].lit]; ok && to != b[i].lit {
+			return false
+		}
+		renamed[a[i].lit] = b[i].lit
+		changed = true
+	}
+	return changed
+}
+
+type goToken struct {
+	tok token.Token
+	lit string
+}
+
+// goTokens scans Go source text, comments left out.
+func goTokens(src string) []goToken {
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	file := fset.AddFile("", fset.Base(), len(src))
+	sc.Init(file, []byte(src), nil, 0)
+	var out []goToken
+	for {
+		_, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			return out
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // an inserted semicolon: line structure is not a change
+		}
+		out = append(out, goToken{tok, lit})
+	}
+}
+
+// intersect returns the elements of a that are in b.
+func intersect(a, b []diffhunks.ID) []diffhunks.ID {
+	out := make([]diffhunks.ID, 0, len(a))
+	for _, id := range a {
+		if slices.Contains(b, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

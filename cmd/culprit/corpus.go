@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// corpusCase is one real regression as eval/realworld/cases/*.json states
+// it, beside its rebuilt repository (branches base and head).
+type corpusCase struct {
+	Name    string `json:"name"`
+	Test    string `json:"test"`
+	Package string `json:"package"`
+	Truth   []struct {
+		File  string `json:"file"`
+		Lines [2]int `json:"lines"`
+	} `json:"truth"`
+	Traits []string `json:"traits"`
+}
+
+// hits reports whether file:line lies in one of the truth ranges.
+func (c *corpusCase) hits(file string, line int) bool {
+	for _, t := range c.Truth {
+		if t.File == file && line >= t.Lines[0] && line <= t.Lines[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// hitsHunk reports whether a hunk's head lines meet a truth range. A pure
+// deletion (an empty head range) meets a range that touches the lines on
+// either side of where it stood.
+func (c *corpusCase) hitsHunk(h diffhunks.Hunk) bool {
+	lo, hi := h.Head.Start, h.Head.End
+	if h.Head.Len() <= 0 {
+		lo, hi = h.Head.End, h.Head.Start
+	}
+	for _, t := range c.Truth {
+		if t.File == h.File && lo <= t.Lines[1] && hi >= t.Lines[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// treeHits reports whether any statement of the tree lies in the truth.
+func (c *corpusCase) treeHits(tree *cause.Node) bool {
+	hit := false
+	tree.Walk(func(n *cause.Node) {
+		for _, s := range n.Statements {
+			hit = hit || c.hits(s.File, s.Line)
+		}
+		if n.Via != nil {
+			hit = hit || c.hits(n.Via.File, n.Via.Line)
+		}
+	})
+	return hit
+}
+
+func loadCorpus(dir, only string) ([]*corpusCase, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no case files (*.json) in %s: rebuild the corpus first (eval/realworld/README.md)", dir)
+	}
+	sort.Strings(names)
+	var out []*corpusCase
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		c := new(corpusCase)
+		if err := json.Unmarshal(data, c); err != nil {
+			return nil, fmt.Errorf("reading case %s: %w", n, err)
+		}
+		if c.Name == "" || c.Test == "" || len(c.Truth) == 0 {
+			return nil, fmt.Errorf("case %s: name, test and truth are required", n)
+		}
+		if only != "" && !strings.Contains(c.Name, only) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// benchCorpus explains every case of a rebuilt corpus with each strategy
+// and prints one table. The first strategy is the one judged (root and
+// tree against the truth); the others are compared by trials.
+func benchCorpus(ctx context.Context, dir, only string, strats []string, opt analyzer.Options, stdout, stderr io.Writer) error {
+	cases, err := loadCorpus(dir, only)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	head := []string{"case", "hunks", "status", "root", "root hits truth", "tree reaches truth"}
+	for _, s := range strats {
+		head = append(head, s+" trials")
+	}
+	head = append(head, "ratio", "wall", "semantic s")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, c := range cases {
+		row := benchCase(ctx, dir, c, strats, opt, stderr)
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		fmt.Fprintf(stderr, "bench: %s done\n", c.Name)
+	}
+	return tw.Flush()
+}
+
+func benchCase(ctx context.Context, dir string, c *corpusCase, strats []string, opt analyzer.Options, stderr io.Writer) []string {
+	judged := []string{"-", "error", "-", "-", "-"} // hunks, status, root, root hit, tree hit
+	tail := []string{"-", "-"}                      // wall, semantic
+	var trials []string
+	first, last := -1, -1
+	for i, s := range strats {
+		o := opt
+		o.Strategy = analyzer.Strategy(s)
+		req := analyzer.Request{
+			Dir: filepath.Join(dir, c.Name), Base: "base", Head: "head", Mode: analyzer.ModeGo,
+			Test: analyzer.TestRef{Package: c.Package, Name: c.Test}, Options: o,
+		}
+		res, err := analyzer.Explain(ctx, req)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench %s %s: %v\n", c.Name, s, err)
+			trials = append(trials, "error")
+			continue
+		}
+		trials = append(trials, fmt.Sprint(res.Stats.Trials))
+		switch i {
+		case 0:
+			first = res.Stats.Trials
+			hit := slices.ContainsFunc(res.Hunks, func(h diffhunks.Hunk) bool {
+				return slices.Contains(res.Root, h.ID) && c.hitsHunk(h)
+			})
+			judged = []string{fmt.Sprint(len(res.Hunks)), string(res.Status), fmt.Sprint(res.Root), yesNo(hit), treeMark(c, res.Tree)}
+			tail = []string{res.Stats.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Stats.Semantic.Seconds())}
+		case len(strats) - 1:
+			last = res.Stats.Trials
+		}
+	}
+	ratio := "-"
+	if first >= 0 && last > 0 {
+		ratio = fmt.Sprintf("%.2f", float64(first)/float64(last))
+	}
+	row := append([]string{c.Name}, judged...)
+	row = append(row, trials...)
+	return append(append(row, ratio), tail...)
+}
+
+func treeMark(c *corpusCase, tree *cause.Node) string {
+	if tree == nil {
+		return "no tree"
+	}
+	return yesNo(c.treeHits(tree))
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
