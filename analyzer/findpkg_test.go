@@ -65,7 +65,7 @@ func TestFindTestPackage(t *testing.T) {
 		{test: "TestVendored", wantErr: "does not exist"},
 		{test: "TestData", wantErr: "does not exist"},
 		{test: "TestHidden", wantErr: "does not exist"},
-		{test: "TestNested", want: "./nested"}, // a nested module's test is found; its module is found later
+		{test: "TestNested", want: "./nested"},       // a nested module's test is found; its module is found later
 		{test: "TestA.B", wantErr: "does not exist"}, // a pattern character is matched literally
 	}
 	for _, tt := range tests {
