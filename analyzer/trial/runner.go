@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,6 +90,9 @@ type Runner struct {
 	pool   []string // idle worktrees for in-place variants
 	nwt    int      // worktrees created
 
+	closeOnce sync.Once
+	closeErr  error
+
 	mu    sync.Mutex
 	cache map[string]*call
 	stats Stats
@@ -147,6 +151,15 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if r.tmp, err = os.MkdirTemp("", "culprit-trial-"); err != nil {
 		return nil, fmt.Errorf("trial: %w", err)
 	}
+	// The go command's work directories (go-build*) live under tmp too: a
+	// build killed on timeout or interrupt cannot remove its own, Close
+	// removes them with the rest.
+	gotmp := filepath.Join(r.tmp, "gotmp")
+	if err := os.Mkdir(gotmp, 0o700); err != nil {
+		_ = os.RemoveAll(r.tmp)
+		return nil, fmt.Errorf("trial: %w", err)
+	}
+	r.cfg.Env = append(slices.Clip(r.cfg.Env), "GOTMPDIR="+gotmp)
 	if r.wtHead, err = r.addWorktree(ctx); err != nil {
 		_ = os.RemoveAll(r.tmp)
 		return nil, err
@@ -165,8 +178,14 @@ func (r *Runner) Stats() Stats {
 	return r.stats
 }
 
-// Close removes the runner's worktrees and temporary files.
+// Close removes the runner's worktrees and temporary files. Calls after the
+// first return its result.
 func (r *Runner) Close() error {
+	r.closeOnce.Do(func() { r.closeErr = r.close() })
+	return r.closeErr
+}
+
+func (r *Runner) close() error {
 	ctx := context.Background()
 	var errs []error
 	r.poolMu.Lock()

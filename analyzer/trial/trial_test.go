@@ -3,6 +3,7 @@ package trial
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -177,9 +178,13 @@ func TestCancel(t *testing.T) {
 	r := newRunner(t, Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF",
 		Env: []string{"CULPRIT_PIDFILE=" + pidFile}})
 	ctx, cancel := context.WithCancel(context.Background())
+	workDirs := make(chan int, 1)
 	go func() {
 		for {
 			if _, err := os.Stat(pidFile); err == nil {
+				// The test binary runs: go test's work directory is there.
+				entries, _ := os.ReadDir(filepath.Join(r.tmp, "gotmp"))
+				workDirs <- len(entries)
 				cancel()
 				return
 			}
@@ -190,6 +195,9 @@ func TestCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run error = %v, want context.Canceled", err)
 	}
+	if n := <-workDirs; n == 0 {
+		t.Errorf("go test kept no work directory under the runner's own GOTMPDIR")
+	}
 	b, _ := os.ReadFile(pidFile)
 	pid, _ := strconv.Atoi(string(b))
 	if !gone(pid, 5*time.Second) {
@@ -197,6 +205,12 @@ func TestCancel(t *testing.T) {
 	}
 	if s := r.Stats(); s.Trials != 1 {
 		t.Errorf("Stats = %+v, want one trial", s)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(r.tmp); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed build's work directories survived Close: %v", err)
 	}
 }
 
