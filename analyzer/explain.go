@@ -176,6 +176,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	}
 
 	candidates, spec := revertible(res.Hunks, req.Test)
+	res.Spec = spec
 	if len(spec) > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d hunk(s) in the test's own _test.go files are never root; they are reverted only as auxiliary hunks a root needs", len(spec)))
 	}

@@ -110,6 +110,9 @@ type Result struct {
 	// Aux are the hunks that must be reverted with them to compile.
 	Root []diffhunks.ID
 	Aux  []diffhunks.ID
+	// Spec are the hunks of the failing test's own files: never root,
+	// reverted only as auxiliary hunks.
+	Spec []diffhunks.ID
 	// Tree is the causal tree, nil when the explanation is dynamic only.
 	Tree *cause.Node
 	// Proof is the final run with Root and Aux reverted.

@@ -77,6 +77,9 @@ type Hunk struct {
 	Kind      string `json:"kind"`
 	Func      string `json:"func,omitempty"`
 	Diff      string `json:"diff"`
+	// Test marks a hunk of the failing test's own files: part of what the
+	// test expects, never a root.
+	Test bool `json:"test,omitempty"`
 }
 
 // Proof is the run with the root and auxiliary hunks reverted.
@@ -169,6 +172,7 @@ func New(res *analyzer.Result) *Report {
 			Kind:      string(h.Kind),
 			Func:      h.Func,
 			Diff:      h.Diff,
+			Test:      slices.Contains(res.Spec, h.ID),
 		})
 	}
 	slices.SortStableFunc(r.Hunks, func(a, b Hunk) int { return a.ID - b.ID })

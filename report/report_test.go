@@ -10,6 +10,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -234,5 +238,36 @@ func TestNewCopies(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{2, 3}, r.Root); diff != "" {
 		t.Errorf("report root changed with the result (-want +got):\n%s", diff)
+	}
+}
+
+// TestSpecHunks: hunks of the test's own files are marked in JSON, and the
+// verdict counts only the hunks that could be a root.
+func TestSpecHunks(t *testing.T) {
+	res := &analyzer.Result{
+		Status: analyzer.Explained,
+		Test:   analyzer.TestRef{Package: "./num", Name: "TestAbs"},
+		Hunks: []diffhunks.Hunk{
+			{ID: 1, File: "num/abs.go", Kind: diffhunks.Modify, Head: diffhunks.LineRange{Start: 5, End: 5}},
+			{ID: 2, File: "num/abs.go", Kind: diffhunks.Modify, Head: diffhunks.LineRange{Start: 9, End: 9}},
+			{ID: 3, File: "num/abs_test.go", Kind: diffhunks.Modify, Head: diffhunks.LineRange{Start: 6, End: 6}},
+		},
+		Root:  []diffhunks.ID{1},
+		Aux:   []diffhunks.ID{3},
+		Spec:  []diffhunks.ID{3},
+		Proof: &trial.Result{Reverted: []diffhunks.ID{1, 3}, Outcome: trial.Pass},
+	}
+	r := New(res)
+	var marked []int
+	for _, h := range r.Hunks {
+		if h.Test {
+			marked = append(marked, h.ID)
+		}
+	}
+	if diff := cmp.Diff([]int{3}, marked); diff != "" {
+		t.Errorf("hunks marked test (-want +got):\n%s", diff)
+	}
+	if got, want := verdict(r), "1 of the PR's 2 hunks"; !strings.Contains(got, want) {
+		t.Errorf("verdict %q does not count %q", got, want)
 	}
 }

@@ -17,7 +17,7 @@ func verdict(r *Report) string {
 		if len(r.Root) == 0 {
 			return who + " is marked explained, but the report names no root hunk."
 		}
-		s := who + " fails because of " + shareOf(len(r.Root), len(r.Hunks))
+		s := who + " fails because of " + shareOf(len(r.Root), r.codeHunks())
 		it := itThem(len(r.Root))
 		switch {
 		case proofPassed(r) && len(r.Aux) > 0:
@@ -47,7 +47,7 @@ func verdict(r *Report) string {
 		}
 		return who + " cannot run because head does not build."
 	case analyzer.Unexplained:
-		return who + " fails, but no subset of the PR's " + plural(len(r.Hunks), "hunk", "hunks") + " could be proven to cause it."
+		return who + " fails, but no subset of the PR's " + plural(r.codeHunks(), "hunk", "hunks") + " could be proven to cause it."
 	}
 	return who + ": unknown status " + code(string(r.Status)) + "."
 }
@@ -64,6 +64,18 @@ func compilerLine(msg string) string {
 }
 
 // shareOf gives "2 of the PR's 4 hunks", "all 3 of the PR's hunks".
+// codeHunks counts the hunks outside the test's own files: the ones that
+// could be a root.
+func (r *Report) codeHunks() int {
+	n := 0
+	for _, h := range r.Hunks {
+		if !h.Test {
+			n++
+		}
+	}
+	return n
+}
+
 func shareOf(k, n int) string {
 	switch {
 	case k == n && n == 1:
