@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"strings"
 )
 
@@ -186,8 +187,12 @@ func (r *rewriter) header(s ast.Stmt) {
 	var rhs ast.Expr
 	switch s := s.(type) {
 	case *ast.AssignStmt:
-		if len(s.Lhs) != 1 || len(s.Rhs) != 1 {
+		if len(s.Lhs) != len(s.Rhs) {
 			r.skip(s, "multi-value assignment in a statement header")
+			return
+		}
+		if len(s.Lhs) > 1 {
+			r.headerParallel(s)
 			return
 		}
 		x, tok, rhs = s.Lhs[0], s.Tok, s.Rhs[0]
@@ -213,8 +218,14 @@ func (r *rewriter) header(s ast.Stmt) {
 	switch tok {
 	case token.DEFINE, token.ASSIGN:
 		if !r.wrappableAs(rhs, v.Type(), tok == token.DEFINE) {
-			r.skip(s, "header assignment of an untyped or converted value")
-			return
+			// An untyped constant or a value converted on assignment
+			// keeps the variable's type through W1[T].
+			targ, ok := r.typeArg(v.Type())
+			if !ok {
+				r.skip(s, "header assignment of an untyped or converted value")
+				return
+			}
+			w1 = fmt.Sprintf("%s.W1[%s](%s, %d, %d, ", rtName, targ, r.fa(), st.ID, slotW)
 		}
 		st.Exprs = []*Expr{r.expr(rhs, st)}
 		r.es.wrap(r.off(rhs.Pos()), r.off(rhs.End()), w1, ")")
@@ -233,5 +244,50 @@ func (r *rewriter) header(s ast.Stmt) {
 		st.Exprs = []*Expr{{Op: ExprBinary, Tok: op, X: read, Y: y, Type: read.Type}}
 		r.es.replace(r.off(s.Pos()), r.off(rhs.Pos()), fmt.Sprintf("%s = %s%s%s%s %s (", id.Name, w1, open, id.Name, close, op))
 		r.es.post(r.off(rhs.End()), "))")
+	}
+}
+
+// headerParallel instruments a parallel assignment in a for-loop header,
+// `k, i = k+1, i+1`: each value is recorded as written while the right-hand
+// side is evaluated (WV), the last one also ends the event (W1), so the
+// statement is one event that writes every variable.
+func (r *rewriter) headerParallel(s *ast.AssignStmt) {
+	type part struct {
+		id   *ast.Ident
+		v    *types.Var
+		targ string // "[T]" when the value needs the variable's type spelled out
+	}
+	parts := make([]part, len(s.Lhs))
+	for k, x := range s.Lhs {
+		id, ok := x.(*ast.Ident)
+		if !ok || id.Name == "_" || r.varOf(id) == nil {
+			r.skip(s, "header assignment to a non-variable")
+			return
+		}
+		v := r.varOf(id)
+		p := part{id: id, v: v}
+		if !r.wrappableAs(s.Rhs[k], v.Type(), s.Tok == token.DEFINE) {
+			t, ok := r.typeArg(v.Type())
+			if !ok {
+				r.skip(s, "header assignment of an untyped or converted value")
+				return
+			}
+			p.targ = "[" + t + "]"
+		}
+		parts[k] = p
+	}
+	st := r.site(assignKind(s.Tok), s)
+	for k, p := range parts {
+		li := r.loc(p.id)
+		if li.kind != LocLocal {
+			li = locInfo{}
+		}
+		slot := r.addOperand(st, p.id, p.v.Type(), li, true)
+		st.Exprs = append(st.Exprs, r.expr(s.Rhs[k], st))
+		open := fmt.Sprintf("%s.WV%s(%s, %d, ", rtName, p.targ, r.fa(), slot)
+		if k == len(parts)-1 {
+			open = fmt.Sprintf("%s.W1%s(%s, %d, %d, ", rtName, p.targ, r.fa(), st.ID, slot)
+		}
+		r.es.wrap(r.off(s.Rhs[k].Pos()), r.off(s.Rhs[k].End()), open, ")")
 	}
 }

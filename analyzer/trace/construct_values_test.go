@@ -37,6 +37,55 @@ func TestX(t *testing.T) {
 			"return return n r:n=20 v=20",
 			"branch got != a+b-15 r:got=20 r:a=15 r:b=20 v=false",
 		}, 0},
+		{"untyped-header-and-globals", `
+type Celsius float64
+
+var limit = 3
+var scale float64 = 2
+var freezing Celsius = 0
+
+func Sum(n int) (float64, int) {
+	var x float64
+	total := 0.0
+	steps := 0
+	for x = 1; x <= float64(n); x++ {
+		total += x
+	}
+	for i := 0; i < n; i++ {
+		steps++
+	}
+	return total * scale, steps + limit + int(freezing)
+}`, `
+func TestX(t *testing.T) {
+	if a, b := Sum(3); a != 12 || b != 6 {
+		t.Fatal(a, b)
+	}
+}`, []string{
+			"assign scale float64 = 2 w:scale=2",
+			"assign freezing Celsius = 0 w:freezing=0",
+			"assign x = 1 w:x=1",
+			"assign i := 0 w:i=0",
+			"branch i < n r:i=0 r:n=3 v=true",
+		}, 0},
+		{"parallel-header", `
+func Pairs(n int) int {
+	sum := 0
+	for k, i := 0, 10; k < n; k, i = k+1, i-1 {
+		sum += k * i
+	}
+	return sum
+}`, `
+func TestX(t *testing.T) {
+	if got := Pairs(3); got != 9+16 {
+		t.Fatal(got)
+	}
+}`, []string{
+			"assign k, i := 0, 10 w:k=0 w:i=10",
+			"branch k < n r:k=0 r:n=3 v=true",
+			"assign sum += k * i r:sum=0 r:k=0 r:i=10 w:sum=0",
+			"assign k, i = k+1, i-1 r:k=0 r:i=10 w:k=1 w:i=9",
+			"assign sum += k * i r:sum=0 r:k=1 r:i=9 w:sum=9",
+		}, 0},
 		{"defer-recover", `
 func Safe(d int) (q int, err string) {
 	defer func() {

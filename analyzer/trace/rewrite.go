@@ -107,14 +107,24 @@ func (r *rewriter) globalSpec(vs *ast.ValueSpec) bool {
 	}
 	v := r.varOf(vs.Names[0])
 	rhs := vs.Values[0]
-	if v == nil || !r.wrappableAs(rhs, v.Type(), vs.Type == nil) {
-		r.skip(vs, "package-level initialiser of an untyped or converted value")
+	if v == nil {
+		r.skip(vs, "package-level initialiser of an unknown variable")
 		return false
+	}
+	w1 := rtName + ".W1("
+	if !r.wrappableAs(rhs, v.Type(), vs.Type == nil) {
+		// As in loop headers: W1[T] keeps the variable's type.
+		targ, ok := r.typeArg(v.Type())
+		if !ok {
+			r.skip(vs, "package-level initialiser of an untyped or converted value")
+			return false
+		}
+		w1 = rtName + ".W1[" + targ + "]("
 	}
 	s := r.site(SiteGlobal, vs)
 	s.Operands = append(s.Operands, Operand{Slot: 0, Write: true, Text: vs.Names[0].Name, Type: typeOf(v.Type()), Obj: r.tab.obj(v), Global: true})
 	s.Exprs = []*Expr{r.expr(rhs, s)}
-	r.es.wrap(r.off(rhs.Pos()), r.off(rhs.End()), fmt.Sprintf("%s.W1(%s, %d, 0, ", rtName, r.fa(), s.ID), ")")
+	r.es.wrap(r.off(rhs.Pos()), r.off(rhs.End()), fmt.Sprintf("%s%s, %d, 0, ", w1, r.fa(), s.ID), ")")
 	return true
 }
 

@@ -308,6 +308,13 @@ func WM[K comparable, E any](f *F, slot int, v E, m map[K]E, k K) {
 	recMap(f, roleWrite, slot, v, m, k)
 }
 
+// WV records v as written at slot without ending the event, and returns
+// it: the values of a parallel assignment before its last one (W1).
+func WV[T any](f *F, slot int, v T) T {
+	put(f, tag(0, roleWrite, 0, uint64(slot)), v)
+	return v
+}
+
 // W1 pushes the single value written to operand slot, emits the assignment
 // event of site and returns v (for assignments in statement headers).
 func W1[T any](f *F, site uint32, slot int, v T) T {
