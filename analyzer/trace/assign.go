@@ -21,6 +21,34 @@ func (r *rewriter) writeStmt(st *Site, e ast.Expr) string {
 	return r.writeCall(slot, r.text(e), t, li)
 }
 
+// hoist is a written location evaluated once before its statement.
+type hoist struct {
+	text string  // "(*_ctpN)", what the statement uses instead
+	li   locInfo // the location, identified by its address
+}
+
+// hoistLoc evaluates the location x once before the statement at pos: a
+// pointer to it, or for a map entry the map and the key. The caller
+// replaces x's text by h.text after registering its own pre-statements
+// (edits at one offset apply in the order they were registered).
+func (r *rewriter) hoistLoc(pos token.Pos, x ast.Expr) (hoist, bool) {
+	if ix, ok := unparen(x).(*ast.IndexExpr); ok {
+		if _, isMap := r.under(ix.X).(*types.Map); isMap {
+			r.ntmp++
+			m, k := fmt.Sprintf("_ctm%d", r.ntmp), fmt.Sprintf("_ctk%d", r.ntmp)
+			r.es.pre(r.off(pos), fmt.Sprintf("%s, %s := %s, %s; ", m, k, r.text(ix.X), r.text(ix.Index)))
+			return hoist{text: m + "[" + k + "]", li: locInfo{kind: LocMap, m: m, k: k}}, true
+		}
+	}
+	if !r.addressable(x) {
+		return hoist{}, false
+	}
+	r.ntmp++
+	p := fmt.Sprintf("_ctp%d", r.ntmp)
+	r.es.pre(r.off(pos), fmt.Sprintf("%s := &%s; ", p, r.text(x)))
+	return hoist{text: "(*" + p + ")", li: locInfo{kind: LocAddr, addr: p}}, true
+}
+
 func assignKind(tok token.Token) SiteKind {
 	switch tok {
 	case token.DEFINE:
@@ -61,21 +89,42 @@ func (r *rewriter) assign(s ast.Stmt, at token.Pos) {
 	case *ast.IncDecStmt:
 		lhs, tok = []ast.Expr{s.X}, s.Tok
 	}
+	// A written location with side effects (a call in an index or a
+	// receiver) is evaluated once, before the statement, into a pointer
+	// that the statement and the recorders share.
+	hoisted := map[ast.Expr]hoist{}
+	if tok != token.DEFINE {
+		for _, x := range lhs {
+			if isBlank(x) || r.pure(x) {
+				continue
+			}
+			h, ok := r.hoistLoc(s.Pos(), x)
+			if !ok {
+				r.skip(s, "written location with side effects that is not addressable")
+				return
+			}
+			hoisted[x] = h
+		}
+	}
+	defer func() {
+		for x, h := range hoisted {
+			r.es.replace(r.off(x.Pos()), r.off(x.End()), h.text)
+		}
+	}()
 	st := r.site(assignKind(tok), s)
 	r.mark(at, st)
 	if tok != token.ASSIGN && tok != token.DEFINE {
 		st.Op = tok
 		// The target is read first; re-evaluating it before the statement is
-		// safe because it has no side effects.
+		// safe because it has no side effects (or was hoisted).
 		x := lhs[0]
-		if !r.pure(x) {
-			r.skip(s, "op-assign to a location with side effects")
-			return
+		xt, li := r.text(x), r.loc(x)
+		if h, ok := hoisted[x]; ok {
+			xt, li = h.text, h.li
 		}
-		li := r.loc(x)
 		slot := r.addOperand(st, x, r.info.TypeOf(x), li, false)
 		open, close := r.readWrap(slot, r.info.TypeOf(x), li)
-		r.es.pre(r.off(s.Pos()), open+r.text(x)+close+"; ")
+		r.es.pre(r.off(s.Pos()), open+xt+close+"; ")
 		read := &Expr{Op: ExprRead, Slot: slot, Type: typeOf(r.info.TypeOf(x)), Text: r.text(x)}
 		var y *Expr
 		if rhs != nil {
@@ -99,6 +148,11 @@ func (r *rewriter) assign(s ast.Stmt, at token.Pos) {
 	var b strings.Builder
 	for _, e := range lhs {
 		if isBlank(e) {
+			continue
+		}
+		if h, ok := hoisted[e]; ok {
+			t := r.info.TypeOf(e)
+			b.WriteString("; " + r.writeCall(r.addOperand(st, e, t, h.li, true), h.text, t, h.li))
 			continue
 		}
 		if w := r.writeStmt(st, e); w != "" {

@@ -86,6 +86,40 @@ func TestX(t *testing.T) {
 			"assign k, i = k+1, i-1 r:k=0 r:i=10 w:k=1 w:i=9",
 			"assign sum += k * i r:sum=0 r:k=1 r:i=9 w:sum=9",
 		}, 0},
+		{"written-location-with-call", `
+type Stats struct{ N int }
+
+type Box struct{ stats []*Stats }
+
+var calls int
+
+func (b *Box) at(i int) *Stats { calls++; return b.stats[i] }
+
+func key(s string) string { calls++; return s }
+
+func Fill() (int, int) {
+	b := &Box{stats: []*Stats{{}, {}}}
+	b.at(1).N++
+	b.at(1).N += 10
+	b.at(0).N = 7
+	m := map[string]int{}
+	m[key("a")] = 2
+	m[key("a")] += 3
+	return b.stats[1].N + b.stats[0].N + m["a"], calls
+}`, `
+func TestX(t *testing.T) {
+	// Each call in a written location runs once, as without tracing.
+	if sum, n := Fill(); sum != 23 || n != 5 {
+		t.Fatal(sum, n)
+	}
+}`, []string{
+			"assign b.at(1).N++ r:b.at(1).N=0 w:b.at(1).N=1",
+			"assign b.at(1).N += 10 r:b.at(1).N=1 w:b.at(1).N=11",
+			"assign b.at(0).N = 7 w:b.at(0).N=7",
+			`assign m[key("a")] = 2 w:m[key("a")]=2`,
+			`assign m[key("a")] += 3 r:m[key("a")]=2 w:m[key("a")]=5`,
+			"r:b.stats[1].N=11",
+		}, 0},
 		{"defer-recover", `
 func Safe(d int) (q int, err string) {
 	defer func() {

@@ -31,6 +31,7 @@ type rewriter struct {
 	frame string // frame variable in scope ("_ctf", or the file's init frame)
 	fsig  *types.Signature
 	gvar  string
+	ntmp  int // pointers declared for hoisted locations (_ctpN)
 }
 
 func (r *rewriter) off(p token.Pos) int { return int(p) - r.base }
@@ -100,7 +101,9 @@ func (r *rewriter) funcName(d *ast.FuncDecl) string {
 // globalSpec instruments `var x = e` at package level.
 func (r *rewriter) globalSpec(vs *ast.ValueSpec) bool {
 	if len(vs.Names) != 1 || len(vs.Values) != 1 || vs.Names[0].Name == "_" {
-		if len(vs.Values) > 0 {
+		// A blank initialiser (var _ I = T{}, a compile-time check)
+		// writes nothing there is to trace.
+		if len(vs.Values) > 0 && !allBlank(vs.Names) {
 			r.skip(vs, "package-level multi-variable initialiser")
 		}
 		return false
@@ -125,6 +128,15 @@ func (r *rewriter) globalSpec(vs *ast.ValueSpec) bool {
 	s.Operands = append(s.Operands, Operand{Slot: 0, Write: true, Text: vs.Names[0].Name, Type: typeOf(v.Type()), Obj: r.tab.obj(v), Global: true})
 	s.Exprs = []*Expr{r.expr(rhs, s)}
 	r.es.wrap(r.off(rhs.Pos()), r.off(rhs.End()), fmt.Sprintf("%s%s, %d, 0, ", w1, r.fa(), s.ID), ")")
+	return true
+}
+
+func allBlank(ids []*ast.Ident) bool {
+	for _, id := range ids {
+		if id.Name != "_" {
+			return false
+		}
+	}
 	return true
 }
 

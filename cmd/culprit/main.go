@@ -4,6 +4,7 @@
 //	culprit explain [--repo DIR] --base REV --head REV --run TestName[/subtest]
 //	culprit demo
 //	culprit bench
+//	culprit trace --skipped
 package main
 
 import (
@@ -30,7 +31,8 @@ const usage = `usage:
   culprit explain [--repo DIR] --base REV --head REV --run TestName[/subtest] [--pkg ./path]
                   [--strategy after|dynamic|ddmin|one-by-one] [--format markdown|json] [--out FILE]
   culprit demo    [--format markdown|json] [--strategy S]
-  culprit bench   [--strategies after,dynamic,ddmin,one-by-one] [--scenarios DIR] [--only NAME]
+  culprit bench   [--strategies after,dynamic,ddmin,one-by-one] [--scenarios DIR | --corpus DIR] [--only NAME]
+  culprit trace   --skipped [--dir MODULE] [--pkg ./path] [-v]
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,6 +47,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return demo(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return bench(ctx, args[1:], stdout, stderr)
+	case "trace":
+		return traceCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -200,3 +200,34 @@ func TestDemo(t *testing.T) {
 		t.Errorf("tree = %+v, want one rooted at the failed assertion in calc/calc_test.go", doc.Tree)
 	}
 }
+
+// TestTraceSkipped instruments a small module and lists what stays
+// untraced, by reason.
+func TestTraceSkipped(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"p/p.go":      "package p\n\nvar lo, hi = 1, 2\n\nvar _ = lo\n\nfunc Span() int {\n\tfor i := 0; i < 3; i++ {\n\t\thi++\n\t}\n\treturn hi - lo\n}\n",
+		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestSpan(t *testing.T) {\n\tif Span() != 4 {\n\t\tt.Fatal(Span())\n\t}\n}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"trace", "--skipped", "--dir", dir, "--pkg", "./p", "-v"}, &stdout, &stderr); err != nil {
+		t.Fatalf("trace: %v\n%s", err, stderr.String())
+	}
+	out := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, want := range []string{
+		"1 package-level multi-variable initialiser 1 total",
+		"p/p.go:3:5: package-level multi-variable initialiser",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
