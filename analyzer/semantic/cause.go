@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -116,9 +117,23 @@ func (a *Analysis) CriticalPredicates(c *Cause) []Target {
 	return out
 }
 
+// maxCalleeDepth bounds how deep indirect follows call results into the
+// callees' return statements.
+const maxCalleeDepth = 3
+
 // indirect adds the branches that could have redefined what generator g
-// reads (potential dependence).
+// reads (potential dependence), also through the results of the calls g
+// makes: a value returned by a getter is a read of what the getter read.
 func (a *Analysis) indirect(g int, found map[int]bool) {
+	a.indirectDepth(g, found, 0)
+}
+
+func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
+	if depth < maxCalleeDepth {
+		for _, exit := range a.calleeReturns(g) {
+			a.indirectDepth(exit, found, depth+1)
+		}
+	}
 	ev := a.tr.Event(g)
 	reads := ev.Reads
 	src := g
@@ -132,11 +147,17 @@ func (a *Analysis) indirect(g int, found map[int]bool) {
 	sev := a.tr.Event(src)
 	for _, it := range reads {
 		d := a.idx.def(src, it.Slot)
-		if d < 0 || a.tr.Event(d).Frame != sev.Frame {
+		if d < 0 {
 			continue
 		}
 		o, _ := a.f.operand(src, it.Slot)
 		name := o.Text
+		if a.tr.Event(d).Frame != sev.Frame {
+			if it.Loc.Kind != trace.LocLocal || o.Global {
+				a.exitsBetween(d, src, lastName(name), found)
+			}
+			continue
+		}
 		for _, b := range a.idx.before(sev.Frame, src) {
 			if b <= d {
 				break
@@ -162,6 +183,76 @@ func (a *Analysis) indirect(g int, found map[int]bool) {
 			}
 		}
 	}
+}
+
+// calleeReturns returns the return events of the instrumented calls whose
+// results event g's statement uses.
+func (a *Analysis) calleeReturns(g int) []int {
+	var out []int
+	var walk func(e *trace.Expr)
+	walk = func(e *trace.Expr) {
+		if e == nil {
+			return
+		}
+		if e.Op == trace.ExprCall {
+			if ci := a.idx.lastCall(g, e.Call); ci >= 0 && a.tr.Event(ci).Kind == trace.EvCall {
+				if fr := a.idx.callee[ci]; fr != 0 {
+					if exit := a.tr.Frame(fr).Exit; exit >= 0 && a.tr.Event(exit).Kind == trace.EvReturn {
+						out = append(out, exit)
+					}
+				}
+			}
+		}
+		walk(e.X)
+		walk(e.Y)
+		for _, arg := range e.Args {
+			walk(arg)
+		}
+	}
+	for _, e := range a.tr.SiteOf(g).Exprs {
+		walk(e)
+	}
+	return out
+}
+
+// maxExitScan bounds the events exitsBetween looks at for one read.
+const maxExitScan = 200_000
+
+// exitsBetween adds the branches, in any frame, that ran between the
+// definition d of a location outside the reading frame and its read at src
+// and whose taken side left early, skipping code that assigns the location
+// (potential dependence over the CFG: `if len(args) == 0 { return }`
+// before `f.args = args`).
+func (a *Analysis) exitsBetween(d, src int, field string, found map[int]bool) {
+	if field == "" {
+		return
+	}
+	for b := d + 1; b < src && b-d <= maxExitScan; b++ {
+		be := a.tr.Event(b)
+		if be.Kind != trace.EvBranch || len(be.Values) == 0 || be.Values[0].Kind != trace.ValBool {
+			continue
+		}
+		bp := a.place(a.tr.SiteOf(b))
+		if bp == nil {
+			continue
+		}
+		if definesField(skippedByExit(bp, be.Values[0].Bool()), field) {
+			found[b] = true
+		}
+	}
+}
+
+// lastName is the last selector or name of a location's text: "args" for
+// "s.args", "s.args[i]" or "(*s).args".
+func lastName(text string) string {
+	if i := strings.IndexByte(text, '['); i >= 0 {
+		text = text[:i]
+	}
+	text = strings.TrimRight(text, ")")
+	if i := strings.LastIndexAny(text, ".(*"); i >= 0 {
+		text = text[i+1:]
+	}
+	return text
 }
 
 // Tree builds the causal tree of the causes, in the order they were

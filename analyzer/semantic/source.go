@@ -343,3 +343,135 @@ func mayDefine(region ast.Node, name string, local bool) bool {
 	})
 	return found
 }
+
+// skippedByExit returns, for an if statement whose taken side leaves early
+// (return, panic, break, continue or goto as its last statement), the
+// statements that its other edge reaches and the early exit skipped: the
+// rest of the enclosing blocks, up to the function body (return, panic,
+// goto) or to the innermost loop or switch (break, continue). nil when the
+// branch is not an if, or its taken side does not leave.
+func skippedByExit(br *place, outcome bool) []ast.Stmt {
+	if len(br.path) == 0 {
+		return nil
+	}
+	var ifs *ast.IfStmt
+	k := 0
+	for i, n := range br.path {
+		if is, ok := n.(*ast.IfStmt); ok {
+			ifs, k = is, i
+			break
+		}
+		if _, ok := n.(ast.Stmt); ok {
+			return nil
+		}
+	}
+	if ifs == nil {
+		return nil
+	}
+	var taken ast.Stmt = ifs.Body
+	if !outcome {
+		taken = ifs.Else
+	}
+	exit := exitOf(taken)
+	if exit == token.ILLEGAL {
+		return nil
+	}
+	var out []ast.Stmt
+	child := ast.Node(ifs)
+	for _, n := range br.path[k+1:] {
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			out = append(out, after(n.List, child)...)
+		case *ast.CaseClause:
+			out = append(out, after(n.Body, child)...)
+		case *ast.CommClause:
+			out = append(out, after(n.Body, child)...)
+		case *ast.FuncDecl, *ast.FuncLit:
+			return out
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			if exit == token.BREAK || exit == token.CONTINUE {
+				return out
+			}
+		}
+		child = n
+	}
+	return out
+}
+
+// exitOf names how a statement's last statement leaves: token.RETURN
+// (also for a call of panic), token.BREAK, token.CONTINUE, token.GOTO; or
+// token.ILLEGAL when it falls through.
+func exitOf(s ast.Stmt) token.Token {
+	b, ok := s.(*ast.BlockStmt)
+	if !ok || len(b.List) == 0 {
+		return token.ILLEGAL
+	}
+	switch last := b.List[len(b.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return token.RETURN
+	case *ast.BranchStmt:
+		if last.Tok == token.FALLTHROUGH {
+			return token.ILLEGAL
+		}
+		return last.Tok
+	case *ast.ExprStmt:
+		if c, ok := last.X.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return token.RETURN
+			}
+		}
+	}
+	return token.ILLEGAL
+}
+
+// after returns the statements of list that follow child.
+func after(list []ast.Stmt, child ast.Node) []ast.Stmt {
+	for i, s := range list {
+		if ast.Node(s) == child {
+			return list[i+1:]
+		}
+	}
+	return nil
+}
+
+// definesField reports whether stmts assign to a location whose last
+// selector or name is field (x.field = …, x.field[i] = …, field++), the
+// static test of a definition of a location outside the reading frame.
+func definesField(stmts []ast.Stmt, field string) bool {
+	found := false
+	lhs := func(e ast.Expr) {
+		for {
+			switch x := ast.Unparen(e).(type) {
+			case *ast.IndexExpr:
+				e = x.X
+				continue
+			case *ast.SelectorExpr:
+				found = found || x.Sel.Name == field
+			case *ast.Ident:
+				found = found || x.Name == field
+			case *ast.StarExpr:
+				e = x.X
+				continue
+			}
+			return
+		}
+	}
+	for _, s := range stmts {
+		ast.Inspect(s, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if n.Tok != token.DEFINE {
+					for _, e := range n.Lhs {
+						lhs(e)
+					}
+				}
+			case *ast.IncDecStmt:
+				lhs(n.X)
+			case *ast.FuncLit:
+				return false
+			}
+			return !found
+		})
+	}
+	return found
+}
