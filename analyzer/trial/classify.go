@@ -26,7 +26,25 @@ type classifier struct {
 	test       string
 }
 
+// classify turns the process's output into a Result whose texts name files
+// relative to the repository.
 func (c classifier) classify(out run, build bool) (Result, error) {
+	res, err := c.verdict(out, build)
+	res.Message, res.Output = c.unroot(res.Message), c.unroot(res.Output)
+	return res, err
+}
+
+// unroot removes the trial's private directories from paths in s.
+func (c classifier) unroot(s string) string {
+	for _, dir := range []string{c.overlayDir, c.root} {
+		if dir != "" {
+			s = strings.ReplaceAll(s, dir+"/", "")
+		}
+	}
+	return s
+}
+
+func (c classifier) verdict(out run, build bool) (Result, error) {
 	res := Result{Duration: out.duration}
 	p, err := gotest.Parse(bytes.NewReader(out.stdout))
 	if errors.Is(err, gotest.ErrNoEvents) && out.exitCode != 0 && !out.timedOut {
@@ -122,13 +140,7 @@ func (c classifier) relative(msg string) string {
 			lines[i] = pathJoin(c.prefix, strings.TrimPrefix(l, "./"))
 		}
 	}
-	msg = strings.Join(lines, "\n")
-	for _, dir := range []string{c.overlayDir, c.root} {
-		if dir != "" {
-			msg = strings.ReplaceAll(msg, dir+"/", "")
-		}
-	}
-	return strings.TrimSpace(msg)
+	return strings.TrimSpace(c.unroot(strings.Join(lines, "\n")))
 }
 
 // relPosRE matches a compiler message whose position is relative to the

@@ -90,6 +90,11 @@ func TestRun(t *testing.T) {
 			if !strings.Contains(res.Message, tt.msg) {
 				t.Errorf("message = %q, want it to contain %q", res.Message, tt.msg)
 			}
+			// A stack trace names files by their place in the
+			// repository, never by the trial's private checkout.
+			if tmp := rr.tmp; strings.Contains(res.Output, tmp) || strings.Contains(res.Message, tmp) {
+				t.Errorf("output names the trial directory %s:\n%s", tmp, res.Output)
+			}
 		})
 	}
 	t.Run("timeout kills the process group", func(t *testing.T) {
