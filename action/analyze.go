@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -62,7 +63,7 @@ func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githu
 		if fs.BuildFailed {
 			a.Errorf("head %s does not build, so no test can be explained:\n%s", short(t.Head), tail(fs.BuildOutput, 4000))
 			res := &analyzer.Result{Status: analyzer.HeadBuildFails, Base: t.Base, Head: t.Head,
-				Notes: []string{"The head of the pull request does not build, so no test ran:\n" + tail(fs.BuildOutput, 4000)}}
+				Notes: note.List{{Code: note.HeadBuildFails, Detail: tail(fs.BuildOutput, 4000)}}}
 			return &analysis{Reports: []*report.Report{report.New(res)}}, nil
 		}
 		a.Noticef("no failing test on head %s: nothing to explain", short(t.Head))
@@ -114,11 +115,12 @@ func explainOne(ctx context.Context, ex Explainer, req analyzer.Request, a *gith
 	if err != nil {
 		return nil, fmt.Errorf("explaining %s: %w", name, err)
 	}
-	for _, n := range res.Notes {
+	r := report.New(res)
+	for _, n := range r.Notes {
 		a.Infof("note: %s", n)
 	}
 	a.Infof("%s: %s (%d trials, %s)", name, res.Status, res.Stats.Trials, res.Stats.Wall.Round(1e6))
-	return report.New(res), nil
+	return r, nil
 }
 
 // findFailures reads the test-results file or runs the tests on head.

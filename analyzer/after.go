@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/semantic"
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -43,10 +44,10 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 		}
 	case semanticSpent(semCtx):
 		res.Stats.Semantic = time.Since(start)
-		res.Notes = append(res.Notes, fmt.Sprintf("the semantic analysis used its budget of %v while tracing: the root was found by the revert search over all hunks alone", req.SemanticBudget))
+		res.Notes.Add(note.Note{Code: note.SemanticBudget, Limit: req.SemanticBudget.String()})
 	default:
 		res.Stats.Semantic = time.Since(start)
-		res.Notes = append(res.Notes, fmt.Sprintf("the semantic analysis could not run (%v): the root was found by the revert search over all hunks alone", err))
+		res.Notes.Add(note.Note{Code: note.SemanticFailed, Detail: err.Error()})
 	}
 	b.enter(PhaseSearch)
 	return search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
@@ -93,10 +94,10 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		return nil, errors.New("the test did not fail when traced")
 	}
 	if tr.Truncated {
-		res.Notes = append(res.Notes, "the trace of the failing run filled its buffer and was cut short: events after the cut are missing from the analysis")
+		res.Notes.Add(note.Note{Code: note.TraceTruncated})
 	}
 	if n := len(tr.Skipped); n > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d construct(s) were not traced; their effects enter the formula as observed inputs", n))
+		res.Notes.Add(note.Note{Code: note.Untraced, N: n})
 	}
 	l := &afterLoop{tr: tr, traceDir: dir, prefix: prefix}
 	l.an = semantic.New(tr, modRoot, semantic.Options{Deleted: l.deletions(res.Hunks)})
@@ -137,7 +138,7 @@ func (l *afterLoop) toRepoPaths(tree *cause.Node) {
 func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
 	first, err := l.an.Failure()
 	if err != nil {
-		res.Notes = append(res.Notes, fmt.Sprintf("the failing assertion could not be located in the trace (%v): the root was found by the revert search over all hunks alone", err))
+		res.Notes.Add(note.Note{Code: note.NoFailureInTrace, Detail: err.Error()})
 		return nil, nil
 	}
 	pending := []semantic.Target{first}
@@ -155,11 +156,11 @@ func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *
 		pending = pending[1:]
 		c, err := l.an.Cause(semCtx, t)
 		if semanticSpent(semCtx) {
-			res.Notes = append(res.Notes, fmt.Sprintf("the semantic analysis used its budget after %d cause(s): the root was found by the revert search over all hunks alone", len(causes)))
+			res.Notes.Add(note.Note{Code: note.SemanticBudget, N: len(causes)})
 			return nil, nil
 		}
 		if err != nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("no cause could be derived for one predicate (%v)", err))
+			res.Notes.Add(note.Note{Code: note.CauseFailed, Detail: err.Error()})
 			continue
 		}
 		causes = append(causes, c)
@@ -180,7 +181,7 @@ func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *
 		// Nearest to the failure first: the latest event.
 		slices.SortStableFunc(pending, func(a, b semantic.Target) int { return b.Event - a.Event })
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("the %d cause(s) derived from the failing run touch no set of hunks whose revert passes: the root was found by the revert search over all hunks, and the explanation is dynamic only", len(causes)))
+	res.Notes.Add(note.Note{Code: note.CausesTouchNothing, N: len(causes)})
 	return nil, nil
 }
 
@@ -194,7 +195,7 @@ func (l *afterLoop) record(res *Result, start time.Time) {
 	res.Stats.PointWise = st.PointWise
 	res.Stats.Inputs = st.Inputs
 	if st.NonMinimal > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("the solver gave up on %d check(s): those causes may not be minimal", st.NonMinimal))
+		res.Notes.Add(note.Note{Code: note.SolverGaveUp, N: st.NonMinimal})
 	}
 }
 

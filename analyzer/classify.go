@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -23,7 +24,7 @@ type repeater interface {
 // classification is the verdict of running base and head several times.
 type classification struct {
 	status Status // "" when the failure is a deterministic regression
-	notes  []string
+	notes  note.List
 	runs   []trial.Result
 	head   trial.Result // the first failing head run
 }
@@ -47,17 +48,17 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns int) (
 	switch {
 	case headRuns[0].Outcome == trial.BuildError:
 		c.status = HeadBuildFails
-		c.notes = append(c.notes, "head does not build: "+firstLine(headRuns[0].Message))
+		c.notes.Add(note.Note{Code: note.HeadBuildFails, Detail: firstLine(headRuns[0].Message)})
 		return c, nil
 	case headRuns[0].Outcome == trial.NoTests:
 		return nil, fmt.Errorf("%w on head", ErrNoSuchTest)
 	case hf == 0:
 		c.status = NotRegression
-		c.notes = append(c.notes, fmt.Sprintf("the test passed on head in all %d runs: there is no failure to explain", hp))
+		c.notes.Add(note.Note{Code: note.PassesOnHead, N: hp})
 		return c, nil
 	case hp > 0:
 		c.status = Flaky
-		c.notes = append(c.notes, fmt.Sprintf("the test is flaky on head: %d of %d runs failed", hf, hf+hp))
+		c.notes.Add(note.Note{Code: note.FlakyOnHead, N: hf, M: hf + hp})
 		return c, nil
 	}
 
@@ -70,18 +71,31 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns int) (
 	switch {
 	case baseRuns[0].Outcome == trial.NoTests:
 		c.status = NotRegression
-		c.notes = append(c.notes, "the test does not exist on base: it is new in this change, so its failure is not a regression")
+		c.notes.Add(note.Note{Code: note.NewTest})
 	case baseRuns[0].Outcome == trial.BuildError:
 		c.status = NotRegression
-		c.notes = append(c.notes, "base does not build, so no regression can be proven: "+firstLine(baseRuns[0].Message))
+		c.notes.Add(note.Note{Code: note.BaseBuildFails, Detail: firstLine(baseRuns[0].Message)})
+	case bp == 0 && allTimedOut(headRuns) && allTimedOut(baseRuns):
+		c.status = NotRegression
+		c.notes.Add(note.Note{Code: note.TimedOutOnBoth, N: len(headRuns) + len(baseRuns)})
 	case bp == 0:
 		c.status = NotRegression
-		c.notes = append(c.notes, fmt.Sprintf("the test fails on base too (%d of %d runs): the failure is not caused by this change", bf, bf))
+		c.notes.Add(note.Note{Code: note.FailsOnBase, N: bf, M: bf})
 	case bf > 0:
 		c.status = Flaky
-		c.notes = append(c.notes, fmt.Sprintf("the test is flaky on base: %d of %d runs failed, while it failed in every head run", bf, bf+bp))
+		c.notes.Add(note.Note{Code: note.FlakyOnBase, N: bf, M: bf + bp})
 	}
 	return c, nil
+}
+
+// allTimedOut reports whether every run hung until its time limit.
+func allTimedOut(runs []trial.Result) bool {
+	for _, r := range runs {
+		if r.Outcome != trial.Timeout {
+			return false
+		}
+	}
+	return len(runs) > 0
 }
 
 func count(runs []trial.Result) (failed, passed int) {

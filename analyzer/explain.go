@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -108,7 +109,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	}
 	if len(res.Hunks) == 0 {
 		res.Status = NotRegression
-		res.Notes = append(res.Notes, "base and head are identical: there is no change to blame")
+		res.Notes.Add(note.Note{Code: note.Identical})
 		res.Stats.Wall = time.Since(start)
 		return res, nil
 	}
@@ -133,14 +134,16 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	cls, err := classify(ctx, b, all, req.Reruns)
 	if spent(ctx, err) {
 		res.Status = Unexplained
-		res.Notes = append(res.Notes, fmt.Sprintf("the budget (%v, %d trials) ran out while base and head were run: nothing could be concluded", req.Budget, req.MaxTrials))
+		res.Notes.Add(note.Note{Code: note.BudgetClassify, Limit: limit(req)})
 		return res, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	res.Evidence = cls.runs
-	res.Notes = append(res.Notes, cls.notes...)
+	for _, n := range cls.notes {
+		res.Notes.Add(n)
+	}
 	if cls.status != "" {
 		res.Status = cls.status
 		return res, nil
@@ -178,7 +181,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	candidates, spec := revertible(res.Hunks, req.Test)
 	res.Spec = spec
 	if len(spec) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d hunk(s) in the test's own _test.go files are never root; they are reverted only as auxiliary hunks a root needs", len(spec)))
+		res.Notes.Add(note.Note{Code: note.SpecHunks, N: len(spec)})
 	}
 	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers}
 	b.enter(PhaseSearch)
@@ -186,7 +189,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	switch req.Strategy {
 	case StrategyAfter:
 		if req.Mode != ModeGo {
-			res.Notes = append(res.Notes, "the semantic analysis traces Go tests only: in command mode the root was found by the revert search alone, and the explanation is dynamic only")
+			res.Notes.Add(note.Note{Code: note.CommandModeDynamic})
 			found, err = search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
 			break
 		}
@@ -207,7 +210,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		// report it as a suspicion, never as a proven culprit.
 		res.Status = Flaky
 		res.Tree = nil
-		res.Notes = append(res.Notes, fmt.Sprintf("reverting hunks %v made the test pass once but not in the proof run: the test looks flaky, so no culprit is claimed", found.Suspect))
+		res.Notes.Add(note.Note{Code: note.FlakyProof, Hunks: found.Suspect})
 		return res, nil
 	}
 	if err != nil {
@@ -286,28 +289,32 @@ func newRunner(ctx context.Context, req Request, set *diffhunks.Set, mod module)
 	return r, nil
 }
 
+// largeAux is how many auxiliary hunks make the report say why they remain.
+const largeAux = 5
+
 // conclude records a search's answer; only a passing proof run makes the
 // result Explained.
 func conclude(res *Result, found *search.Found) {
 	if found == nil || len(found.Root) == 0 {
 		res.Status = Unexplained
 		res.Tree = nil
-		res.Notes = append(res.Notes, "no subset of the change's hunks could be reverted to make the test pass")
-		if found != nil && found.Note != "" {
-			res.Notes = append(res.Notes, found.Note)
+		res.Notes.Add(note.Note{Code: note.NothingPasses})
+		if found != nil {
+			addAll(&res.Notes, found.Notes)
 		}
 		return
 	}
 	proof := found.Proof
 	res.Proof = &proof
 	res.Root, res.Aux = found.Root, found.Aux
-	if found.Note != "" {
-		res.Notes = append(res.Notes, found.Note)
+	if len(found.Aux) > largeAux {
+		res.Notes.Add(note.Note{Code: note.LargeAux, N: len(found.Aux)})
 	}
+	addAll(&res.Notes, found.Notes)
 	if !proof.Passed() {
 		res.Status = Unexplained
 		res.Tree = nil
-		res.Notes = append(res.Notes, fmt.Sprintf("the proof run with hunks %v reverted did not pass (%s)", append(append([]diffhunks.ID{}, found.Root...), found.Aux...), proof.Outcome))
+		res.Notes.Add(note.Note{Code: note.ProofFailed, Hunks: proof.Reverted, Outcome: string(proof.Outcome)})
 		return
 	}
 	res.Status = Explained
@@ -344,21 +351,30 @@ func revertible(hunks []diffhunks.Hunk, test TestRef) (candidates, spec []diffhu
 func concludeSpent(res *Result, b *budget, req Request) {
 	res.Tree = nil
 	best, ok := b.smallestPassing()
-	limit := fmt.Sprintf("the budget (%v", req.Budget)
-	if req.MaxTrials > 0 {
-		limit += fmt.Sprintf(", %d trials", req.MaxTrials)
-	}
-	limit += ") ran out during the search"
 	if !ok {
 		res.Status = Unexplained
-		res.Notes = append(res.Notes, limit+" before any variant passed")
+		res.Notes.Add(note.Note{Code: note.BudgetNothing, Limit: limit(req)})
 		return
 	}
 	res.Status = Explained
 	res.Proof = &best
 	res.Root = best.Reverted
 	res.Aux = nil
-	res.Notes = append(res.Notes, limit+fmt.Sprintf(": reverting these %d hunks passed, but the set was not minimised and may hold hunks that are not needed; roles were not told apart", len(best.Reverted)))
+	res.Notes.Add(note.Note{Code: note.BudgetUnminimised, Limit: limit(req), N: len(best.Reverted)})
+}
+
+// limit states the budget as set, for notes: "20m0s" or "20m0s, 8 trials".
+func limit(req Request) string {
+	if req.MaxTrials > 0 {
+		return fmt.Sprintf("%v, %d trials", req.Budget, req.MaxTrials)
+	}
+	return req.Budget.String()
+}
+
+func addAll(l *note.List, ns note.List) {
+	for _, n := range ns {
+		l.Add(n)
+	}
 }
 
 // findTestPackage finds the package whose _test.go files declare the

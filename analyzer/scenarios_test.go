@@ -10,6 +10,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/scenario"
 	"github.com/culprit-dev/culprit/internal/scenario/request"
@@ -19,6 +20,12 @@ import (
 // against a real git repository and real go test runs, and checks the
 // verdict, the root and auxiliary hunks, the proof and, where the scenario
 // names them, the statements the causal tree must show.
+// dynamicOnly are the notes that say why an explanation has no tree.
+var dynamicOnly = map[note.Code]bool{
+	note.CausesTouchNothing: true, note.SemanticFailed: true, note.NoFailureInTrace: true,
+	note.SemanticBudget: true, note.CommandModeDynamic: true,
+}
+
 func TestScenarios(t *testing.T) {
 	paths, err := filepath.Glob("../testdata/*.txtar")
 	if err != nil || len(paths) == 0 {
@@ -49,7 +56,7 @@ func TestBaselinesOnAFTERExample(t *testing.T) {
 			t.Parallel()
 			res := explain(t, sc, s)
 			if res.Status != analyzer.Explained || res.Proof == nil || !res.Proof.Passed() {
-				t.Fatalf("status %s, proof %+v, notes %q", res.Status, res.Proof, res.Notes)
+				t.Fatalf("status %s, proof %+v, notes %+v", res.Status, res.Proof, res.Notes)
 			}
 			if s == analyzer.StrategyDynamic {
 				want := resolve(t, res.Hunks, sc.Root)
@@ -78,7 +85,7 @@ func explain(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) *analyzer
 func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 	res := explain(t, sc, s)
 	if string(res.Status) != sc.Status {
-		t.Fatalf("status = %s, want %s; notes %q; evidence %+v", res.Status, sc.Status, res.Notes, res.Evidence)
+		t.Fatalf("status = %s, want %s; notes %+v; evidence %+v", res.Status, sc.Status, res.Notes, res.Evidence)
 	}
 	if want := sc.Keys["explains"]; want != "" && res.Test.Name != want {
 		t.Errorf("explained %s, want the subtest %s", res.Test.Name, want)
@@ -101,10 +108,10 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 		t.Errorf("proof reverted %v, want root ∪ aux = %v", res.Proof.Reverted, proved)
 	}
 	if want := resolve(t, res.Hunks, sc.Root); !slices.Equal(res.Root, want) {
-		t.Errorf("root = %v, want %v (%s); aux %v; notes %q", res.Root, want, sc.Root, res.Aux, res.Notes)
+		t.Errorf("root = %v, want %v (%s); aux %v; notes %+v", res.Root, want, sc.Root, res.Aux, res.Notes)
 	}
 	if want := resolve(t, res.Hunks, sc.Aux); !slices.Equal(res.Aux, want) {
-		t.Errorf("aux = %v, want %v (%s); notes %q", res.Aux, want, sc.Aux, res.Notes)
+		t.Errorf("aux = %v, want %v (%s); notes %+v", res.Aux, want, sc.Aux, res.Notes)
 	}
 	if lines := strings.Fields(sc.Keys["tree"]); len(lines) > 0 && s == analyzer.StrategyAfter {
 		if res.Tree == nil {
@@ -113,12 +120,12 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 			// never show a tree it did not derive.
 			gap := sc.Keys["gap"]
 			if gap == "" {
-				t.Fatalf("no causal tree; notes %q", res.Notes)
+				t.Fatalf("no causal tree; notes %+v", res.Notes)
 			}
-			if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "dynamic only") }) {
-				t.Errorf("no tree and no note saying the explanation is dynamic only: %q", res.Notes)
+			if !slices.ContainsFunc(res.Notes, func(n note.Note) bool { return dynamicOnly[n.Code] }) {
+				t.Errorf("no tree and no note saying the explanation is dynamic only: %+v", res.Notes)
 			}
-			t.Logf("known semantic gap (%s): %q", gap, res.Notes)
+			t.Logf("known semantic gap (%s): %+v", gap, res.Notes)
 			return
 		}
 		seen := map[string]bool{}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -122,7 +123,8 @@ type Result struct {
 	// Subtests says which failing subtest was explained, and which failing
 	// subtests were not (new in the change, or failing another way).
 	Subtests SubtestChoice
-	// Notes say where the analysis fell back or degraded, in plain words.
-	Notes []string
+	// Notes say where the analysis fell back or degraded, as codes with
+	// their data; report words them.
+	Notes note.List
 	Stats Stats
 }

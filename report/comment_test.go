@@ -8,6 +8,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -45,7 +46,7 @@ func huge() *analyzer.Result {
 		nodes = append(nodes, n)
 	}
 	res.Tree = nodes[0]
-	res.Notes = []string{strings.Repeat("ñ", 3000)}
+	res.Notes = note.List{{Code: note.SemanticFailed, Detail: strings.Repeat("ñ", 3000)}}
 	return res
 }
 
@@ -162,13 +163,13 @@ func FuzzCommentSize(f *testing.F) {
 	f.Add("TestF", "-a\n+b\n", "x < y", "note", 2, 3, 65536)
 	f.Add("Test日本", strings.Repeat("+ü\n", 2000), "\"]<>|#`", "ñ", 40, 100, 300)
 	f.Add("", "```\n", "a\nb", "<details>", 0, 0, 30)
-	f.Fuzz(func(t *testing.T, name, diff, text, note string, hunks, nodes, maxLen int) {
+	f.Fuzz(func(t *testing.T, name, diff, text, detail string, hunks, nodes, maxLen int) {
 		hunks, nodes = abs(hunks)%200, abs(nodes)%500
 		maxLen = len(Marker) + 1 + abs(maxLen)%70000
 		res := &analyzer.Result{
 			Status: analyzer.Explained,
 			Test:   analyzer.TestRef{Name: name, Package: name},
-			Notes:  []string{note},
+			Notes:  note.List{{Code: note.CauseFailed, Detail: detail}},
 			Proof:  &trial.Result{Outcome: trial.Pass},
 		}
 		for i := 1; i <= hunks; i++ {
@@ -177,7 +178,7 @@ func FuzzCommentSize(f *testing.F) {
 		}
 		res.Proof.Reverted = res.Root
 		if nodes > 0 {
-			s := cause.Statement{File: name, Line: 1, Text: text, Values: map[string]string{text: note}, Hunk: 1}
+			s := cause.Statement{File: name, Line: 1, Text: text, Values: map[string]string{text: detail}, Hunk: 1}
 			res.Tree = &cause.Node{Target: s, Statements: []cause.Statement{s}}
 			for n := res.Tree; nodes > 1; nodes-- {
 				c := &cause.Node{Target: s, Via: &s, Outcome: text, Statements: []cause.Statement{s}}
@@ -187,14 +188,14 @@ func FuzzCommentSize(f *testing.F) {
 				}
 			}
 		}
-		got := Comment([]*Report{New(res)}, CommentOptions{MaxLen: maxLen, DetailsURL: text, Rerun: note})
+		got := Comment([]*Report{New(res)}, CommentOptions{MaxLen: maxLen, DetailsURL: text, Rerun: detail})
 		if len(got) >= maxLen {
 			t.Fatalf("comment is %d bytes, want fewer than %d", len(got), maxLen)
 		}
 		if !strings.HasPrefix(got, Marker) {
 			t.Fatalf("comment does not start with the marker")
 		}
-		valid := utf8.ValidString(name) && utf8.ValidString(diff) && utf8.ValidString(text) && utf8.ValidString(note)
+		valid := utf8.ValidString(name) && utf8.ValidString(diff) && utf8.ValidString(text) && utf8.ValidString(detail)
 		if valid && !utf8.ValidString(got) {
 			t.Fatalf("comment of valid UTF-8 input is not valid UTF-8")
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -121,9 +122,9 @@ func explainedDynamicOnly() *analyzer.Result {
 		Evidence: concat(
 			runs(3, all, trial.Pass, "", ""),
 			runs(3, nil, trial.Fail, "words/count_test.go:14", "count_test.go:14: Count(\"\") = 1, want 0 <nil>")),
-		Notes: []string{
-			"Semantic analysis stopped: the failing run calls into cgo (C.strlen), which cannot be traced.",
-			"Fell back to the *dynamic* revert search over all 5 hunks.",
+		Notes: note.List{
+			{Code: note.SemanticFailed, Detail: "the failing run calls into cgo (C.strlen), which cannot be traced"},
+			{Code: note.Unresolved, N: 2},
 		},
 		Stats: analyzer.Stats{Strategy: analyzer.StrategyDynamic, Trials: 12, Builds: 15, Wall: 95 * time.Second},
 	}
@@ -139,7 +140,7 @@ func notRegression() *analyzer.Result {
 		Evidence: concat(
 			runs(3, allFour, trial.Fail, "calc/calc_test.go:7", "calc_test.go:7: F(3, 1, 2) = 3, want 5"),
 			runs(3, nil, trial.Fail, failSig, failMsg)),
-		Notes: []string{"The test fails on base in the same way; nothing was reverted."},
+		Notes: note.List{{Code: note.FailsOnBase, N: 3, M: 3}},
 		Stats: analyzer.Stats{Strategy: analyzer.StrategyAfter, Trials: 6, Builds: 2, Wall: 5 * time.Second},
 	}
 }
@@ -186,7 +187,7 @@ func unexplained() *analyzer.Result {
 		Evidence: concat(
 			runs(3, allFour, trial.Pass, "", ""),
 			runs(3, nil, trial.Fail, "", "make: *** [test] Error 1")),
-		Notes: []string{"The revert search stopped at its budget of 64 trials."},
+		Notes: note.List{{Code: note.BudgetNothing, Limit: "20m0s, 64 trials"}},
 		Stats: analyzer.Stats{Strategy: analyzer.StrategyDDMin, Trials: 64, Builds: 64, Wall: 700 * time.Second},
 	}
 }

@@ -260,9 +260,7 @@ func renderNotes(b *strings.Builder, r *Report, sub string) {
 	if r.Status == analyzer.Explained && r.Tree == nil {
 		notes = append(notes, "The explanation is dynamic only: the root hunks were found by reverting and re-running, and no causal tree was derived.")
 	}
-	for _, n := range r.Notes {
-		notes = append(notes, plain(n))
-	}
+	notes = append(notes, r.notesMarkdown()...)
 	if len(notes) == 0 {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -36,8 +37,10 @@ type Report struct {
 	// Tree is the causal tree, null when the explanation is dynamic only.
 	Tree  *cause.Node `json:"tree"`
 	Stats Stats       `json:"stats"`
-	// Notes state where the analysis fell back or degraded.
-	Notes []string `json:"notes"`
+	// Notes state where the analysis fell back or degraded, in words;
+	// Findings are the same notes as codes with their data.
+	Notes    []string  `json:"notes"`
+	Findings note.List `json:"findings,omitempty"`
 	// Evidence are the classification runs of base and head.
 	Evidence []Run `json:"evidence"`
 	// Failure is the first failure seen on head.
@@ -142,7 +145,8 @@ func New(res *analyzer.Result) *Report {
 		Root:     ids(res.Root),
 		Aux:      ids(res.Aux),
 		Tree:     copyNode(res.Tree),
-		Notes:    append([]string{}, res.Notes...),
+		Notes:    make([]string, 0, len(res.Notes)),
+		Findings: append(note.List(nil), res.Notes...),
 		Evidence: []Run{},
 		Stats: Stats{
 			Strategy:        string(res.Stats.Strategy),
@@ -157,6 +161,9 @@ func New(res *analyzer.Result) *Report {
 			PointWise:       res.Stats.PointWise,
 			Inputs:          res.Stats.Inputs,
 		},
+	}
+	for _, n := range res.Notes {
+		r.Notes = append(r.Notes, words(n))
 	}
 	if st := res.Subtests; st.Leaf != "" || len(st.New) > 0 {
 		r.Subtests = &Subtests{Explained: st.Leaf, Same: st.Same, Other: st.Other, New: st.New}
@@ -399,7 +406,7 @@ func (r *Report) hunk(id int) (Hunk, bool) {
 func (s *Subtests) notes() []string {
 	var out []string
 	if s.Explained != "" {
-		out = append(out, fmt.Sprintf("explained the failing subtest %s, which passes on base", codeSpan(s.Explained)))
+		out = append(out, fmt.Sprintf("explained the failing subtest %s, which passes on base", code(s.Explained)))
 	}
 	if len(s.Same) > 0 {
 		out = append(out, fmt.Sprintf("%d more subtest(s) fail at the same place, so this explanation covers them: %s", len(s.Same), codeList(s.Same)))
@@ -413,17 +420,12 @@ func (s *Subtests) notes() []string {
 	return out
 }
 
-// codeSpan quotes a name from the test run (hostile data) as inline code.
-func codeSpan(s string) string {
-	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
-}
-
 // codeList quotes up to ten names, saying how many more there are.
 func codeList(names []string) string {
 	const most = 10
 	quoted := make([]string, 0, min(len(names), most))
 	for _, n := range names[:min(len(names), most)] {
-		quoted = append(quoted, codeSpan(n))
+		quoted = append(quoted, code(n))
 	}
 	out := strings.Join(quoted, ", ")
 	if len(names) > most {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -269,5 +270,28 @@ func TestSpecHunks(t *testing.T) {
 	}
 	if got, want := verdict(r), "1 of the PR's 2 hunks"; !strings.Contains(got, want) {
 		t.Errorf("verdict %q does not count %q", got, want)
+	}
+}
+
+// TestNotRegressionSaysWhy: the verdict of not-regression names its reason.
+func TestNotRegressionSaysWhy(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		notes note.List
+		st    analyzer.SubtestChoice
+		want  string
+	}{
+		{"new test", note.List{{Code: note.NewTest}}, analyzer.SubtestChoice{}, "is new in this PR"},
+		{"new subtests", nil, analyzer.SubtestChoice{New: []string{"TestF/new"}}, "subtests that are new"},
+		{"passes on head", note.List{{Code: note.PassesOnHead, N: 3}}, analyzer.SubtestChoice{}, "passes on head"},
+		{"timed out", note.List{{Code: note.TimedOutOnBoth, N: 6}}, analyzer.SubtestChoice{}, "raise the timeout"},
+		{"fails on base", note.List{{Code: note.FailsOnBase, N: 3, M: 3}}, analyzer.SubtestChoice{}, "fails on base too"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := New(&analyzer.Result{Status: analyzer.NotRegression, Test: analyzer.TestRef{Name: "TestF"}, Notes: tt.notes, Subtests: tt.st})
+			if got := verdict(r); !strings.Contains(got, tt.want) {
+				t.Errorf("verdict %q does not say %q", got, tt.want)
+			}
+		})
 	}
 }

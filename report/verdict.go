@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/note"
 )
 
 // verdict says in one line what the analysis found. Each status has its
@@ -33,6 +34,20 @@ func verdict(r *Report) string {
 			return s + "; but the proof run with " + it + " reverted gave " + outcomeWord(r.Proof.Outcome) + ", not a pass."
 		}
 	case analyzer.NotRegression:
+		switch {
+		case r.Findings.Has(note.NewTest):
+			return who + " is new in this PR, so its failure is not a regression."
+		case r.Subtests != nil && r.Subtests.Explained == "" && len(r.Subtests.New) > 0:
+			return who + " fails only in subtests that are new in this PR, so the failure is not a regression."
+		case r.Findings.Has(note.PassesOnHead):
+			return who + " passes on head: there is no failure to explain."
+		case r.Findings.Has(note.TimedOutOnBoth):
+			return who + " times out on base and on head alike; raise the timeout if it needs longer."
+		case r.Findings.Has(note.BaseBuildFails):
+			return who + " cannot be checked on base, which does not build, so no regression can be proven."
+		case r.Findings.Has(note.Identical):
+			return "base and head are identical, so " + who + " cannot have regressed."
+		}
 		return who + " fails on base too, so the failure is not a regression of this PR."
 	case analyzer.Flaky:
 		pass, total := headCounts(r)

@@ -2,8 +2,8 @@ package search
 
 import (
 	"context"
-	"fmt"
-
+	
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -24,16 +24,16 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 	s := newSearcher(t, hunks, opt)
 	all := norm(candidates)
 	if len(all) == 0 {
-		return s.nothing(variant{}, "no candidate hunks"), nil
+		return s.nothing(variant{}, note.Note{Code: note.NoCandidates}), nil
 	}
-	var note string
+	var notes []note.Note
 	if !opt.Exhaustive {
 		v, err := s.try(ctx, all)
 		if err != nil {
 			return nil, err
 		}
 		if !v.passed() {
-			note, err = s.widen(ctx, all, v)
+			notes, err = s.widen(ctx, all, v)
 			if err != nil {
 				return nil, err
 			}
@@ -48,7 +48,7 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 		if err != nil {
 			return nil, err
 		}
-		return s.nothing(v, joinNote(note, fmt.Sprintf("no subset of the %d candidates passes", len(all)))), nil
+		return s.nothing(v, append(notes, note.Note{Code: note.NoSubset, N: len(all)})...), nil
 	}
 	v, err := s.try(ctx, root)
 	if err != nil {
@@ -58,27 +58,27 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 	if err != nil {
 		return nil, err
 	}
-	return s.proveSet(ctx, root, aux, joinNote(note, why))
+	return s.proveSet(ctx, root, aux, append(notes, why...)...)
 }
 
 // widen decides how the search goes on when reverting all candidates (v)
 // does not pass: with the test's own hunks reverted too, when that passes;
 // otherwise over every part and complement down to single hunks, since the
 // test is then not monotone in the candidates.
-func (s *searcher) widen(ctx context.Context, all []diffhunks.ID, v variant) (string, error) {
-	note := fmt.Sprintf("reverting all %d candidates gives %s", len(all), v.res.Outcome)
+func (s *searcher) widen(ctx context.Context, all []diffhunks.ID, v variant) ([]note.Note, error) {
+	failed := note.Note{Code: note.AllFail, N: len(all), Outcome: string(v.res.Outcome)}
 	if spec := norm(s.opt.Spec); len(spec) > 0 {
 		s.extra = spec
 		w, err := s.try(ctx, all)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if w.passed() {
-			return joinNote(note, fmt.Sprintf("with the test's own %d hunk(s) reverted too it passes, so they were reverted with every variant and kept only where needed", len(spec))), nil
+			return []note.Note{failed, {Code: note.SpecReverted, N: len(spec)}}, nil
 		}
 		s.extra = nil
 	}
-	return joinNote(note, "so single hunks and complements were tried as well"), nil
+	return []note.Note{failed, {Code: note.NotMonotone}}, nil
 }
 
 // asymmetric is Algorithm 2's recursion, written as a loop: every recursive

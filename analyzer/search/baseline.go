@@ -2,8 +2,8 @@ package search
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -18,14 +18,14 @@ func DDMin(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []d
 	s := newSearcher(t, hunks, opt)
 	c := norm(candidates)
 	if len(c) == 0 {
-		return s.nothing(variant{}, "no candidate hunks"), nil
+		return s.nothing(variant{}, note.Note{Code: note.NoCandidates}), nil
 	}
 	v, err := s.try(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	if !v.passed() {
-		return s.nothing(v, fmt.Sprintf("reverting all %d candidates gives %s", len(c), v.res.Outcome)), nil
+		return s.nothing(v, note.Note{Code: note.AllFail, N: len(c), Outcome: string(v.res.Outcome)}), nil
 	}
 	n := 2
 	for len(c) >= 2 {
@@ -57,17 +57,17 @@ func DDMin(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []d
 		}
 		n = min(2*n, len(c))
 	}
-	return s.prove(ctx, c, "")
+	return s.prove(ctx, c)
 }
 
 // OneByOne reverts each candidate alone (with auxiliary hunks when needed)
 // and reports the first whose revert passes. When none does, it falls back
-// to reverting all candidates, and Found.Note says so.
+// to reverting all candidates, and Found.Notes say so.
 func OneByOne(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []diffhunks.ID, opt Options) (*Found, error) {
 	s := newSearcher(t, hunks, opt)
 	c := norm(candidates)
 	if len(c) == 0 {
-		return s.nothing(variant{}, "no candidate hunks"), nil
+		return s.nothing(variant{}, note.Note{Code: note.NoCandidates}), nil
 	}
 	singles := make([][]diffhunks.ID, len(c))
 	for i, id := range c {
@@ -78,21 +78,21 @@ func OneByOne(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates 
 		return nil, err
 	}
 	if i >= 0 {
-		return s.prove(ctx, singles[i], "")
+		return s.prove(ctx, singles[i])
 	}
 	if len(c) == 1 {
 		v, err := s.try(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		return s.nothing(v, "reverting the only candidate does not pass"), nil
+		return s.nothing(v, note.Note{Code: note.OnlyCandidate}), nil
 	}
 	v, err := s.try(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	if !v.passed() {
-		return s.nothing(v, fmt.Sprintf("no single hunk's revert passes, nor reverting all %d candidates (%s)", len(c), v.res.Outcome)), nil
+		return s.nothing(v, note.Note{Code: note.NoSingle, N: len(c), Outcome: string(v.res.Outcome)}), nil
 	}
-	return s.prove(ctx, c, fmt.Sprintf("no single hunk's revert passes; fell back to reverting all %d candidates", len(c)))
+	return s.prove(ctx, c, note.Note{Code: note.FellBackToAll, N: len(c)})
 }

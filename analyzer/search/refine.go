@@ -2,12 +2,12 @@ package search
 
 import (
 	"context"
-	"fmt"
 	"go/scanner"
 	"go/token"
 	"slices"
 	"strings"
 
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -27,8 +27,8 @@ const maxRoleChecks = 8
 //     rest still compiles and passes, the hunk is dropped for good. A root
 //     is only dropped while another root remains.
 //
-// why says what changed, for Found.Note.
-func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why string, err error) {
+// why says what changed, for Found.Notes.
+func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []note.Note, err error) {
 	checks := 0
 	for _, h := range aux {
 		if checks == maxRoleChecks || !slices.Contains(candidates, h) {
@@ -37,7 +37,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		checks++
 		v, err := s.try(ctx, []diffhunks.ID{h})
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, nil, err
 		}
 		if !v.passed() {
 			continue
@@ -45,7 +45,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		set := union(union([]diffhunks.ID{h}, v.aux), s.extra)
 		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) {
 			root, aux = []diffhunks.ID{h}, minus(set, []diffhunks.ID{h})
-			why = fmt.Sprintf("hunk %d passes reverted with only what it needs to compile, so it is the root", h)
+			why = []note.Note{{Code: note.RootByRole, Hunks: []diffhunks.ID{h}}}
 			break
 		}
 	}
@@ -59,7 +59,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		}
 		r, err := s.run(ctx, rest)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, nil, err
 		}
 		if r.Passed() {
 			set = rest

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -72,9 +73,9 @@ type Found struct {
 	// calls to Tester.Build made by the auxiliary-change search.
 	Trials int
 	Builds int
-	// Note says in a sentence how the answer was reached when it is not the
-	// plain outcome of the strategy (fallbacks, unresolved variants).
-	Note string
+	// Notes say how the answer was reached when it is not the plain
+	// outcome of the strategy (fallbacks, unresolved variants).
+	Notes note.List
 }
 
 // ErrProofFailed is returned, with a Found whose Root is empty and whose
@@ -210,8 +211,8 @@ func (s *searcher) firstPassing(ctx context.Context, sets [][]diffhunks.ID) (int
 }
 
 // nothing reports that no variant passed; v is the run of all candidates.
-func (s *searcher) nothing(v variant, note string) *Found {
-	f := &Found{Proof: v.res, Note: note}
+func (s *searcher) nothing(v variant, notes ...note.Note) *Found {
+	f := &Found{Proof: v.res, Notes: notes}
 	s.stats(f)
 	return f
 }
@@ -219,27 +220,27 @@ func (s *searcher) nothing(v variant, note string) *Found {
 // prove runs root with its auxiliary hunks once more, through the tester so
 // that a caching tester may answer from its cache, and reports the root only
 // if that run passes.
-func (s *searcher) prove(ctx context.Context, root []diffhunks.ID, note string) (*Found, error) {
+func (s *searcher) prove(ctx context.Context, root []diffhunks.ID, notes ...note.Note) (*Found, error) {
 	v, err := s.try(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	return s.proveSet(ctx, root, union(v.aux, s.extra), note)
+	return s.proveSet(ctx, root, union(v.aux, s.extra), notes...)
 }
 
 // proveSet is prove for a root whose auxiliary hunks are known.
-func (s *searcher) proveSet(ctx context.Context, root, aux []diffhunks.ID, note string) (*Found, error) {
+func (s *searcher) proveSet(ctx context.Context, root, aux []diffhunks.ID, notes ...note.Note) (*Found, error) {
 	revert := union(root, aux)
 	s.trials.Add(1)
 	r, err := s.t.Run(ctx, revert)
 	if err != nil {
 		return nil, fmt.Errorf("running proof with %v reverted: %w", revert, err)
 	}
-	f := &Found{Proof: r, Note: note}
+	f := &Found{Proof: r, Notes: notes}
 	s.stats(f)
 	if !r.Passed() {
 		f.Suspect = root
-		f.Note = joinNote(f.Note, fmt.Sprintf("reverting %v passed during the search but gave %s when run again", revert, r.Outcome))
+		f.Notes.Add(note.Note{Code: note.ProofRepeat, Hunks: revert, Outcome: string(r.Outcome)})
 		return f, fmt.Errorf("%w: reverting %v gave %s", ErrProofFailed, revert, r.Outcome)
 	}
 	f.Root, f.Aux = root, aux
@@ -253,13 +254,6 @@ func (s *searcher) stats(f *Found) {
 	n := s.unresolved
 	s.mu.Unlock()
 	if n > 0 {
-		f.Note = joinNote(f.Note, fmt.Sprintf("%d variant(s) did not compile even with auxiliary hunks and counted as not passing", n))
+		f.Notes.Add(note.Note{Code: note.Unresolved, N: n})
 	}
-}
-
-func joinNote(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -96,7 +97,7 @@ type want struct {
 	root, aux, suspect []diffhunks.ID
 	trials, builds     int
 	proofCached        bool
-	note               string // a substring of Found.Note
+	note               note.Code // a code among Found.Notes
 	err                error
 }
 
@@ -171,7 +172,7 @@ func TestStrategies(t *testing.T) {
 			hunks: afterHunks, candidates: ids(1, 4),
 			oracle: func() *oracle { return &oracle{passes: afterTest} },
 			want: want{root: ids(1, 4), trials: 6, proofCached: true,
-				note: "fell back to reverting all 4 candidates"},
+				note: note.FellBackToAll},
 		},
 		{
 			// The first cause of the paper holds c3 only: reverting it fails,
@@ -179,7 +180,7 @@ func TestStrategies(t *testing.T) {
 			name: "after example/first cause only", strategy: Asymmetric,
 			hunks: afterHunks, candidates: []diffhunks.ID{3},
 			oracle: func() *oracle { return &oracle{passes: afterTest} },
-			want:   want{trials: 1, note: "reverting all 1 candidates gives fail"},
+			want:   want{trials: 1, note: note.AllFail},
 		},
 		{
 			name: "unused variable/asymmetric", strategy: Asymmetric,
@@ -201,14 +202,14 @@ func TestStrategies(t *testing.T) {
 			oracle: unusedOracle,
 			// Reverting all fails to build, so every part and complement
 			// is tried too; without aux none builds.
-			want: want{trials: 7, note: "gives build-error"},
+			want: want{trials: 7, note: note.AllFail},
 		},
 		{
 			name: "unused variable/aux pool excludes the declaration", strategy: Asymmetric,
 			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
 			opt:    Options{Revertible: []diffhunks.ID{2, 3, 4}},
 			oracle: unusedOracle,
-			want:   want{trials: 7, note: "did not compile even with auxiliary hunks"},
+			want:   want{trials: 7, note: note.Unresolved},
 		},
 		{
 			name: "decoys/asymmetric", strategy: Asymmetric,
@@ -227,7 +228,7 @@ func TestStrategies(t *testing.T) {
 			hunks: decoys, candidates: ids(1, 40),
 			oracle: decoyOracle,
 			want: want{root: ids(1, 40), trials: 45, builds: 15, proofCached: true,
-				note: "fell back"},
+				note: note.FellBackToAll},
 		},
 		{
 			name: "decoys/asymmetric parallel 4", strategy: Asymmetric,
@@ -241,7 +242,7 @@ func TestStrategies(t *testing.T) {
 			oracle: func() *oracle { return &oracle{passes: never} },
 			// Not monotone as far as the search can tell: the same 27
 			// trials as the exhaustive search.
-			want: want{trials: 27, note: "single hunks and complements were tried"},
+			want: want{trials: 27, note: note.NotMonotone},
 		},
 		{
 			name: "not monotone/asymmetric", strategy: Asymmetric,
@@ -251,7 +252,7 @@ func TestStrategies(t *testing.T) {
 			oracle: func() *oracle {
 				return &oracle{passes: always(func(r set) bool { return r[3] && !r[7] })}
 			},
-			want: want{root: []diffhunks.ID{3}, trials: 6, proofCached: true, note: "single hunks and complements were tried"},
+			want: want{root: []diffhunks.ID{3}, trials: 6, proofCached: true, note: note.NotMonotone},
 		},
 		{
 			name: "test edited with the fault/asymmetric", strategy: Asymmetric,
@@ -262,7 +263,7 @@ func TestStrategies(t *testing.T) {
 			oracle: func() *oracle {
 				return &oracle{passes: always(func(r set) bool { return r[4] && r[10] })}
 			},
-			want: want{root: []diffhunks.ID{4}, aux: []diffhunks.ID{10}, trials: 10, proofCached: true, note: "test's own 2 hunk(s) reverted too it passes"},
+			want: want{root: []diffhunks.ID{4}, aux: []diffhunks.ID{10}, trials: 10, proofCached: true, note: note.SpecReverted},
 		},
 		{
 			name: "root needed a declaration/asymmetric", strategy: Asymmetric,
@@ -277,31 +278,31 @@ func TestStrategies(t *testing.T) {
 					msg:      func(set) string { return "pkg/f00.go:3:2: undefined: header" },
 				}
 			},
-			want: want{root: []diffhunks.ID{3}, trials: 7, builds: 2, proofCached: true, note: "hunk 3 passes reverted with only what it needs to compile"},
+			want: want{root: []diffhunks.ID{3}, trials: 7, builds: 2, proofCached: true, note: note.RootByRole},
 		},
 		{
 			name: "nothing passes/asymmetric exhaustive", strategy: Asymmetric,
 			hunks: decoys, candidates: ids(1, 8), opt: Options{Exhaustive: true},
 			oracle: func() *oracle { return &oracle{passes: never} },
-			want:   want{trials: 27, note: "no subset of the 8 candidates passes"},
+			want:   want{trials: 27, note: note.NoSubset},
 		},
 		{
 			name: "nothing passes/ddmin", strategy: DDMin,
 			hunks: decoys, candidates: ids(1, 8),
 			oracle: func() *oracle { return &oracle{passes: never} },
-			want:   want{trials: 1, note: "reverting all 8 candidates gives fail"},
+			want:   want{trials: 1, note: note.AllFail},
 		},
 		{
 			name: "nothing passes/one by one", strategy: OneByOne,
 			hunks: decoys, candidates: ids(1, 8),
 			oracle: func() *oracle { return &oracle{passes: never} },
-			want:   want{trials: 9, note: "no single hunk's revert passes, nor reverting all 8"},
+			want:   want{trials: 9, note: note.NoSingle},
 		},
 		{
 			name: "no candidates", strategy: Asymmetric,
 			hunks:  decoys,
 			oracle: func() *oracle { return &oracle{passes: never} },
-			want:   want{note: "no candidate hunks"},
+			want:   want{note: note.NoCandidates},
 		},
 		{
 			// Passes only the first time a set is run: the proof catches it.
@@ -311,7 +312,7 @@ func TestStrategies(t *testing.T) {
 				return &oracle{passes: func(r set, nth int) bool { return nth == 0 && afterTest(r, 0) }}
 			},
 			want: want{suspect: []diffhunks.ID{2, 3}, trials: 11, proofCached: true,
-				note: "passed during the search but gave fail", err: ErrProofFailed},
+				note: note.ProofRepeat, err: ErrProofFailed},
 		},
 		{
 			name: "proof fails/one by one", strategy: OneByOne,
@@ -320,7 +321,7 @@ func TestStrategies(t *testing.T) {
 				return &oracle{passes: func(r set, nth int) bool { return nth == 0 && r[4] }}
 			},
 			want: want{suspect: []diffhunks.ID{4}, trials: 5, proofCached: true,
-				note: "when run again", err: ErrProofFailed},
+				note: note.ProofRepeat, err: ErrProofFailed},
 		},
 	}
 	for _, tt := range tests {
@@ -338,11 +339,11 @@ func TestStrategies(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(want{}), cmpopts.EquateEmpty(), cmpopts.EquateErrors()); diff != "" {
 				t.Errorf("result mismatch (-want +got):\n%s", diff)
 			}
-			if !strings.Contains(f.Note, tt.want.note) {
-				t.Errorf("Note = %q, want it to contain %q", f.Note, tt.want.note)
+			if tt.want.note != "" && !f.Notes.Has(tt.want.note) {
+				t.Errorf("Notes = %+v, want one of code %s", f.Notes, tt.want.note)
 			}
-			if tt.want.note == "" && f.Note != "" {
-				t.Errorf("Note = %q, want none", f.Note)
+			if tt.want.note == "" && len(f.Notes) > 0 {
+				t.Errorf("Notes = %+v, want none", f.Notes)
 			}
 			if len(f.Root) > 0 && !f.Proof.Passed() {
 				t.Errorf("root %v claimed with proof outcome %s", f.Root, f.Proof.Outcome)

@@ -1,0 +1,99 @@
+// Package note holds what an analysis reports besides its verdict: where it
+// fell back, what it could not do within its budget, and facts a reader
+// needs to trust the answer. The engine records a code and its data; the
+// report package alone decides the words (x/tools' Diagnostic does the same
+// for analyzers), so a note is worded once and never duplicated.
+package note
+
+import (
+	"slices"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Code names a kind of note. Codes are part of the JSON report.
+type Code string
+
+// Classification.
+const (
+	Identical      Code = "identical"        // base and head are the same tree
+	HeadBuildFails Code = "head-build-fails" // Detail: the compiler's first line
+	PassesOnHead   Code = "passes-on-head"   // N: head runs, all passed
+	FlakyOnHead    Code = "flaky-on-head"    // N of M head runs failed
+	NewTest        Code = "new-test"         // the test does not exist on base
+	BaseBuildFails Code = "base-build-fails" // Detail: the compiler's first line
+	FailsOnBase    Code = "fails-on-base"    // N of M base runs failed
+	FlakyOnBase    Code = "flaky-on-base"    // N of M base runs failed, every head run failed
+	TimedOutOnBoth Code = "timed-out"        // the test hung on head and base alike
+)
+
+// Budgets.
+const (
+	BudgetClassify    Code = "budget-classify"    // Limit: ran out while base and head ran
+	BudgetNothing     Code = "budget-nothing"     // Limit: ran out before any variant passed
+	BudgetUnminimised Code = "budget-unminimised" // Limit; N: hunks of the passing variant kept
+	SemanticBudget    Code = "semantic-budget"    // Limit; N: causes derived before it ran out
+	LargeAux          Code = "large-aux"          // N auxiliary hunks remain after minimising
+)
+
+// Semantic analysis.
+const (
+	CommandModeDynamic Code = "command-mode-dynamic" // no tracing outside Go mode
+	SemanticFailed     Code = "semantic-failed"      // Detail: why it could not run
+	TraceTruncated     Code = "trace-truncated"      // the trace buffer filled up
+	Untraced           Code = "untraced"             // N constructs left untraced
+	NoFailureInTrace   Code = "no-failure-in-trace"  // Detail: why the assertion was not found
+	CauseFailed        Code = "cause-failed"         // Detail: why one predicate has no cause
+	CausesTouchNothing Code = "causes-touch-nothing" // N causes led to no root
+	SolverGaveUp       Code = "solver-gave-up"       // N checks came back unknown
+)
+
+// Revert search.
+const (
+	SpecHunks     Code = "spec-hunks"       // N hunks of the test's own files, never root
+	NoCandidates  Code = "no-candidates"    // nothing to revert
+	AllFail       Code = "all-fail"         // reverting all N candidates gives Outcome
+	SpecReverted  Code = "spec-reverted"    // with the N test hunks reverted too, it passes
+	NotMonotone   Code = "not-monotone"     // single hunks and complements were tried too
+	NoSubset      Code = "no-subset"        // no subset of the N candidates passes
+	NoSingle      Code = "no-single"        // no single hunk passes (one-by-one), N candidates, Outcome of all
+	OnlyCandidate Code = "only-candidate"   // reverting the only candidate does not pass
+	FellBackToAll Code = "fell-back-to-all" // one-by-one: N candidates reverted together
+	Unresolved    Code = "unresolved"       // N variants did not compile even with auxiliary hunks
+	RootByRole    Code = "root-by-role"     // Hunks[0] passes with only what it needs to compile
+	ProofRepeat   Code = "proof-repeat"     // reverting Hunks passed in the search, gave Outcome again
+	FlakyProof    Code = "flaky-proof"      // Hunks passed once, not in the proof: no culprit claimed
+	NothingPasses Code = "nothing-passes"   // no subset could be reverted to pass
+	ProofFailed   Code = "proof-failed"     // the proof with Hunks reverted gave Outcome
+)
+
+// Note is one finding with its data.
+type Note struct {
+	Code    Code           `json:"code"`
+	N       int            `json:"n,omitempty"`
+	M       int            `json:"m,omitempty"`
+	Hunks   []diffhunks.ID `json:"hunks,omitempty"`
+	Outcome string         `json:"outcome,omitempty"`
+	Limit   string         `json:"limit,omitempty"`
+	// Detail is text from a tool (an error, a compiler line), quoted as data.
+	Detail string `json:"detail,omitempty"`
+}
+
+// List is the notes of one analysis, in the order they arose.
+type List []Note
+
+// Add appends n unless an equal note is already there.
+func (l *List) Add(n Note) {
+	for _, m := range *l {
+		if m.Code == n.Code && m.N == n.N && m.M == n.M && m.Outcome == n.Outcome &&
+			m.Limit == n.Limit && m.Detail == n.Detail && slices.Equal(m.Hunks, n.Hunks) {
+			return
+		}
+	}
+	*l = append(*l, n)
+}
+
+// Has reports whether the list holds a note of code c.
+func (l List) Has(c Code) bool {
+	return slices.ContainsFunc(l, func(n Note) bool { return n.Code == c })
+}

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/culprit-dev/culprit/analyzer/note"
+)
+
+// words is the one wording of each note. Detail is data from a tool (an
+// error, a compiler line) and is quoted as code.
+func words(n note.Note) string {
+	hunks := hunksNamed(ids(n.Hunks))
+	switch n.Code {
+	case note.Identical:
+		return "base and head are identical: there is no change to blame"
+	case note.HeadBuildFails:
+		return "head does not build: " + code(n.Detail)
+	case note.PassesOnHead:
+		return fmt.Sprintf("the test passed on head in all %s: there is no failure to explain", plural(n.N, "run", "runs"))
+	case note.FlakyOnHead:
+		return fmt.Sprintf("the test is flaky on head: %d of %s failed", n.N, plural(n.M, "run", "runs"))
+	case note.NewTest:
+		return "the test does not exist on base: it is new in this change, so its failure is not a regression"
+	case note.BaseBuildFails:
+		return "base does not build, so no regression can be proven: " + code(n.Detail)
+	case note.FailsOnBase:
+		return fmt.Sprintf("the test fails on base too (%d of %s): the failure is not caused by this change", n.N, plural(n.M, "run", "runs"))
+	case note.FlakyOnBase:
+		return fmt.Sprintf("the test is flaky on base: %d of %s failed, while it failed in every head run", n.N, plural(n.M, "run", "runs"))
+	case note.TimedOutOnBoth:
+		return fmt.Sprintf("the test timed out on head and on base alike (%s): raise --timeout (the Action's timeout input) if it needs longer", plural(n.N, "run", "runs"))
+	case note.BudgetClassify:
+		return fmt.Sprintf("the budget (%s) ran out while base and head were run: nothing could be concluded", plain(n.Limit))
+	case note.BudgetNothing:
+		return fmt.Sprintf("the budget (%s) ran out during the search before any variant passed", plain(n.Limit))
+	case note.BudgetUnminimised:
+		return fmt.Sprintf("the budget (%s) ran out during the search: reverting these %d hunks passed, but the set was not minimised and may hold hunks that are not needed; roles were not told apart", plain(n.Limit), n.N)
+	case note.SemanticBudget:
+		if n.Limit != "" {
+			return fmt.Sprintf("the semantic analysis used its budget (%s) while tracing: the root was found by the revert search alone", plain(n.Limit))
+		}
+		return fmt.Sprintf("the semantic analysis used its budget after %s: the root was found by the revert search alone", plural(n.N, "cause", "causes"))
+	case note.LargeAux:
+		return fmt.Sprintf("%d auxiliary hunks remain after minimising: each is needed for the reverted code to compile (a signature or name the root changed is used there)", n.N)
+	case note.CommandModeDynamic:
+		return "the semantic analysis traces Go tests only: in command mode the root was found by the revert search alone, and the explanation is dynamic only"
+	case note.SemanticFailed:
+		return "the semantic analysis could not run (" + code(n.Detail) + "): the root was found by the revert search alone"
+	case note.TraceTruncated:
+		return "the trace of the failing run filled its buffer and was cut short: events after the cut are missing from the analysis"
+	case note.Untraced:
+		return fmt.Sprintf("%s were not traced; their effects enter the formula as observed inputs", plural(n.N, "construct", "constructs"))
+	case note.NoFailureInTrace:
+		return "the failing assertion could not be located in the trace (" + code(n.Detail) + "): the root was found by the revert search alone"
+	case note.CauseFailed:
+		return "no cause could be derived for one predicate (" + code(n.Detail) + ")"
+	case note.CausesTouchNothing:
+		return fmt.Sprintf("the %s derived from the failing run touch no set of hunks whose revert passes: the root was found by the revert search over all hunks, and the explanation is dynamic only", plural(n.N, "cause", "causes"))
+	case note.SolverGaveUp:
+		return fmt.Sprintf("the solver gave up on %s: those causes may not be minimal", plural(n.N, "check", "checks"))
+	case note.SpecHunks:
+		return fmt.Sprintf("%s in the test's own _test.go files %s never root; they are reverted only as auxiliary hunks a root needs", plural(n.N, "hunk", "hunks"), isAre(n.N))
+	case note.NoCandidates:
+		return "there were no candidate hunks to revert"
+	case note.AllFail:
+		return fmt.Sprintf("reverting all %d candidates gives %s", n.N, outcomeWord(n.Outcome))
+	case note.SpecReverted:
+		return fmt.Sprintf("with the test's own %s reverted too it passes, so they were reverted with every variant and kept only where needed", plural(n.N, "hunk", "hunks"))
+	case note.NotMonotone:
+		return "so single hunks and complements were tried as well"
+	case note.NoSubset:
+		return fmt.Sprintf("no subset of the %d candidates passes", n.N)
+	case note.NoSingle:
+		return fmt.Sprintf("no single hunk's revert passes, nor reverting all %d candidates (%s)", n.N, outcomeWord(n.Outcome))
+	case note.OnlyCandidate:
+		return "reverting the only candidate does not pass"
+	case note.FellBackToAll:
+		return fmt.Sprintf("no single hunk's revert passes; fell back to reverting all %d candidates", n.N)
+	case note.Unresolved:
+		return fmt.Sprintf("%s did not compile even with auxiliary hunks and counted as not passing", plural(n.N, "variant", "variants"))
+	case note.RootByRole:
+		return hunks + " passes reverted with only what it needs to compile, so it is the root"
+	case note.ProofRepeat:
+		return "reverting " + hunks + " passed during the search but gave " + outcomeWord(n.Outcome) + " when run again"
+	case note.FlakyProof:
+		return "reverting " + hunks + " made the test pass once but not in the proof run: the test looks flaky, so no culprit is claimed"
+	case note.NothingPasses:
+		return "no subset of the change's hunks could be reverted to make the test pass"
+	case note.ProofFailed:
+		return "the proof run with " + hunks + " reverted did not pass (" + outcomeWord(n.Outcome) + ")"
+	}
+	return "note " + code(string(n.Code))
+}
+
+// notesMarkdown words the notes for Markdown from their data, which every
+// wording quotes safely; a document without findings (written by an older
+// version) has only words, shown as plain text.
+func (r *Report) notesMarkdown() []string {
+	var out []string
+	if len(r.Findings) == 0 && r.Subtests == nil {
+		for _, n := range r.Notes {
+			out = append(out, plain(n))
+		}
+		return out
+	}
+	for _, n := range r.Findings {
+		out = append(out, words(n))
+	}
+	if r.Subtests != nil {
+		out = append(out, r.Subtests.notes()...)
+	}
+	return out
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
