@@ -2,7 +2,7 @@ package search
 
 import (
 	"context"
-	
+
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
