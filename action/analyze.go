@@ -44,7 +44,8 @@ type analysis struct {
 // analyze finds the failing tests on head and explains up to MaxTests
 // distinct failures.
 func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githubactions.Action) (*analysis, error) {
-	opts := analyzer.Options{Strategy: cfg.Strategy, Timeout: cfg.Timeout, BuildCommand: cfg.BuildCommand}
+	opts := analyzer.Options{Strategy: cfg.Strategy, Timeout: cfg.Timeout, BuildCommand: cfg.BuildCommand,
+		Budget: cfg.Budget, MaxTrials: cfg.MaxTrials, EnvPassthrough: cfg.EnvPassthrough}
 	if cfg.TestCommand != "" {
 		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: analyzer.ModeCommand,
 			Test: analyzer.TestRef{Command: cfg.TestCommand}, Options: opts}
@@ -139,7 +140,7 @@ func findFailures(ctx context.Context, cfg *Config, t *Target, a *githubactions.
 		return nil, err
 	}
 	defer done()
-	run, err := runTests(ctx, dir, cfg.Packages, runPattern(cfg.Tests))
+	run, err := runTests(ctx, dir, cfg.Packages, runPattern(cfg.Tests), cfg.EnvPassthrough)
 	if err != nil {
 		return nil, err
 	}

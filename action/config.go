@@ -37,6 +37,9 @@ type Config struct {
 	Mode           Mode
 	MaxTests       int
 	Timeout        time.Duration
+	Budget         time.Duration // of each analysis
+	MaxTrials      int
+	EnvPassthrough []string // names the tests need that look like secrets
 	Strategy       analyzer.Strategy
 	Comment        bool
 	ReviewComments bool
@@ -102,6 +105,23 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 	if v := input(a, "timeout"); v != "" {
 		if c.Timeout, err = time.ParseDuration(v); err != nil {
 			return nil, fmt.Errorf("input timeout: %q is not a duration like 2m or 90s", v)
+		}
+	}
+	c.Budget = analyzer.DefaultBudget
+	if v := input(a, "budget"); v != "" {
+		if c.Budget, err = time.ParseDuration(v); err != nil || c.Budget <= 0 {
+			return nil, fmt.Errorf("input budget: %q is not a positive duration like 20m", v)
+		}
+	}
+	if c.MaxTrials, err = intInput(a, "max-trials", 0); err != nil {
+		return nil, err
+	}
+	if c.MaxTrials < 0 {
+		return nil, fmt.Errorf("input max-trials: %d; want 0 (no bound) or more", c.MaxTrials)
+	}
+	for _, n := range strings.Split(input(a, "env-passthrough"), ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			c.EnvPassthrough = append(c.EnvPassthrough, n)
 		}
 	}
 	for _, b := range []struct {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
+	"github.com/culprit-dev/culprit/internal/childenv"
 )
 
 // Failure is one failing test on head, with the other tests that fail the
@@ -61,7 +62,7 @@ func readTestResults(path string) (*gotest.Run, error) {
 
 // runTests runs `go test -json` on head in dir (a checkout of head) and
 // parses what it printed. A non-zero exit is expected: tests fail.
-func runTests(ctx context.Context, dir string, pkgs []string, pattern string) (*gotest.Run, error) {
+func runTests(ctx context.Context, dir string, pkgs []string, pattern string, passthrough []string) (*gotest.Run, error) {
 	args := []string{"test", "-json", "-count=1"}
 	if pattern != "" {
 		args = append(args, "-run", pattern)
@@ -69,6 +70,8 @@ func runTests(ctx context.Context, dir string, pkgs []string, pattern string) (*
 	args = append(args, pkgs...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
+	// The tests are the pull request's code: none of the runner's secrets.
+	cmd.Env = append(childenv.Filter(os.Environ(), passthrough), "GOTOOLCHAIN=local")
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	runErr := cmd.Run()

@@ -44,7 +44,7 @@ func TestRunCreatesThenEditsOneComment(t *testing.T) {
 	}
 	want := analyzer.Request{Dir: repo.Dir, Base: repo.Base, Head: repo.Head, Mode: analyzer.ModeGo,
 		Test:    analyzer.TestRef{Package: "./calc", Name: "TestF"},
-		Options: analyzer.Options{Strategy: analyzer.StrategyAfter}}
+		Options: analyzer.Options{Strategy: analyzer.StrategyAfter, Budget: analyzer.DefaultBudget}}
 	if d := cmp.Diff([]analyzer.Request{want, want}, ex.reqs); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}

@@ -79,11 +79,12 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		return nil, err
 	}
 	tr, err := trace.Run(ctx, trace.Config{
-		Dir:      modRoot,
-		Pkg:      pkg,
-		Test:     req.Test.Name,
-		Timeout:  req.Timeout,
-		TraceDir: dir,
+		Dir:         modRoot,
+		Pkg:         pkg,
+		Test:        req.Test.Name,
+		Timeout:     req.Timeout,
+		TraceDir:    dir,
+		Passthrough: req.EnvPassthrough,
 	})
 	if err != nil {
 		os.RemoveAll(dir)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
+	"github.com/culprit-dev/culprit/internal/childenv"
 )
 
 func run(ctx context.Context, cfg Config) (*Trace, error) {
@@ -64,7 +65,7 @@ var errLine = regexp.MustCompile(`(?m)^(?:# \S+\n)?(\S+\.go):\d+:\d+: `)
 // not compile is replaced by its original and listed as skipped.
 func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) error {
 	ov := filepath.Join(tmp, "overlay.json")
-	env := append(os.Environ(), cfg.Env...)
+	env := append(childenv.Filter(os.Environ(), cfg.Passthrough), cfg.Env...)
 	fast := runtimeGoidUsable(ctx, cfg.Dir, env)
 	for attempt := 0; ; attempt++ {
 		if err := writeOverlay(ov, in.overlay); err != nil {
@@ -180,7 +181,7 @@ func runBinary(ctx context.Context, cfg Config, bin string) (RunResult, error) {
 	cmd := exec.CommandContext(ctx, bin, "-test.run", pattern, "-test.count=1", "-test.v",
 		"-test.timeout", cfg.Timeout.String())
 	cmd.Dir = filepath.Join(cfg.Dir, cfg.Pkg)
-	cmd.Env = append(append(os.Environ(), cfg.Env...), "CULPRIT_TRACE="+cfg.TraceDir,
+	cmd.Env = append(append(childenv.Filter(os.Environ(), cfg.Passthrough), cfg.Env...), "CULPRIT_TRACE="+cfg.TraceDir,
 		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

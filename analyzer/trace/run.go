@@ -13,6 +13,10 @@ type Config struct {
 	Timeout  time.Duration // passed to go test -timeout; default 2 minutes
 	MaxBytes int64         // trace size bound; default 256 MiB
 	Env      []string      // extra environment for go test ("K=V")
+	// Passthrough names variables kept although they look like secrets;
+	// every other secret of the parent environment is removed
+	// (internal/childenv), since the traced code is the pull request's.
+	Passthrough []string
 	// TraceDir receives the trace and site table; default a new temp dir
 	// (left in place; the caller may remove it).
 	TraceDir string

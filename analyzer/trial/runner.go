@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/childenv"
 )
 
 // Variants builds variants of the head tree; *diffhunks.Set implements it.
@@ -62,8 +63,11 @@ type Config struct {
 	Timeout                   time.Duration
 	// Workers bounds the trials running at once (default: half the CPUs).
 	Workers int
-	// Env is added to the inherited environment.
-	Env []string
+	// Env is added to the inherited environment, from which the runner's
+	// secrets are removed (internal/childenv) except the names listed in
+	// Passthrough.
+	Env         []string
+	Passthrough []string
 }
 
 // Stats counts the work done.
@@ -263,7 +267,9 @@ func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, e
 
 // env is the environment of every build and test.
 func (r *Runner) env(modFiles bool) []string {
-	env := append(os.Environ(), r.cfg.Env...)
+	// The variant's code is the pull request's: it never sees the
+	// runner's secrets.
+	env := append(childenv.Filter(os.Environ(), r.cfg.Passthrough), r.cfg.Env...)
 	env = append(env, "GOTOOLCHAIN=local")
 	if modFiles && !strings.Contains(lookup(env, "GOFLAGS"), "-mod=") {
 		// A variant with go.mod or go.sum reverted may need them updated

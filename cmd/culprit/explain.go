@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
@@ -18,6 +19,7 @@ type explainFlags struct {
 	timeout, budget            time.Duration
 	reruns, workers, maxTrials int
 	quiet                      bool
+	passthrough                []string
 }
 
 func (f *explainFlags) register(fs *flag.FlagSet) {
@@ -30,6 +32,14 @@ func (f *explainFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", analyzer.DefaultBudget, "wall-time budget of the whole analysis; past it the best answer so far is reported")
 	fs.IntVar(&f.maxTrials, "max-trials", 0, "most test runs the analysis may make (0: bounded by --budget only)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress on standard error")
+	fs.Func("env-passthrough", "comma-separated names of environment variables the test needs that look like secrets (others are removed)", func(s string) error {
+		for _, n := range strings.Split(s, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				f.passthrough = append(f.passthrough, n)
+			}
+		}
+		return nil
+	})
 }
 
 // check validates the flags before any work starts.
@@ -60,12 +70,13 @@ func (f *explainFlags) check() error {
 
 func (f *explainFlags) options(stderr io.Writer) analyzer.Options {
 	opt := analyzer.Options{
-		Strategy:  analyzer.Strategy(f.strategy),
-		Timeout:   f.timeout,
-		Reruns:    f.reruns,
-		Workers:   f.workers,
-		Budget:    f.budget,
-		MaxTrials: f.maxTrials,
+		Strategy:       analyzer.Strategy(f.strategy),
+		Timeout:        f.timeout,
+		Reruns:         f.reruns,
+		Workers:        f.workers,
+		Budget:         f.budget,
+		MaxTrials:      f.maxTrials,
+		EnvPassthrough: f.passthrough,
 	}
 	if !f.quiet {
 		opt.Progress = progressPrinter(stderr)
