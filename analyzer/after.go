@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -107,6 +108,33 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 
 func (l *afterLoop) close() { os.RemoveAll(l.traceDir) }
 
+// tracedPackages lists the package directories to instrument, relative to
+// the module: the test's own and those of the changed Go files. The rest of
+// the module is observed at its calls, which keeps tracing a large module
+// fast.
+func tracedPackages(mod module, hunks []diffhunks.Hunk) []string {
+	set := map[string]bool{path.Clean(strings.TrimPrefix(mod.pkg, "./")): true}
+	for _, h := range hunks {
+		if !strings.HasSuffix(h.File, ".go") {
+			continue
+		}
+		f := h.File
+		if mod.dir != "." {
+			var ok bool
+			if f, ok = strings.CutPrefix(f, mod.dir+"/"); !ok {
+				continue
+			}
+		}
+		set[path.Dir(f)] = true
+	}
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // repoPath maps a path relative to the traced module root to one relative
 // to the repository, as hunks name files.
 func (l *afterLoop) repoPath(file string) string {
@@ -168,7 +196,11 @@ func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *
 		touched := l.touched(res.Hunks, causes, allowed)
 		if k := fmt.Sprint(touched); len(touched) > 0 && !searched[k] {
 			searched[k] = true
-			found, err := search.Asymmetric(ctx, runner, res.Hunks, touched, opt)
+			// The touched hunks are a guess: when reverting them all
+			// fails, the loop widens them, not the search.
+			guess := opt
+			guess.Monotone = true
+			found, err := search.Asymmetric(ctx, runner, res.Hunks, touched, guess)
 			if err != nil {
 				return found, err
 			}

@@ -37,6 +37,9 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 			if err != nil {
 				return nil, err
 			}
+			if s.extra == nil && opt.Monotone {
+				return s.nothing(v, notes[:1]...), nil
+			}
 		}
 	}
 	root, err := s.asymmetric(ctx, all)

@@ -49,6 +49,11 @@ type Options struct {
 	// monotone; when it fails, the search goes on exhaustively (single hunks
 	// and complements), which costs about 4n trials.
 	Exhaustive bool
+	// Monotone makes Asymmetric stop when reverting all candidates fails
+	// (even with Spec reverted too) instead of trying single hunks and
+	// complements: right for a subset of the hunks that is only a guess,
+	// as in the AFTER loop, which widens the subset itself.
+	Monotone bool
 	// Spec lists the hunks of the test's own files. They are never root.
 	// When reverting all candidates fails but reverting them together with
 	// Spec passes (the change also rewrote the test to expect its new

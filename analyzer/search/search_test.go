@@ -245,6 +245,13 @@ func TestStrategies(t *testing.T) {
 			want: want{trials: 27, note: note.NotMonotone},
 		},
 		{
+			name: "nothing passes/asymmetric taken as monotone", strategy: Asymmetric,
+			hunks: decoys, candidates: ids(1, 8), opt: Options{Monotone: true},
+			oracle: func() *oracle { return &oracle{passes: never} },
+			// A guessed subset: one trial, no widening.
+			want: want{trials: 1, note: note.AllFail},
+		},
+		{
 			name: "not monotone/asymmetric", strategy: Asymmetric,
 			hunks: decoys, candidates: ids(1, 8),
 			// Hunk 3 is the fault, but 7 rewrote the code 3's old

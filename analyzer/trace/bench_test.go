@@ -79,7 +79,7 @@ func BenchmarkLoop(b *testing.B) {
 	// The traced binary is built as Run builds it, once.
 	tmp := b.TempDir()
 	cfg := Config{Dir: dir, Pkg: "./p", Test: "TestLoop", Timeout: time.Minute, MaxBytes: defaultMaxBytes}
-	in, err := instrument(ctx, dir, cfg.Pkg, tmp)
+	in, err := instrument(ctx, dir, cfg.Pkg, tmp, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

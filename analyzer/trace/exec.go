@@ -36,7 +36,7 @@ func run(ctx context.Context, cfg Config) (*Trace, error) {
 			return nil, fmt.Errorf("tracing %s: %w", cfg.Test, err)
 		}
 	}
-	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp)
+	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, cfg.Packages)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,7 +28,13 @@ type instrumented struct {
 
 // instrument loads pkg with its tests and rewrites every in-module file in
 // scope into tmp.
-func instrument(ctx context.Context, dir, pkg, tmp string) (*instrumented, error) {
+//
+// only, when not empty, lists the package directories (relative to the
+// module root, slash-separated, "." for the root) to instrument; calls into
+// the module's other packages are then uninstrumented calls whose results
+// are observed. A large module traces much faster when only the packages
+// the change touches and the test's own are instrumented.
+func instrument(ctx context.Context, dir, pkg, tmp string, only []string) (*instrumented, error) {
 	cfg := &packages.Config{
 		Context: ctx,
 		Dir:     dir,
@@ -52,8 +59,19 @@ func instrument(ctx context.Context, dir, pkg, tmp string) (*instrumented, error
 	if mod == nil {
 		return nil, fmt.Errorf("loading %s: no package of the main module", pkg)
 	}
+	selected := func(path string) bool {
+		if len(only) == 0 {
+			return true
+		}
+		rel := "."
+		if path != mod.Path {
+			rel = strings.TrimPrefix(path, mod.Path+"/")
+		}
+		return slices.Contains(only, rel)
+	}
 	inScope := func(tp *types.Package) bool {
-		return tp != nil && (tp.Path() == mod.Path || strings.HasPrefix(tp.Path(), mod.Path+"/")) && !strings.HasSuffix(tp.Path(), rtDir)
+		return tp != nil && (tp.Path() == mod.Path || strings.HasPrefix(tp.Path(), mod.Path+"/")) && !strings.HasSuffix(tp.Path(), rtDir) &&
+			selected(strings.TrimSuffix(tp.Path(), "_test"))
 	}
 	// Prefer the test variant of a package: it type-checks all files.
 	ids := make([]string, 0, len(all))
@@ -72,7 +90,7 @@ func instrument(ctx context.Context, dir, pkg, tmp string) (*instrumented, error
 	n := 0
 	for _, id := range ids {
 		p := all[id]
-		if strings.HasSuffix(p.PkgPath, ".test") || p.TypesInfo == nil {
+		if strings.HasSuffix(p.PkgPath, ".test") || p.TypesInfo == nil || !selected(strings.TrimSuffix(p.PkgPath, "_test")) {
 			continue
 		}
 		if len(p.Errors) > 0 {

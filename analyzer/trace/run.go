@@ -13,6 +13,10 @@ type Config struct {
 	Timeout  time.Duration // passed to go test -timeout; default 2 minutes
 	MaxBytes int64         // trace size bound; default 256 MiB
 	Env      []string      // extra environment for go test ("K=V")
+	// Packages, when not empty, limits instrumentation to these package
+	// directories (relative to Dir, "." for the root); calls into other
+	// packages of the module are observed, not traced.
+	Packages []string
 	// Passthrough names variables kept although they look like secrets;
 	// every other secret of the parent environment is removed
 	// (internal/childenv), since the traced code is the pull request's.
