@@ -16,10 +16,15 @@ import (
 )
 
 // declNames returns the top-level names a declaration introduces. A method is
-// named by its own name, like a function.
+// named "Type.Method" after its receiver's base type.
 func declNames(d ast.Decl) []string {
 	switch d := d.(type) {
 	case *ast.FuncDecl:
+		if d.Recv != nil && len(d.Recv.List) == 1 {
+			if recv := receiverType(d.Recv.List[0].Type); recv != "" {
+				return []string{recv + "." + d.Name.Name}
+			}
+		}
 		return []string{d.Name.Name}
 	case *ast.GenDecl:
 		var names []string
@@ -36,6 +41,26 @@ func declNames(d ast.Decl) []string {
 		return names
 	}
 	return nil
+}
+
+// receiverType is the name of a receiver's base type: T for T, *T, T[P].
+func receiverType(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
 }
 
 // declSpan is the byte range of a declaration including its doc comment.

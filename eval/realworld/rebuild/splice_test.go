@@ -24,6 +24,10 @@ func TestA(t *testing.T) {
 func helper() error { return errors.New("h") }
 
 var table = []int{1, 2}
+
+type box struct{}
+
+func (*box) String() string { return "new" }
 `
 	tests := []struct {
 		name    string
@@ -106,6 +110,26 @@ import "os"
 var _ = os.Args
 
 var table = []int{1, 2}
+`,
+		},
+		{
+			name: "a method is named after its receiver type",
+			dst: `package p
+
+type box struct{}
+
+func String() string { return "func" }
+
+func (b *box) String() string { return "old" }
+`,
+			names: []string{"box.String"},
+			want: `package p
+
+type box struct{}
+
+func String() string { return "func" }
+
+func (*box) String() string { return "new" }
 `,
 		},
 		{
