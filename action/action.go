@@ -12,6 +12,7 @@ import (
 
 	"github.com/culprit-dev/culprit/action/pr"
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -69,6 +70,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	if ru.cfg, err = readConfig(a, r.Getenv); err != nil {
 		return err
 	}
+	proc.SetPassthrough(ru.cfg.EnvPassthrough)
 	if ru.cfg.Token != "" {
 		a.AddMask(ru.cfg.Token)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -44,6 +45,9 @@ type Config struct {
 	BuildCommand   string
 	TestCommand    string
 	ReportJSON     string // where Analyze writes the report and Comment reads it
+	// EnvPassthrough names variables the tests need that look like
+	// secrets and would otherwise be withheld from them (see proc.Secret).
+	EnvPassthrough []string
 	Dir            string // the repository
 }
 
@@ -71,6 +75,8 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 		TestCommand:  input(a, "test-command"),
 		ReportJSON:   input(a, "report-json"),
 		Dir:          input(a, "working-directory"),
+
+		EnvPassthrough: proc.ParsePassthrough(input(a, "env-passthrough")),
 	}
 	if len(c.Packages) == 0 {
 		c.Packages = []string{"./..."}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // Variants builds variants of the head tree; *diffhunks.Set implements it.
@@ -232,7 +233,7 @@ func (r *Runner) putWorktree(ctx context.Context, wt string) error {
 }
 
 func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, error) {
-	res, err := execute(ctx, gitTimeout, dir, append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), "git", args...)
+	res, err := execute(ctx, gitTimeout, dir, append(proc.Env(), "GIT_TERMINAL_PROMPT=0"), "git", args...)
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 	}
@@ -244,7 +245,7 @@ func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, e
 
 // env is the environment of every build and test.
 func (r *Runner) env(modFiles bool) []string {
-	env := append(os.Environ(), r.cfg.Env...)
+	env := append(proc.Env(), r.cfg.Env...)
 	env = append(env, "GOTOOLCHAIN=local")
 	if modFiles && !strings.Contains(lookup(env, "GOFLAGS"), "-mod=") {
 		// A variant with go.mod or go.sum reverted may need them updated
