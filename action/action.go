@@ -175,6 +175,23 @@ func (ru *run) comment(ctx context.Context) error {
 		// may name any PR. Post only where the PR's head is the commit
 		// that run analyzed.
 		runHead, _ := wr["head_sha"].(string)
+		if ev, _ := wr["event"].(string); ev == "workflow_dispatch" {
+			// A dispatched run ran on the default branch: its head_sha is
+			// not the PR's. The PR is the one its run-name names (set by
+			// the default branch's workflow from the dispatch input); the
+			// report may not name another.
+			n := dispatchedPR(wr)
+			if n == 0 {
+				return errors.New("the dispatched run's name does not end in #<pr-number>; set run-name as the example workflow does; refusing to comment")
+			}
+			if (rc != nil && rc.PR != 0 && rc.PR != n) || (ru.cfg.PRNumber != 0 && ru.cfg.PRNumber != n) {
+				return fmt.Errorf("the report names another pull request than #%d, the one the run was dispatched for; refusing to comment", n)
+			}
+			number, runHead = n, head
+			if runHead == "" {
+				return errors.New("the report of a dispatched run names no head commit; refusing to comment")
+			}
+		}
 		if runHead == "" {
 			return errors.New("the workflow_run event has no head_sha; refusing to comment")
 		}
@@ -285,4 +302,19 @@ func (ru *run) annotate(reps []*report.Report) {
 			}
 		}
 	}
+}
+
+// dispatchedPR is the pull request number at the end of a dispatched run's
+// display title ("culprit #42"), 0 when there is none.
+func dispatchedPR(wr map[string]any) int {
+	title, _ := wr["display_title"].(string)
+	i := strings.LastIndexByte(title, '#')
+	if i < 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(title[i+1:])
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package action_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -158,15 +159,23 @@ func TestForkSafePattern(t *testing.T) {
 	}
 	diffCalls(t, srv, map[string]int{})
 	artifact := filepath.Dir(analyze.outputs()["report-json"])
+	posted := map[string]int{getPR: 1, "GET /user": 1, listComments: 1, createComment: 1, listReview: 1, createReview: 1}
 
 	for _, tc := range []struct {
 		name    string
+		event   string
+		title   string // the run's display title
 		runHead string
 		wantErr bool
 		calls   map[string]int
 	}{
-		{"other commit", repo.Base, true, map[string]int{getPR: 1}},
-		{"head", repo.Head, false, map[string]int{getPR: 1, "GET /user": 1, listComments: 1, createComment: 1, listReview: 1, createReview: 1}},
+		{"other commit", "pull_request", "", repo.Base, true, map[string]int{getPR: 1}},
+		{"head", "pull_request", "", repo.Head, false, posted},
+		// A dispatched run's head_sha is the default branch's; its PR is
+		// the one its run-name names, and the report must agree.
+		{"dispatch", "workflow_dispatch", "culprit #" + strconv.Itoa(prNum), repo.Base, false, posted},
+		{"dispatch for another PR", "workflow_dispatch", "culprit #" + strconv.Itoa(prNum+1), repo.Base, true, map[string]int{}},
+		{"dispatch without a PR in its name", "workflow_dispatch", "culprit", repo.Base, true, map[string]int{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, repo)
@@ -176,7 +185,8 @@ func TestForkSafePattern(t *testing.T) {
 			env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
 				"action": "completed",
 				"workflow_run": map[string]any{
-					"event": "pull_request", "conclusion": "failure", "head_sha": tc.runHead,
+					"event": tc.event, "conclusion": "failure", "head_sha": tc.runHead,
+					"display_title": tc.title,
 					"html_url":      "https://github.example/octo/calc/actions/runs/99",
 					"pull_requests": []any{},
 				},
