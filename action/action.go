@@ -104,7 +104,7 @@ func (ru *run) analyze(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ru.a.Infof("culprit: %s event, base %s, head %s, pull request #%d", t.Event, short(t.Base), short(t.Head), t.PR)
+	infof(ru.a, "culprit: %s event, base %s, head %s, pull request #%d", t.Event, short(t.Base), short(t.Head), t.PR)
 	ex := ru.Explainer
 	if ex == nil {
 		ex = ExplainFunc(analyzer.Explain)
@@ -129,10 +129,10 @@ func (ru *run) analyze(ctx context.Context) error {
 	}
 	switch {
 	case ru.cfg.Mode == Analyze:
-		ru.a.Infof("culprit: mode analyze: the report is in %s for a later comment run", ru.cfg.ReportJSON)
+		infof(ru.a, "culprit: mode analyze: the report is in %s for a later comment run", ru.cfg.ReportJSON)
 		return nil
 	case t.PR == 0:
-		ru.a.Infof("culprit: no pull request to comment on; see the job summary")
+		infof(ru.a, "culprit: no pull request to comment on; see the job summary")
 		return nil
 	}
 	return ru.post(ctx, client(t.PR), t.Head, an.Reports, ru.detailsURL())
@@ -241,10 +241,12 @@ func (ru *run) outputs() {
 	out := [][2]string{{"status", ru.status}, {"culprits", strconv.Itoa(ru.culprits)}, {"report-json", ru.reportJSON}}
 	for _, kv := range out {
 		if ru.Getenv("GITHUB_OUTPUT") == "" {
-			ru.a.Infof("output %s=%s", kv[0], kv[1])
+			infof(ru.a, "output %s=%s", kv[0], kv[1])
 			continue
 		}
-		ru.a.SetOutput(kv[0], kv[1])
+		if err := setOutput(ru.Getenv("GITHUB_OUTPUT"), kv[0], kv[1]); err != nil {
+			ru.a.Errorf("culprit: %v", err)
+		}
 	}
 }
 
@@ -267,7 +269,7 @@ func (ru *run) summary(reps []*report.Report, skipped int) {
 		fmt.Fprintf(&b, "\n%d more distinct failures were not analyzed (max-tests).\n", skipped)
 	}
 	if ru.Getenv("GITHUB_STEP_SUMMARY") == "" {
-		ru.a.Infof("%s", b.String())
+		infof(ru.a, "%s", b.String())
 		return
 	}
 	ru.a.AddStepSummary(b.String())

@@ -85,7 +85,7 @@ func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githu
 	var errs []error
 	for _, g := range groups {
 		if len(g.Same) > 0 {
-			a.Infof("%s fails at %s like %s; explaining %s for all of them", g.Name, g.Signature, strings.Join(g.Same, ", "), g.Name)
+			infof(a, "%s fails at %s like %s; explaining %s for all of them", g.Name, g.Signature, strings.Join(g.Same, ", "), g.Name)
 		}
 		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: analyzer.ModeGo,
 			Test: analyzer.TestRef{Package: g.Package, Name: g.Name}, Options: opts}
@@ -115,9 +115,9 @@ func explainOne(ctx context.Context, ex Explainer, req analyzer.Request, a *gith
 		return nil, fmt.Errorf("explaining %s: %w", name, err)
 	}
 	for _, n := range res.Notes {
-		a.Infof("note: %s", n)
+		infof(a, "note: %s", n)
 	}
-	a.Infof("%s: %s (%d trials, %s)", name, res.Status, res.Stats.Trials, res.Stats.Wall.Round(1e6))
+	infof(a, "%s: %s (%d trials, %s)", name, res.Status, res.Stats.Trials, res.Stats.Wall.Round(1e6))
 	return report.New(res), nil
 }
 
@@ -146,7 +146,7 @@ func findFailures(ctx context.Context, cfg *Config, t *Target, a *githubactions.
 		return nil, err
 	}
 	for _, g := range fs.Groups {
-		a.Infof("failing: %s %s at %s", g.Package, g.Name, g.Signature)
+		infof(a, "failing: %s %s at %s", g.Package, g.Name, g.Signature)
 	}
 	return fs, nil
 }

@@ -57,7 +57,7 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*report.Report, 
 		}
 		ok, err := c.UpdateComment(ctx, report.Marker, body+"\n")
 		if ok {
-			ru.a.Infof("culprit: updated the earlier comment: no failing test now")
+			infof(ru.a, "culprit: updated the earlier comment: no failing test now")
 		}
 		return err
 	}
@@ -66,7 +66,7 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*report.Report, 
 	if err != nil {
 		return err
 	}
-	ru.a.Infof("culprit: %s the pull request comment %s", how, url)
+	infof(ru.a, "culprit: %s the pull request comment %s", how, url)
 	return nil
 }
 
@@ -89,7 +89,7 @@ func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*re
 		}
 		return err
 	}
-	ru.a.Infof("culprit: review comments: %d posted, %d already there, %d outdated removed", res.Posted, res.Kept, res.Deleted)
+	infof(ru.a, "culprit: review comments: %d posted, %d already there, %d outdated removed", res.Posted, res.Kept, res.Deleted)
 	return nil
 }
 

@@ -211,3 +211,64 @@ func TestForkSafePattern(t *testing.T) {
 }
 
 func itoa(n int64) string { return fmtInt(n) }
+
+// TestForgedArtifact: the report directory comes from a run of the pull
+// request's code. A status carrying newlines and workflow commands is
+// refused before any API call, is never written to the outputs, and
+// reaches the log only inside one escaped ::error:: line.
+func TestForgedArtifact(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	srv.ReadOnly = true
+	analyze := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
+	if err := analyze.run(&canned{}); err != nil {
+		t.Fatalf("analyze: %v\n%s", err, analyze.out.String())
+	}
+	artifact := filepath.Dir(analyze.outputs()["report-json"])
+	ctxFile := filepath.Join(artifact, "culprit-pr.json")
+	data, err := os.ReadFile(ctxFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(data), `"status": "explained"`,
+		`"status": "explained\n::add-mask::x\r::stop-commands::tok\nculprits<<_GitHubActionsFileCommandDelimeter_\n9"`, 1)
+	if forged == string(data) {
+		t.Fatalf("culprit-pr.json has no explained status:\n%s", data)
+	}
+	if err := os.WriteFile(ctxFile, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	srv = newServer(t, repo)
+	empty := loadScenario(t, nil)
+	empty.Dir = t.TempDir()
+	env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
+		"action": "completed",
+		"workflow_run": map[string]any{
+			"event": "pull_request", "conclusion": "failure", "head_sha": repo.Head,
+			"pull_requests": []any{},
+		},
+		"repository": map[string]any{"full_name": "octo/calc"},
+	}).set("INPUT_MODE", "comment", "INPUT_REPORT_JSON", artifact)
+	if err := env.run(nil); err == nil {
+		t.Fatalf("a forged status was accepted\n%s", env.out.String())
+	}
+	diffCalls(t, srv, map[string]int{})
+	if got := env.outputs(); got["status"] != "error" || got["culprits"] != "0" || len(got) != 3 {
+		t.Errorf("outputs %q", got)
+	}
+	errors := 0
+	for _, l := range strings.FieldsFunc(env.out.String(), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "::error::"):
+			errors++
+		case strings.HasPrefix(l, "::add-mask::x"), strings.HasPrefix(l, "::stop-commands::"):
+			t.Errorf("forged workflow command in the log: %q", l)
+		}
+	}
+	if errors != 1 {
+		t.Errorf("%d ::error:: lines, want 1:\n%s", errors, env.out.String())
+	}
+}
