@@ -284,7 +284,9 @@ func (ru *run) annotate(reps []*report.Report) {
 	for _, r := range reps {
 		for _, an := range report.Annotations(r) {
 			fields := map[string]string{"title": an.Title}
-			if an.File != "" {
+			// A report from an artifact may name any path: only a path
+			// inside the repository becomes the annotation's file.
+			if an.File != "" && insideRepo(an.File) {
 				fields["file"] = an.File
 				if an.Line > 0 {
 					fields["line"] = strconv.Itoa(an.Line)

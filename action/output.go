@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path"
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer"
@@ -70,4 +71,14 @@ func inert(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// insideRepo reports whether a report's file path is a plain relative path
+// that stays inside the repository.
+func insideRepo(p string) bool {
+	if p == "" || path.IsAbs(p) || strings.ContainsAny(p, "\\\x00\r\n") || (len(p) > 1 && p[1] == ':') {
+		return false
+	}
+	c := path.Clean(p)
+	return c != "." && c != ".." && !strings.HasPrefix(c, "../")
 }

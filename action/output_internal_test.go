@@ -66,3 +66,15 @@ func TestValidStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestInsideRepo(t *testing.T) {
+	for p, want := range map[string]bool{
+		"calc/calc.go": true, "a/../b.go": true, "main.go": true,
+		"../x.go": false, "a/../../x.go": false, "/etc/passwd": false, "..": false,
+		`C:\x.go`: false, "a\\..\\..\\x": false, "": false, "a\nb": false,
+	} {
+		if got := insideRepo(p); got != want {
+			t.Errorf("insideRepo(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -62,6 +62,8 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*report.Report, 
 		return err
 	}
 	body := report.Comment(reps, report.CommentOptions{MaxLen: pr.MaxBody, DetailsURL: details, Rerun: ru.rerunHint()})
+	// Test names, values and notes come from the pull request.
+	body = neutral(body, details, report.Marker)
 	how, url, err := c.UpsertComment(ctx, report.Marker, body)
 	if err != nil {
 		return err
@@ -78,7 +80,7 @@ func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*re
 			continue
 		}
 		for _, rc := range report.ReviewComments(r) {
-			want = append(want, pr.ReviewComment{Path: rc.Path, Line: rc.Line, Body: rc.Body, Key: rc.Key})
+			want = append(want, pr.ReviewComment{Path: rc.Path, Line: rc.Line, Body: neutral(rc.Body, rc.Key, reviewPrefix), Key: rc.Key})
 		}
 	}
 	res, err := c.Review(ctx, head, reviewPrefix, want)
