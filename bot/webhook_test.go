@@ -121,6 +121,13 @@ func TestWebhook(t *testing.T) {
 		want:           []string{permAlice, reactEyes, dispatchPath, replyPR42},
 		wantBody:       map[string]string{replyPR42: "`.github/workflows/culprit.yml` was not found on the default branch `main`"},
 	}, {
+		name:           "rate limited",
+		delivery:       signed("issue_comment", "d-1", prComment),
+		dispatchStatus: http.StatusTooManyRequests,
+		wantStatus:     http.StatusAccepted,
+		want:           []string{permAlice, reactEyes, dispatchPath, replyPR42},
+		wantBody:       map[string]string{replyPR42: "rate limit for the app is used up"},
+	}, {
 		name:           "workflow without dispatch trigger",
 		delivery:       signed("issue_comment", "d-1", prComment),
 		dispatchStatus: http.StatusUnprocessableEntity,
