@@ -48,6 +48,9 @@ type Config struct {
 	// EnvPassthrough names variables the tests need that look like
 	// secrets and would otherwise be withheld from them (see proc.Secret).
 	EnvPassthrough []string
+	// CommentID, when set, keeps this run's sticky comment and review
+	// comments apart from other culprit runs on the same pull request.
+	CommentID string
 	Dir            string // the repository
 }
 
@@ -77,6 +80,10 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 		Dir:          input(a, "working-directory"),
 
 		EnvPassthrough: proc.ParsePassthrough(input(a, "env-passthrough")),
+		CommentID:      input(a, "comment-id"),
+	}
+	if !validCommentID(c.CommentID) {
+		return nil, fmt.Errorf("input comment-id: %q; want at most 64 letters, digits, '.', '_' or '-'", c.CommentID)
 	}
 	if len(c.Packages) == 0 {
 		c.Packages = []string{"./..."}
@@ -172,4 +179,16 @@ func isNameList(tests string) bool { return nameListRE.MatchString(strings.TrimS
 // testNames splits a list of test names.
 func testNames(tests string) []string {
 	return strings.FieldsFunc(tests, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
+}
+
+func validCommentID(id string) bool {
+	if len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

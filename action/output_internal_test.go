@@ -78,3 +78,11 @@ func TestInsideRepo(t *testing.T) {
 		}
 	}
 }
+
+func TestValidCommentID(t *testing.T) {
+	for id, want := range map[string]bool{"": true, "linux-1.22_x": true, "a b": false, "x-->": false, "@me": false, strings.Repeat("a", 65): false} {
+		if got := validCommentID(id); got != want {
+			t.Errorf("validCommentID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

@@ -272,3 +272,62 @@ func TestForgedArtifact(t *testing.T) {
 		t.Errorf("%d ::error:: lines, want 1:\n%s", errors, env.out.String())
 	}
 }
+
+// TestCommentIDsKeepRunsApart: two culprit runs on one pull request with
+// different comment-ids (a matrix) each keep their own sticky comment and
+// review comments; a rerun of one edits its own comment only.
+func TestCommentIDsKeepRunsApart(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	srv.ReadOnly = true
+	analyze := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
+	if err := analyze.run(&canned{}); err != nil {
+		t.Fatalf("analyze: %v\n%s", err, analyze.out.String())
+	}
+	artifact := filepath.Dir(analyze.outputs()["report-json"])
+
+	srv = newServer(t, repo)
+	empty := loadScenario(t, nil)
+	empty.Dir = t.TempDir()
+	comment := func(id string) {
+		t.Helper()
+		env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
+			"action": "completed",
+			"workflow_run": map[string]any{
+				"event": "pull_request", "conclusion": "failure", "head_sha": repo.Head,
+				"pull_requests": []any{},
+			},
+			"repository": map[string]any{"full_name": "octo/calc"},
+		}).set("INPUT_MODE", "comment", "INPUT_REPORT_JSON", artifact, "INPUT_COMMENT_ID", id)
+		if err := env.run(nil); err != nil {
+			t.Fatalf("comment %s: %v\n%s", id, err, env.out.String())
+		}
+	}
+	comment("linux")
+	comment("windows")
+	comment("linux")
+	if n := len(srv.IssueComments(prNum)); n != 2 {
+		t.Errorf("%d sticky comments, want one per comment-id", n)
+	}
+	for _, id := range []string{"linux", "windows"} {
+		found := 0
+		for _, c := range srv.IssueComments(prNum) {
+			if strings.Contains(c.Body, "<!-- culprit:report:"+id+" -->") {
+				found++
+			}
+		}
+		if found != 1 {
+			t.Errorf("comment-id %s: %d sticky comments, want 1", id, found)
+		}
+		reviews := 0
+		for _, c := range srv.ReviewComments(prNum) {
+			if strings.Contains(c.Body, "<!-- culprit["+id+"]:") {
+				reviews++
+			}
+		}
+		if reviews == 0 {
+			t.Errorf("comment-id %s: no review comments of its own", id)
+		}
+	}
+}
