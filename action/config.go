@@ -51,7 +51,7 @@ type Config struct {
 	// CommentID, when set, keeps this run's sticky comment and review
 	// comments apart from other culprit runs on the same pull request.
 	CommentID string
-	Dir            string // the repository
+	Dir       string // the repository
 }
 
 // input reads an input the way the runner passes it: INPUT_ and the name
