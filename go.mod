@@ -1,6 +1,6 @@
 module github.com/culprit-dev/culprit
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/aclements/go-z3 v0.0.0-20220809013456-4675d5f90ca5

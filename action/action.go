@@ -12,6 +12,7 @@ import (
 
 	"github.com/culprit-dev/culprit/action/pr"
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -69,6 +70,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	if ru.cfg, err = readConfig(a, r.Getenv); err != nil {
 		return err
 	}
+	proc.SetPassthrough(ru.cfg.EnvPassthrough)
 	if ru.cfg.Token != "" {
 		a.AddMask(ru.cfg.Token)
 	}
@@ -102,7 +104,7 @@ func (ru *run) analyze(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ru.a.Infof("culprit: %s event, base %s, head %s, pull request #%d", t.Event, short(t.Base), short(t.Head), t.PR)
+	infof(ru.a, "culprit: %s event, base %s, head %s, pull request #%d", t.Event, short(t.Base), short(t.Head), t.PR)
 	ex := ru.Explainer
 	if ex == nil {
 		ex = ExplainFunc(analyzer.Explain)
@@ -127,10 +129,10 @@ func (ru *run) analyze(ctx context.Context) error {
 	}
 	switch {
 	case ru.cfg.Mode == Analyze:
-		ru.a.Infof("culprit: mode analyze: the report is in %s for a later comment run", ru.cfg.ReportJSON)
+		infof(ru.a, "culprit: mode analyze: the report is in %s for a later comment run", ru.cfg.ReportJSON)
 		return nil
 	case t.PR == 0:
-		ru.a.Infof("culprit: no pull request to comment on; see the job summary")
+		infof(ru.a, "culprit: no pull request to comment on; see the job summary")
 		return nil
 	}
 	return ru.post(ctx, client(t.PR), t.Head, an.Reports, ru.detailsURL())
@@ -173,6 +175,23 @@ func (ru *run) comment(ctx context.Context) error {
 		// may name any PR. Post only where the PR's head is the commit
 		// that run analyzed.
 		runHead, _ := wr["head_sha"].(string)
+		if ev, _ := wr["event"].(string); ev == "workflow_dispatch" {
+			// A dispatched run ran on the default branch: its head_sha is
+			// not the PR's. The PR is the one its run-name names (set by
+			// the default branch's workflow from the dispatch input); the
+			// report may not name another.
+			n := dispatchedPR(wr)
+			if n == 0 {
+				return errors.New("the dispatched run's name does not end in #<pr-number>; set run-name as the example workflow does; refusing to comment")
+			}
+			if (rc != nil && rc.PR != 0 && rc.PR != n) || (ru.cfg.PRNumber != 0 && ru.cfg.PRNumber != n) {
+				return fmt.Errorf("the report names another pull request than #%d, the one the run was dispatched for; refusing to comment", n)
+			}
+			number, runHead = n, head
+			if runHead == "" {
+				return errors.New("the report of a dispatched run names no head commit; refusing to comment")
+			}
+		}
 		if runHead == "" {
 			return errors.New("the workflow_run event has no head_sha; refusing to comment")
 		}
@@ -222,10 +241,12 @@ func (ru *run) outputs() {
 	out := [][2]string{{"status", ru.status}, {"culprits", strconv.Itoa(ru.culprits)}, {"report-json", ru.reportJSON}}
 	for _, kv := range out {
 		if ru.Getenv("GITHUB_OUTPUT") == "" {
-			ru.a.Infof("output %s=%s", kv[0], kv[1])
+			infof(ru.a, "output %s=%s", kv[0], kv[1])
 			continue
 		}
-		ru.a.SetOutput(kv[0], kv[1])
+		if err := setOutput(ru.Getenv("GITHUB_OUTPUT"), kv[0], kv[1]); err != nil {
+			ru.a.Errorf("culprit: %v", err)
+		}
 	}
 }
 
@@ -248,7 +269,7 @@ func (ru *run) summary(reps []*report.Report, skipped int) {
 		fmt.Fprintf(&b, "\n%d more distinct failures were not analyzed (max-tests).\n", skipped)
 	}
 	if ru.Getenv("GITHUB_STEP_SUMMARY") == "" {
-		ru.a.Infof("%s", b.String())
+		infof(ru.a, "%s", b.String())
 		return
 	}
 	ru.a.AddStepSummary(b.String())
@@ -263,7 +284,9 @@ func (ru *run) annotate(reps []*report.Report) {
 	for _, r := range reps {
 		for _, an := range report.Annotations(r) {
 			fields := map[string]string{"title": an.Title}
-			if an.File != "" {
+			// A report from an artifact may name any path: only a path
+			// inside the repository becomes the annotation's file.
+			if an.File != "" && insideRepo(an.File) {
 				fields["file"] = an.File
 				if an.Line > 0 {
 					fields["line"] = strconv.Itoa(an.Line)
@@ -283,4 +306,19 @@ func (ru *run) annotate(reps []*report.Report) {
 			}
 		}
 	}
+}
+
+// dispatchedPR is the pull request number at the end of a dispatched run's
+// display title ("culprit #42"), 0 when there is none.
+func dispatchedPR(wr map[string]any) int {
+	title, _ := wr["display_title"].(string)
+	i := strings.LastIndexByte(title, '#')
+	if i < 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(title[i+1:])
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }

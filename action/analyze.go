@@ -45,7 +45,7 @@ type analysis struct {
 // distinct failures.
 func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githubactions.Action) (*analysis, error) {
 	opts := analyzer.Options{Strategy: cfg.Strategy, Timeout: cfg.Timeout, BuildCommand: cfg.BuildCommand,
-		Budget: cfg.Budget, MaxTrials: cfg.MaxTrials, EnvPassthrough: cfg.EnvPassthrough}
+		Budget: cfg.Budget, MaxTrials: cfg.MaxTrials}
 	if cfg.TestCommand != "" {
 		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: analyzer.ModeCommand,
 			Test: analyzer.TestRef{Command: cfg.TestCommand}, Options: opts}
@@ -87,7 +87,7 @@ func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githu
 	var errs []error
 	for _, g := range groups {
 		if len(g.Same) > 0 {
-			a.Infof("%s fails at %s like %s; explaining %s for all of them", g.Name, g.Signature, strings.Join(g.Same, ", "), g.Name)
+			infof(a, "%s fails at %s like %s; explaining %s for all of them", g.Name, g.Signature, strings.Join(g.Same, ", "), g.Name)
 		}
 		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: analyzer.ModeGo,
 			Test: analyzer.TestRef{Package: g.Package, Name: g.Name}, Options: opts}
@@ -118,9 +118,9 @@ func explainOne(ctx context.Context, ex Explainer, req analyzer.Request, a *gith
 	}
 	r := report.New(res)
 	for _, n := range r.Notes {
-		a.Infof("note: %s", n)
+		infof(a, "note: %s", n)
 	}
-	a.Infof("%s: %s (%d trials, %s)", name, res.Status, res.Stats.Trials, res.Stats.Wall.Round(1e6))
+	infof(a, "%s: %s (%d trials, %s)", name, res.Status, res.Stats.Trials, res.Stats.Wall.Round(1e6))
 	return r, nil
 }
 
@@ -140,7 +140,7 @@ func findFailures(ctx context.Context, cfg *Config, t *Target, a *githubactions.
 		return nil, err
 	}
 	defer done()
-	run, err := runTests(ctx, dir, cfg.Packages, runPattern(cfg.Tests), cfg.EnvPassthrough)
+	run, err := runTests(ctx, dir, cfg.Packages, runPattern(cfg.Tests))
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func findFailures(ctx context.Context, cfg *Config, t *Target, a *githubactions.
 		return nil, err
 	}
 	for _, g := range fs.Groups {
-		a.Infof("failing: %s %s at %s", g.Package, g.Name, g.Signature)
+		infof(a, "failing: %s %s at %s", g.Package, g.Name, g.Signature)
 	}
 	return fs, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -39,7 +40,6 @@ type Config struct {
 	Timeout        time.Duration
 	Budget         time.Duration // of each analysis
 	MaxTrials      int
-	EnvPassthrough []string // names the tests need that look like secrets
 	Strategy       analyzer.Strategy
 	Comment        bool
 	ReviewComments bool
@@ -47,7 +47,13 @@ type Config struct {
 	BuildCommand   string
 	TestCommand    string
 	ReportJSON     string // where Analyze writes the report and Comment reads it
-	Dir            string // the repository
+	// EnvPassthrough names variables the tests need that look like
+	// secrets and would otherwise be withheld from them (see proc.Secret).
+	EnvPassthrough []string
+	// CommentID, when set, keeps this run's sticky comment and review
+	// comments apart from other culprit runs on the same pull request.
+	CommentID string
+	Dir       string // the repository
 }
 
 // input reads an input the way the runner passes it: INPUT_ and the name
@@ -74,6 +80,12 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 		TestCommand:  input(a, "test-command"),
 		ReportJSON:   input(a, "report-json"),
 		Dir:          input(a, "working-directory"),
+
+		EnvPassthrough: proc.ParsePassthrough(input(a, "env-passthrough")),
+		CommentID:      input(a, "comment-id"),
+	}
+	if !validCommentID(c.CommentID) {
+		return nil, fmt.Errorf("input comment-id: %q; want at most 64 letters, digits, '.', '_' or '-'", c.CommentID)
 	}
 	if len(c.Packages) == 0 {
 		c.Packages = []string{"./..."}
@@ -118,11 +130,6 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 	}
 	if c.MaxTrials < 0 {
 		return nil, fmt.Errorf("input max-trials: %d; want 0 (no bound) or more", c.MaxTrials)
-	}
-	for _, n := range strings.Split(input(a, "env-passthrough"), ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			c.EnvPassthrough = append(c.EnvPassthrough, n)
-		}
 	}
 	for _, b := range []struct {
 		name string
@@ -186,4 +193,16 @@ func isNameList(tests string) bool { return nameListRE.MatchString(strings.TrimS
 // testNames splits a list of test names.
 func testNames(tests string) []string {
 	return strings.FieldsFunc(tests, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
+}
+
+func validCommentID(id string) bool {
+	if len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,15 +1,14 @@
 package action
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 
 	"github.com/culprit-dev/culprit/action/pr"
+	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -130,14 +129,14 @@ func mergeBase(ctx context.Context, dir, base, head string) (string, error) {
 }
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	res, err := proc.Run(ctx, proc.Cmd{Name: "git", Args: args, Dir: dir, Env: append(proc.Env(), "GIT_TERMINAL_PROMPT=0")})
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 	}
-	return out.String(), nil
+	if res.ExitCode != 0 {
+		return "", fmt.Errorf("git %s: exit %d: %s", strings.Join(args, " "), res.ExitCode, strings.TrimSpace(string(res.Stderr)))
+	}
+	return string(res.Stdout), nil
 }
 
 // str walks nested JSON objects and returns the string at the end.

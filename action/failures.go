@@ -7,13 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
-	"github.com/culprit-dev/culprit/internal/childenv"
+	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // Failure is one failing test on head, with the other tests that fail the
@@ -62,31 +61,23 @@ func readTestResults(path string) (*gotest.Run, error) {
 
 // runTests runs `go test -json` on head in dir (a checkout of head) and
 // parses what it printed. A non-zero exit is expected: tests fail.
-func runTests(ctx context.Context, dir string, pkgs []string, pattern string, passthrough []string) (*gotest.Run, error) {
+func runTests(ctx context.Context, dir string, pkgs []string, pattern string) (*gotest.Run, error) {
 	args := []string{"test", "-json", "-count=1"}
 	if pattern != "" {
 		args = append(args, "-run", pattern)
 	}
 	args = append(args, pkgs...)
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = dir
-	// The tests are the pull request's code: none of the runner's secrets.
-	cmd.Env = append(childenv.Filter(os.Environ(), passthrough), "GOTOOLCHAIN=local")
 	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	runErr := cmd.Run()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+	res, err := proc.Run(ctx, proc.Cmd{Name: "go", Args: args, Dir: dir, Stdout: &out, Stderr: &stderr})
+	if err != nil {
+		return nil, fmt.Errorf("running go %s: %w", strings.Join(args, " "), err)
 	}
-	var ee *exec.ExitError
-	if runErr != nil && !errors.As(runErr, &ee) {
-		return nil, fmt.Errorf("running go %s: %w", strings.Join(args, " "), runErr)
-	}
+	runFailed := res.ExitCode != 0
 	run, err := gotest.Parse(&out)
 	if err != nil {
 		return nil, fmt.Errorf("reading the output of go %s: %w", strings.Join(args, " "), err)
 	}
-	if len(run.Tests) == 0 && len(run.Packages) == 0 && runErr != nil {
+	if len(run.Tests) == 0 && len(run.Packages) == 0 && runFailed {
 		// go test failed before any package ran: a setup or module error.
 		run.BuildFailed = true
 		run.BuildOutput += stderr.String()

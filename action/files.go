@@ -114,6 +114,9 @@ func readReports(path string) ([]*report.Report, *runContext, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if !validStatus(string(r.Status)) {
+			return nil, nil, fmt.Errorf("%w: %s: status %.40q is not one of the documented statuses", errBadInput, f.name, r.Status)
+		}
 		reps = append(reps, r)
 	}
 	var rc *runContext
@@ -123,6 +126,9 @@ func readReports(path string) ([]*report.Report, *runContext, error) {
 		rc = new(runContext)
 		if err := json.Unmarshal(data, rc); err != nil {
 			return nil, nil, fmt.Errorf("%w: %s: %v", errBadInput, contextFile, err)
+		}
+		if rc.Status != "" && !validStatus(rc.Status) {
+			return nil, nil, fmt.Errorf("%w: %s: status %.40q is not one of the documented statuses", errBadInput, contextFile, rc.Status)
 		}
 	case !os.IsNotExist(err):
 		return nil, nil, err

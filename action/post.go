@@ -51,22 +51,25 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*report.Report, 
 	if len(reps) == 0 {
 		// Nothing to claim. An earlier comment may name a culprit that
 		// no longer fails: correct it rather than leave it standing.
-		body := report.Marker + "\n### culprit\n\nNo failing regression test on this pull request's latest run: earlier findings no longer apply."
+		body := ru.marker() + "\n### culprit\n\nNo failing regression test on this pull request's latest run: earlier findings no longer apply."
 		if details != "" {
 			body += fmt.Sprintf(" ([run](%s))", details)
 		}
-		ok, err := c.UpdateComment(ctx, report.Marker, body+"\n")
+		ok, err := c.UpdateComment(ctx, ru.marker(), body+"\n")
 		if ok {
-			ru.a.Infof("culprit: updated the earlier comment: no failing test now")
+			infof(ru.a, "culprit: updated the earlier comment: no failing test now")
 		}
 		return err
 	}
 	body := report.Comment(reps, report.CommentOptions{MaxLen: pr.MaxBody, DetailsURL: details, Rerun: ru.rerunHint()})
-	how, url, err := c.UpsertComment(ctx, report.Marker, body)
+	// Test names, values and notes come from the pull request.
+	body = strings.Replace(body, report.Marker, ru.marker(), 1)
+	body = neutral(body, details, ru.marker())
+	how, url, err := c.UpsertComment(ctx, ru.marker(), body)
 	if err != nil {
 		return err
 	}
-	ru.a.Infof("culprit: %s the pull request comment %s", how, url)
+	infof(ru.a, "culprit: %s the pull request comment %s", how, url)
 	return nil
 }
 
@@ -78,10 +81,12 @@ func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*re
 			continue
 		}
 		for _, rc := range report.ReviewComments(r) {
-			want = append(want, pr.ReviewComment{Path: rc.Path, Line: rc.Line, Body: rc.Body, Key: rc.Key})
+			key := strings.Replace(rc.Key, reviewPrefix, ru.reviewPrefix(), 1)
+			body := strings.Replace(rc.Body, rc.Key, key, 1)
+			want = append(want, pr.ReviewComment{Path: rc.Path, Line: rc.Line, Body: neutral(body, key, ru.reviewPrefix()), Key: key})
 		}
 	}
-	res, err := c.Review(ctx, head, reviewPrefix, want)
+	res, err := c.Review(ctx, head, ru.reviewPrefix(), want)
 	if err != nil {
 		var er *github.ErrorResponse
 		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == 422 {
@@ -89,7 +94,7 @@ func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*re
 		}
 		return err
 	}
-	ru.a.Infof("culprit: review comments: %d posted, %d already there, %d outdated removed", res.Posted, res.Kept, res.Deleted)
+	infof(ru.a, "culprit: review comments: %d posted, %d already there, %d outdated removed", res.Posted, res.Kept, res.Deleted)
 	return nil
 }
 
@@ -113,4 +118,22 @@ func shortErr(err error) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// marker is the hidden marker of this run's sticky comment: report.Marker,
+// or one naming the comment-id.
+func (ru *run) marker() string {
+	if ru.cfg.CommentID == "" {
+		return report.Marker
+	}
+	return "<!-- culprit:report:" + ru.cfg.CommentID + " -->"
+}
+
+// reviewPrefix starts the hidden markers of this run's review comments;
+// runs with different comment-ids never see each other's.
+func (ru *run) reviewPrefix() string {
+	if ru.cfg.CommentID == "" {
+		return reviewPrefix
+	}
+	return "<!-- culprit[" + ru.cfg.CommentID + "]:"
 }

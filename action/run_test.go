@@ -3,6 +3,7 @@ package action_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -158,15 +159,23 @@ func TestForkSafePattern(t *testing.T) {
 	}
 	diffCalls(t, srv, map[string]int{})
 	artifact := filepath.Dir(analyze.outputs()["report-json"])
+	posted := map[string]int{getPR: 1, "GET /user": 1, listComments: 1, createComment: 1, listReview: 1, createReview: 1}
 
 	for _, tc := range []struct {
 		name    string
+		event   string
+		title   string // the run's display title
 		runHead string
 		wantErr bool
 		calls   map[string]int
 	}{
-		{"other commit", repo.Base, true, map[string]int{getPR: 1}},
-		{"head", repo.Head, false, map[string]int{getPR: 1, "GET /user": 1, listComments: 1, createComment: 1, listReview: 1, createReview: 1}},
+		{"other commit", "pull_request", "", repo.Base, true, map[string]int{getPR: 1}},
+		{"head", "pull_request", "", repo.Head, false, posted},
+		// A dispatched run's head_sha is the default branch's; its PR is
+		// the one its run-name names, and the report must agree.
+		{"dispatch", "workflow_dispatch", "culprit #" + strconv.Itoa(prNum), repo.Base, false, posted},
+		{"dispatch for another PR", "workflow_dispatch", "culprit #" + strconv.Itoa(prNum+1), repo.Base, true, map[string]int{}},
+		{"dispatch without a PR in its name", "workflow_dispatch", "culprit", repo.Base, true, map[string]int{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, repo)
@@ -176,7 +185,8 @@ func TestForkSafePattern(t *testing.T) {
 			env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
 				"action": "completed",
 				"workflow_run": map[string]any{
-					"event": "pull_request", "conclusion": "failure", "head_sha": tc.runHead,
+					"event": tc.event, "conclusion": "failure", "head_sha": tc.runHead,
+					"display_title": tc.title,
 					"html_url":      "https://github.example/octo/calc/actions/runs/99",
 					"pull_requests": []any{},
 				},
@@ -201,3 +211,123 @@ func TestForkSafePattern(t *testing.T) {
 }
 
 func itoa(n int64) string { return fmtInt(n) }
+
+// TestForgedArtifact: the report directory comes from a run of the pull
+// request's code. A status carrying newlines and workflow commands is
+// refused before any API call, is never written to the outputs, and
+// reaches the log only inside one escaped ::error:: line.
+func TestForgedArtifact(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	srv.ReadOnly = true
+	analyze := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
+	if err := analyze.run(&canned{}); err != nil {
+		t.Fatalf("analyze: %v\n%s", err, analyze.out.String())
+	}
+	artifact := filepath.Dir(analyze.outputs()["report-json"])
+	ctxFile := filepath.Join(artifact, "culprit-pr.json")
+	data, err := os.ReadFile(ctxFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(data), `"status": "explained"`,
+		`"status": "explained\n::add-mask::x\r::stop-commands::tok\nculprits<<_GitHubActionsFileCommandDelimeter_\n9"`, 1)
+	if forged == string(data) {
+		t.Fatalf("culprit-pr.json has no explained status:\n%s", data)
+	}
+	if err := os.WriteFile(ctxFile, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	srv = newServer(t, repo)
+	empty := loadScenario(t, nil)
+	empty.Dir = t.TempDir()
+	env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
+		"action": "completed",
+		"workflow_run": map[string]any{
+			"event": "pull_request", "conclusion": "failure", "head_sha": repo.Head,
+			"pull_requests": []any{},
+		},
+		"repository": map[string]any{"full_name": "octo/calc"},
+	}).set("INPUT_MODE", "comment", "INPUT_REPORT_JSON", artifact)
+	if err := env.run(nil); err == nil {
+		t.Fatalf("a forged status was accepted\n%s", env.out.String())
+	}
+	diffCalls(t, srv, map[string]int{})
+	if got := env.outputs(); got["status"] != "error" || got["culprits"] != "0" || len(got) != 3 {
+		t.Errorf("outputs %q", got)
+	}
+	errors := 0
+	for _, l := range strings.FieldsFunc(env.out.String(), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "::error::"):
+			errors++
+		case strings.HasPrefix(l, "::add-mask::x"), strings.HasPrefix(l, "::stop-commands::"):
+			t.Errorf("forged workflow command in the log: %q", l)
+		}
+	}
+	if errors != 1 {
+		t.Errorf("%d ::error:: lines, want 1:\n%s", errors, env.out.String())
+	}
+}
+
+// TestCommentIDsKeepRunsApart: two culprit runs on one pull request with
+// different comment-ids (a matrix) each keep their own sticky comment and
+// review comments; a rerun of one edits its own comment only.
+func TestCommentIDsKeepRunsApart(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	srv.ReadOnly = true
+	analyze := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
+	if err := analyze.run(&canned{}); err != nil {
+		t.Fatalf("analyze: %v\n%s", err, analyze.out.String())
+	}
+	artifact := filepath.Dir(analyze.outputs()["report-json"])
+
+	srv = newServer(t, repo)
+	empty := loadScenario(t, nil)
+	empty.Dir = t.TempDir()
+	comment := func(id string) {
+		t.Helper()
+		env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
+			"action": "completed",
+			"workflow_run": map[string]any{
+				"event": "pull_request", "conclusion": "failure", "head_sha": repo.Head,
+				"pull_requests": []any{},
+			},
+			"repository": map[string]any{"full_name": "octo/calc"},
+		}).set("INPUT_MODE", "comment", "INPUT_REPORT_JSON", artifact, "INPUT_COMMENT_ID", id)
+		if err := env.run(nil); err != nil {
+			t.Fatalf("comment %s: %v\n%s", id, err, env.out.String())
+		}
+	}
+	comment("linux")
+	comment("windows")
+	comment("linux")
+	if n := len(srv.IssueComments(prNum)); n != 2 {
+		t.Errorf("%d sticky comments, want one per comment-id", n)
+	}
+	for _, id := range []string{"linux", "windows"} {
+		found := 0
+		for _, c := range srv.IssueComments(prNum) {
+			if strings.Contains(c.Body, "<!-- culprit:report:"+id+" -->") {
+				found++
+			}
+		}
+		if found != 1 {
+			t.Errorf("comment-id %s: %d sticky comments, want 1", id, found)
+		}
+		reviews := 0
+		for _, c := range srv.ReviewComments(prNum) {
+			if strings.Contains(c.Body, "<!-- culprit["+id+"]:") {
+				reviews++
+			}
+		}
+		if reviews == 0 {
+			t.Errorf("comment-id %s: no review comments of its own", id)
+		}
+	}
+}

@@ -85,7 +85,6 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		Test:        req.Test.Name,
 		Timeout:     req.Timeout,
 		TraceDir:    dir,
-		Passthrough: req.EnvPassthrough,
 	})
 	if err != nil {
 		os.RemoveAll(dir)

@@ -282,7 +282,6 @@ func newRunner(ctx context.Context, req Request, set *diffhunks.Set, mod module)
 		TestCommand:  req.Test.Command,
 		Timeout:      req.Timeout,
 		Workers:      req.Workers,
-		Passthrough:  req.EnvPassthrough,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("preparing trials: %w", err)

@@ -59,11 +59,6 @@ type Options struct {
 	// revert search alone decides. Zero means a quarter of Budget, at most
 	// DefaultSemanticBudget.
 	SemanticBudget time.Duration
-	// EnvPassthrough names environment variables the test needs that look
-	// like secrets (tokens, passwords, keys). Every other such variable is
-	// removed from the environment of builds, tests and traced runs, which
-	// run the pull request's code.
-	EnvPassthrough []string
 	// Progress, when set, is called at each phase and after each trial.
 	// It must return quickly.
 	Progress func(Progress)

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,11 +109,49 @@ func TestLoad(t *testing.T) {
 			}
 		})
 	}
+	// Meanwhile, posts of GitHub's largest size with a forged signature:
+	// half announce their length (refused unread), half are chunked (read
+	// up to maxBody, then refused). Their bodies are generated, not held.
+	var bigWG sync.WaitGroup
+	bigCodes := make([]int, bigPosts)
+	for i := range bigPosts {
+		bigWG.Go(func() {
+			body := io.LimitReader(zeros{}, bigSize)
+			req, err := http.NewRequest(http.MethodPost, url+"/webhook", body)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if i%2 == 0 {
+				req.ContentLength = bigSize
+			} else {
+				req.ContentLength = -1
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-GitHub-Event", "issue_comment")
+			req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("big-%d", i))
+			req.Header.Set("X-Hub-Signature-256", "sha256="+strings.Repeat("0", 64))
+			resp, err := client.Do(req)
+			if err != nil {
+				bigCodes[i] = -1 // the server closed the connection mid-body
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			bigCodes[i] = resp.StatusCode
+		})
+	}
 	for _, d := range all {
 		work <- d
 	}
 	close(work)
 	wg.Wait()
+	bigWG.Wait()
+	for i, code := range bigCodes {
+		if code != -1 && code != http.StatusRequestEntityTooLarge && code != http.StatusServiceUnavailable {
+			t.Errorf("unsigned 25 MiB post %d: status %d, want 413 or 503 (or the connection closed)", i, code)
+		}
+	}
 	sendTime := time.Since(start)
 
 	stop()
@@ -165,6 +206,13 @@ func TestLoad(t *testing.T) {
 		after = runtime.NumGoroutine()
 	}
 	t.Logf("goroutines: %d before, %d after shutdown", before, after)
+	if hwm := peakRSS(t); hwm > 0 {
+		// The test process holds the bot, the senders and the fake API.
+		t.Logf("peak resident memory of the test process: %.1f MB; unsigned big posts: %v", float64(hwm)/1e6, bigCodes)
+		if hwm > 100e6 {
+			t.Errorf("peak resident memory %.1f MB, want under 100 MB", float64(hwm)/1e6)
+		}
+	}
 	if after > before+goroutineSlack {
 		buf := make([]byte, 1<<20)
 		t.Errorf("goroutine leak: %d before, %d after shutdown\n%s", before, after, buf[:runtime.Stack(buf, true)])
@@ -207,4 +255,35 @@ func BenchmarkWebhook(b *testing.B) {
 	if err := s.Close(context.Background()); err != nil {
 		b.Fatal(err)
 	}
+}
+
+const (
+	bigPosts = 8
+	bigSize  = 25 << 20
+)
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// peakRSS is the process's peak resident set size in bytes (VmHWM), 0
+// where /proc does not say.
+func peakRSS(t *testing.T) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				t.Fatalf("VmHWM: %v", err)
+			}
+			return kb * 1024
+		}
+	}
+	return 0
 }

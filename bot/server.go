@@ -21,8 +21,9 @@ type Server struct {
 	clients    clientSource
 	transport  *http.Transport
 	pool       *pool
-	deliveries *seenSet // X-GitHub-Delivery ids accepted
-	shas       *seenSet // "owner/name@sha" heads already explained
+	reads      chan struct{} // one token per webhook body being read
+	deliveries *seenSet      // X-GitHub-Delivery ids accepted
+	shas       *seenSet      // "owner/name@sha" heads already explained
 }
 
 // New validates cfg and starts the worker pool; Close (or Serve's return)
@@ -43,6 +44,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		clients:    clients,
 		transport:  tr,
 		pool:       newPool(cfg.Workers, cfg.Queue),
+		reads:      make(chan struct{}, maxReads),
 		deliveries: newSeenSet(cfg.DedupeSize),
 		shas:       newSeenSet(cfg.DedupeSize),
 	}, nil

@@ -14,8 +14,14 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// maxBody bounds a delivery's body; GitHub caps payloads at 25 MB.
-const maxBody = 25 << 20
+// maxBody bounds a delivery's body, read before its signature is checked.
+// GitHub sends up to 25 MB, but the events handled here (issue_comment,
+// workflow_run, ping) are a few kilobytes; a larger body is refused unread.
+const maxBody = 1 << 20
+
+// maxReads bounds the bodies read at once, so that unsigned posts cannot
+// hold more than maxReads*maxBody of memory; more are answered 503.
+const maxReads = 16
 
 // handleWebhook verifies, deduplicates and decodes one delivery and queues
 // its work. It never waits for the GitHub API, so it answers in well under
@@ -38,10 +44,25 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		if code >= 400 {
 			level = slog.LevelWarn
 		}
-		log.Log(r.Context(), level, msg, append(attrs, "status", code, "took", time.Since(start))...)
+		attrs = append(attrs, "status", code, "took_ms", time.Since(start).Milliseconds())
+		if code == http.StatusUnauthorized {
+			attrs = append(attrs, "remote", r.RemoteAddr)
+		}
+		log.Log(r.Context(), level, msg, attrs...)
 	}
 
+	if r.ContentLength > maxBody {
+		answer(http.StatusRequestEntityTooLarge, http.StatusText(http.StatusRequestEntityTooLarge))
+		return
+	}
+	select {
+	case s.reads <- struct{}{}:
+	default:
+		answer(http.StatusServiceUnavailable, "busy, retry later")
+		return
+	}
 	payload, code, err := s.verify(w, r)
+	<-s.reads
 	if err != nil {
 		answer(code, http.StatusText(code), "err", err)
 		return
@@ -82,7 +103,9 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		began := time.Now()
 		if err := s.runTask(ctx, t, jobLog); err != nil {
-			jobLog.Error("task failed", "err", err, "took", time.Since(began))
+			// GitHub's redelivery of this delivery must run it again.
+			s.deliveries.remove(delivery)
+			jobLog.Error("task failed", "err", err, "took_ms", time.Since(began).Milliseconds())
 		}
 	}
 	if !s.pool.trySubmit(job) {

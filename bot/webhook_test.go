@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -119,6 +120,13 @@ func TestWebhook(t *testing.T) {
 		wantStatus:     http.StatusAccepted,
 		want:           []string{permAlice, reactEyes, dispatchPath, replyPR42},
 		wantBody:       map[string]string{replyPR42: "`.github/workflows/culprit.yml` was not found on the default branch `main`"},
+	}, {
+		name:           "rate limited",
+		delivery:       signed("issue_comment", "d-1", prComment),
+		dispatchStatus: http.StatusTooManyRequests,
+		wantStatus:     http.StatusAccepted,
+		want:           []string{permAlice, reactEyes, dispatchPath, replyPR42},
+		wantBody:       map[string]string{replyPR42: "rate limit for the app is used up"},
 	}, {
 		name:           "workflow without dispatch trigger",
 		delivery:       signed("issue_comment", "d-1", prComment),
@@ -289,6 +297,61 @@ func TestBodyLimit(t *testing.T) {
 	big := make([]byte, maxBody+1)
 	if got := send(t, http.DefaultClient, url, signed("issue_comment", "big", big)); got != http.StatusRequestEntityTooLarge {
 		t.Errorf("status = %d, want 413", got)
+	}
+	drain()
+	if calls := api.recorded(); len(calls) != 0 {
+		t.Errorf("API calls: %v", calls)
+	}
+}
+
+func TestRedeliveryAfterFailedJobRunsAgain(t *testing.T) {
+	api := newFakeGitHub(t)
+	api.dispatchStatus = http.StatusInternalServerError
+	cfg := testConfig(api.url())
+	cfg.Workers = 1
+	s, url, drain := startBot(t, cfg)
+	body := fixture(t, "workflow_run_failure.json")
+	if got := send(t, http.DefaultClient, url, signed("workflow_run", "same", body)); got != http.StatusAccepted {
+		t.Fatalf("first delivery: status %d, want 202", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.deliveries.len() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the failed delivery is still remembered")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	api.mu.Lock()
+	api.dispatchStatus = 0
+	api.mu.Unlock()
+	if got := send(t, http.DefaultClient, url, signed("workflow_run", "same", body)); got != http.StatusAccepted {
+		t.Fatalf("redelivery: status %d, want 202", got)
+	}
+	if got := send(t, http.DefaultClient, url, signed("workflow_run", "same", body)); got != http.StatusOK {
+		t.Errorf("a third delivery while the second is remembered: status %d, want 200 (duplicate)", got)
+	}
+	drain()
+	if n := api.count("POST", "/dispatches"); n < 2 {
+		t.Errorf("dispatch attempts = %d, want the redelivery to dispatch again", n)
+	}
+	if n := s.shas.len(); n != 1 {
+		t.Errorf("heads remembered = %d, want 1 after the successful redelivery", n)
+	}
+}
+
+func TestBodyReadsAreBounded(t *testing.T) {
+	api := newFakeGitHub(t)
+	s, url, drain := startBot(t, testConfig(api.url()))
+	for range maxReads {
+		s.reads <- struct{}{}
+	}
+	body := fixture(t, "workflow_run_failure.json")
+	if got := send(t, http.DefaultClient, url, signed("workflow_run", "r1", body)); got != http.StatusServiceUnavailable {
+		t.Errorf("with every read slot taken: status %d, want 503", got)
+	}
+	<-s.reads
+	if got := send(t, http.DefaultClient, url, signed("ping", "r2", []byte(`{"zen":"x"}`))); got != http.StatusOK {
+		t.Errorf("with a read slot free: status %d, want 200", got)
 	}
 	drain()
 	if calls := api.recorded(); len(calls) != 0 {

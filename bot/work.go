@@ -134,6 +134,9 @@ func dispatchFailureMessage(err error, workflow string) string {
 	if errors.As(err, &de) {
 		ref = de.ref
 	}
+	if isRateLimit(err) {
+		return fmt.Sprintf("culprit could not start `%s`: GitHub's API rate limit for the app is used up (%s). Run `/culprit` again later.", workflow, apiMessage(err))
+	}
 	switch statusCode(err) {
 	case http.StatusNotFound:
 		return fmt.Sprintf("culprit could not start: the workflow `.github/workflows/%s` was not found on the default branch `%s`. Add it (see the culprit README for an example) and run `/culprit` again.", workflow, ref)
@@ -151,6 +154,22 @@ func (s *Server) reply(ctx context.Context, gh *github.Client, t *task, body str
 		return fmt.Errorf("replying on #%d: %w", t.pr, err)
 	}
 	return nil
+}
+
+// isRateLimit reports whether err is GitHub refusing for a rate limit
+// (primary or secondary), which comes as 403 or 429 and must not be
+// mistaken for a missing permission.
+func isRateLimit(err error) bool {
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
+	if errors.As(err, &rl) || errors.As(err, &ab) {
+		return true
+	}
+	code := statusCode(err)
+	if code == http.StatusTooManyRequests {
+		return true
+	}
+	return code == http.StatusForbidden && strings.Contains(strings.ToLower(apiMessage(err)), "rate limit")
 }
 
 // statusCode is the HTTP status of a GitHub API error, or 0.

@@ -3,20 +3,17 @@ package trace
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"go/version"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
-	"github.com/culprit-dev/culprit/internal/childenv"
+	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 func run(ctx context.Context, cfg Config) (*Trace, error) {
@@ -65,20 +62,23 @@ var errLine = regexp.MustCompile(`(?m)^(?:# \S+\n)?(\S+\.go):\d+:\d+: `)
 // not compile is replaced by its original and listed as skipped.
 func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) error {
 	ov := filepath.Join(tmp, "overlay.json")
-	env := append(childenv.Filter(os.Environ(), cfg.Passthrough), cfg.Env...)
+	env := append(proc.Env(), cfg.Env...)
 	fast := runtimeGoidUsable(ctx, cfg.Dir, env)
 	for attempt := 0; ; attempt++ {
 		if err := writeOverlay(ov, in.overlay); err != nil {
 			return err
 		}
 		args := append([]string{"test", "-c", "-o", bin, "-overlay", ov, "-vet=off"}, goidFlags(fast, goflags(env))...)
-		cmd := exec.CommandContext(ctx, "go", append(args, cfg.Pkg)...)
-		cmd.Dir = cfg.Dir
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err == nil {
+		var buf bytes.Buffer
+		res, err := proc.Run(ctx, proc.Cmd{Name: "go", Args: append(args, cfg.Pkg), Dir: cfg.Dir, Env: env, Stdout: &buf, Stderr: &buf})
+		if err != nil {
+			return fmt.Errorf("building traced test binary: %w", err)
+		}
+		if res.ExitCode == 0 {
 			return nil
 		}
+		out := buf.Bytes()
+		err = fmt.Errorf("exit status %d", res.ExitCode)
 		if fast && bytes.Contains(out, []byte("exithook.Goid")) {
 			// The toolchain's runtime lacks the goroutine id hook.
 			fast = false
@@ -118,13 +118,11 @@ func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) e
 
 // runtimeGoidUsable reports whether the go command in dir is go1.26 or later.
 func runtimeGoidUsable(ctx context.Context, dir string, env []string) bool {
-	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.Output()
-	if err != nil {
+	res, err := proc.Run(ctx, proc.Cmd{Name: "go", Args: []string{"env", "GOVERSION"}, Dir: dir, Env: env})
+	if err != nil || res.ExitCode != 0 {
 		return false
 	}
-	v := strings.TrimSpace(string(out))
+	v := strings.TrimSpace(string(res.Stdout))
 	if strings.HasPrefix(v, "devel ") {
 		return true // a development toolchain is newer than any release
 	}
@@ -172,33 +170,24 @@ func goflags(env []string) []string {
 func firstLine(s string) string { return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) }
 
 func runBinary(ctx context.Context, cfg Config, bin string) (RunResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout+30*time.Second)
-	defer cancel()
 	pattern := gotest.RunPattern(cfg.Test)
 	if cfg.runPattern != "" {
 		pattern = cfg.runPattern
 	}
-	cmd := exec.CommandContext(ctx, bin, "-test.run", pattern, "-test.count=1", "-test.v",
-		"-test.timeout", cfg.Timeout.String())
-	cmd.Dir = filepath.Join(cfg.Dir, cfg.Pkg)
-	cmd.Env = append(append(childenv.Filter(os.Environ(), cfg.Passthrough), cfg.Env...), "CULPRIT_TRACE="+cfg.TraceDir,
+	env := append(append(proc.Env(), cfg.Env...), "CULPRIT_TRACE="+cfg.TraceDir,
 		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err := cmd.Run()
-	res := RunResult{Output: out.String(), Duration: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		res.ExitCode = ee.ExitCode()
-	default:
+	pr, err := proc.Run(ctx, proc.Cmd{
+		Name: bin,
+		Args: []string{"-test.run", pattern, "-test.count=1", "-test.v", "-test.timeout", cfg.Timeout.String()},
+		Dir:  filepath.Join(cfg.Dir, cfg.Pkg), Env: env, Stdout: &out, Stderr: &out,
+		Timeout: cfg.Timeout + 30*time.Second,
+	})
+	res := RunResult{Output: out.String(), Duration: pr.Duration, ExitCode: pr.ExitCode}
+	if err != nil {
 		return res, fmt.Errorf("running traced test: %w", err)
 	}
-	res.Passed = err == nil && strings.Contains(res.Output, "--- PASS: "+gotest.TestName(cfg.Test))
+	res.Passed = pr.ExitCode == 0 && !pr.TimedOut && strings.Contains(res.Output, "--- PASS: "+gotest.TestName(cfg.Test))
 	res.Failed = !res.Passed
 	return res, nil
 }

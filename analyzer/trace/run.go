@@ -17,10 +17,6 @@ type Config struct {
 	// directories (relative to Dir, "." for the root); calls into other
 	// packages of the module are observed, not traced.
 	Packages []string
-	// Passthrough names variables kept although they look like secrets;
-	// every other secret of the parent environment is removed
-	// (internal/childenv), since the traced code is the pull request's.
-	Passthrough []string
 	// TraceDir receives the trace and site table; default a new temp dir
 	// (left in place; the caller may remove it).
 	TraceDir string

@@ -1,13 +1,10 @@
 package trial
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"os/exec"
-	"syscall"
 	"time"
+
+	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // run is what one child process did.
@@ -18,52 +15,11 @@ type run struct {
 	duration       time.Duration
 }
 
-// execute runs name in its own process group and kills the whole group when
-// the timeout passes or ctx is cancelled, and again once the command has
-// exited, so that no grandchild (a test's helper process, a server) survives
-// the trial. Only a failure to start, or ctx's cancellation, is an error;
-// the command's own failure is in the result.
+// execute runs name under proc's rules (own process group, killed at the
+// timeout, on cancellation and after exit). Only a failure to start, or
+// ctx's cancellation, is an error; the command's own failure is in the
+// result.
 func execute(ctx context.Context, timeout time.Duration, dir string, env []string, name string, args ...string) (run, error) {
-	tctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(tctx, name, args...)
-	cmd.Dir = dir
-	// os.Getwd in the child trusts $PWD when it names the directory.
-	cmd.Env = append(env[:len(env):len(env)], "PWD="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	// A grandchild that keeps stdout open must not hold the trial hostage
-	// after the command itself has exited.
-	cmd.WaitDelay = 2 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = killGroup(cmd) // best effort: leftovers only; the group is usually gone
-	}
-	r := run{stdout: stdout.Bytes(), stderr: stderr.Bytes(), duration: time.Since(start)}
-	if ctx.Err() != nil {
-		return r, ctx.Err()
-	}
-	r.timedOut = errors.Is(tctx.Err(), context.DeadlineExceeded)
-	var exit *exec.ExitError
-	switch {
-	case err == nil, errors.Is(err, exec.ErrWaitDelay):
-	case errors.As(err, &exit):
-		r.exitCode = exit.ExitCode()
-	case r.timedOut:
-		r.exitCode = -1
-	default:
-		return r, fmt.Errorf("running %s: %w", name, err)
-	}
-	return r, nil
-}
-
-func killGroup(cmd *exec.Cmd) error {
-	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
+	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: timeout})
+	return run{stdout: res.Stdout, stderr: res.Stderr, exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration}, err
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/diffhunks"
-	"github.com/culprit-dev/culprit/internal/childenv"
+	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // Variants builds variants of the head tree; *diffhunks.Set implements it.
@@ -64,10 +64,8 @@ type Config struct {
 	// Workers bounds the trials running at once (default: half the CPUs).
 	Workers int
 	// Env is added to the inherited environment, from which the runner's
-	// secrets are removed (internal/childenv) except the names listed in
-	// Passthrough.
-	Env         []string
-	Passthrough []string
+	// secrets are removed (internal/proc).
+	Env []string
 }
 
 // Stats counts the work done.
@@ -255,7 +253,7 @@ func (r *Runner) putWorktree(ctx context.Context, wt string) error {
 }
 
 func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, error) {
-	res, err := execute(ctx, gitTimeout, dir, append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), "git", args...)
+	res, err := execute(ctx, gitTimeout, dir, append(proc.Env(), "GIT_TERMINAL_PROMPT=0"), "git", args...)
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 	}
@@ -267,9 +265,7 @@ func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, e
 
 // env is the environment of every build and test.
 func (r *Runner) env(modFiles bool) []string {
-	// The variant's code is the pull request's: it never sees the
-	// runner's secrets.
-	env := append(childenv.Filter(os.Environ(), r.cfg.Passthrough), r.cfg.Env...)
+	env := append(proc.Env(), r.cfg.Env...)
 	env = append(env, "GOTOOLCHAIN=local")
 	if modFiles && !strings.Contains(lookup(env, "GOFLAGS"), "-mod=") {
 		// A variant with go.mod or go.sum reverted may need them updated

@@ -19,14 +19,18 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "culprit-action:", err)
+		// The Action has reported err as one ::error:: line; printing
+		// it again raw would let data from the pull request (in the
+		// error's text) reach the runner as workflow commands.
 		os.Exit(1)
 	}
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) > 0 {
-		return fmt.Errorf("culprit-action takes no arguments (inputs come from INPUT_* variables), got %q", args)
+		err := fmt.Errorf("culprit-action takes no arguments (inputs come from INPUT_* variables), got %q", args)
+		fmt.Fprintln(os.Stderr, "culprit-action:", err)
+		return err
 	}
 	return action.Run(ctx, getenv, stdout)
 }

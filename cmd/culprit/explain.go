@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/report"
 )
 
@@ -19,7 +19,6 @@ type explainFlags struct {
 	timeout, budget            time.Duration
 	reruns, workers, maxTrials int
 	quiet                      bool
-	passthrough                []string
 }
 
 func (f *explainFlags) register(fs *flag.FlagSet) {
@@ -32,12 +31,10 @@ func (f *explainFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", analyzer.DefaultBudget, "wall-time budget of the whole analysis; past it the best answer so far is reported")
 	fs.IntVar(&f.maxTrials, "max-trials", 0, "most test runs the analysis may make (0: bounded by --budget only)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress on standard error")
-	fs.Func("env-passthrough", "comma-separated names of environment variables the test needs that look like secrets (others are removed)", func(s string) error {
-		for _, n := range strings.Split(s, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				f.passthrough = append(f.passthrough, n)
-			}
-		}
+	// The pull request's builds and tests never see the runner's secrets
+	// (internal/proc); a variable the tests need is named here.
+	fs.Func("env-passthrough", "comma-separated names of environment variables the tests need although they look like secrets (every other secret is withheld from the pull request's code)", func(s string) error {
+		proc.SetPassthrough(proc.ParsePassthrough(s))
 		return nil
 	})
 }
@@ -70,13 +67,12 @@ func (f *explainFlags) check() error {
 
 func (f *explainFlags) options(stderr io.Writer) analyzer.Options {
 	opt := analyzer.Options{
-		Strategy:       analyzer.Strategy(f.strategy),
-		Timeout:        f.timeout,
-		Reruns:         f.reruns,
-		Workers:        f.workers,
-		Budget:         f.budget,
-		MaxTrials:      f.maxTrials,
-		EnvPassthrough: f.passthrough,
+		Strategy:  analyzer.Strategy(f.strategy),
+		Timeout:   f.timeout,
+		Reruns:    f.reruns,
+		Workers:   f.workers,
+		Budget:    f.budget,
+		MaxTrials: f.maxTrials,
 	}
 	if !f.quiet {
 		opt.Progress = progressPrinter(stderr)

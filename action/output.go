@@ -1,0 +1,84 @@
+package action
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/sethvargo/go-githubactions"
+)
+
+// statuses are the values the status output and culprit-pr.json's status
+// may take (action.yml documents them). A report directory is written by
+// a run of the pull request's code, so its status is checked against them.
+var statuses = map[string]bool{
+	string(analyzer.Explained): true, string(analyzer.NotRegression): true,
+	string(analyzer.Flaky): true, "flaky-regression": true,
+	string(analyzer.HeadBuildFails): true, string(analyzer.Unexplained): true,
+	StatusNoFailingTests: true, StatusError: true,
+}
+
+// validStatus reports whether s is one of the documented statuses.
+func validStatus(s string) bool { return statuses[s] }
+
+// setOutput appends name=value to the runner's output file with a random
+// delimiter, so that no value can end the entry early and set another
+// output (go-githubactions uses a fixed delimiter).
+func setOutput(file, name, value string) error {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Errorf("setting output %s: %w", name, err)
+	}
+	delim := "ghadelimiter_" + hex.EncodeToString(b[:])
+	if strings.Contains(value, delim) || strings.ContainsAny(name, "\r\n<") {
+		return fmt.Errorf("setting output %s: the value cannot be written safely", name)
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("setting output %s: %w", name, err)
+	}
+	_, werr := fmt.Fprintf(f, "%s<<%s\n%s\n%s\n", name, delim, value, delim)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("setting output %s: %w", name, werr)
+	}
+	return nil
+}
+
+// infof logs a line that may carry data from the pull request (test names,
+// notes, paths). The runner executes any log line that starts with "::" or
+// "##[" (after blanks) as a workflow command, so such lines are prefixed
+// and cannot act.
+func infof(a *githubactions.Action, format string, args ...any) {
+	a.Infof("%s", inert(fmt.Sprintf(format, args...)))
+}
+
+// inert prefixes every line of s that the runner would read as a command.
+func inert(s string) string {
+	// The runner reads a lone carriage return as a line break too.
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " \t\v\f\u00a0\ufeff")
+		if strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##[") {
+			lines[i] = "| " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// insideRepo reports whether a report's file path is a plain relative path
+// that stays inside the repository.
+func insideRepo(p string) bool {
+	if p == "" || path.IsAbs(p) || strings.ContainsAny(p, "\\\x00\r\n") || (len(p) > 1 && p[1] == ':') {
+		return false
+	}
+	c := path.Clean(p)
+	return c != "." && c != ".." && !strings.HasPrefix(c, "../")
+}

@@ -1,0 +1,88 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSetOutputCannotBeEndedEarly(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "output")
+	// A value that would end go-githubactions' fixed delimiter and set a
+	// second output.
+	forged := "explained\n_GitHubActionsFileCommandDelimeter_\nculprits<<X\n99\nX"
+	if err := setOutput(file, "status", forged); err != nil {
+		t.Fatal(err)
+	}
+	if err := setOutput(file, "culprits", "1"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	// name<<delim, 5 value lines, delim; then name<<delim, 1, delim.
+	if len(lines) != 10 {
+		t.Fatalf("output file has %d lines:\n%s", len(lines), data)
+	}
+	_, d1, _ := strings.Cut(lines[0], "<<")
+	_, d2, _ := strings.Cut(lines[7], "<<")
+	if !strings.HasPrefix(d1, "ghadelimiter_") || len(d1) != len("ghadelimiter_")+32 || d1 == d2 {
+		t.Errorf("delimiters %q and %q are not random", d1, d2)
+	}
+	if lines[6] != d1 || strings.Join(lines[1:6], "\n") != forged {
+		t.Errorf("status entry is not the forged value between the delimiters:\n%s", data)
+	}
+	if err := setOutput(file, "bad\nname", "v"); err == nil {
+		t.Error("a name with a newline was written")
+	}
+}
+
+func TestInert(t *testing.T) {
+	in := "ok line\n::add-mask::x\n  ::warning::y\r::stop-commands::z\r\n##[set-output name=a]b\nlast :: fine"
+	got := inert(in)
+	for _, l := range strings.Split(got, "\n") {
+		tl := strings.TrimLeft(l, " \t")
+		if strings.HasPrefix(tl, "::") || strings.HasPrefix(tl, "##[") || strings.Contains(l, "\r") {
+			t.Errorf("line %q can act as a workflow command", l)
+		}
+	}
+	if !strings.Contains(got, "| ::add-mask::x") || !strings.HasPrefix(got, "ok line\n") || !strings.HasSuffix(got, "\nlast :: fine") {
+		t.Errorf("inert(%q) = %q", in, got)
+	}
+}
+
+func TestValidStatus(t *testing.T) {
+	for _, s := range []string{"explained", "not-regression", "flaky", "flaky-regression", "head-build-fails", "unexplained", "no-failing-tests", "error"} {
+		if !validStatus(s) {
+			t.Errorf("%s rejected", s)
+		}
+	}
+	for _, s := range []string{"", "explained\n::add-mask::x", "Explained", "ok"} {
+		if validStatus(s) {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+func TestInsideRepo(t *testing.T) {
+	for p, want := range map[string]bool{
+		"calc/calc.go": true, "a/../b.go": true, "main.go": true,
+		"../x.go": false, "a/../../x.go": false, "/etc/passwd": false, "..": false,
+		`C:\x.go`: false, "a\\..\\..\\x": false, "": false, "a\nb": false,
+	} {
+		if got := insideRepo(p); got != want {
+			t.Errorf("insideRepo(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestValidCommentID(t *testing.T) {
+	for id, want := range map[string]bool{"": true, "linux-1.22_x": true, "a b": false, "x-->": false, "@me": false, strings.Repeat("a", 65): false} {
+		if got := validCommentID(id); got != want {
+			t.Errorf("validCommentID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
