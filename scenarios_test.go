@@ -2,6 +2,7 @@ package culprit_test
 
 import (
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,10 @@ func TestScenariosAreWhatTheyClaim(t *testing.T) {
 				"not-regression":   {"FAIL", "FAIL"},
 				"head-build-fails": {"ok", "build failed"},
 			}[sc.Status]
+			if sc.Keys["new-subtests"] != "" {
+				// Only subtests the change added fail: base has none of them.
+				want = [2]string{"ok", "FAIL"}
+			}
 			if want == [2]string{} {
 				t.Fatalf("no check for status %q", sc.Status)
 			}
@@ -69,12 +74,24 @@ func goTest(t *testing.T, repo, rev string, sc *scenario.Scenario) string {
 	if pkg == "" {
 		pkg = "./..."
 	}
+	// go test runs in the package's module, which may lie in a
+	// subdirectory of the repository.
+	modDir := filepath.Join(dir, filepath.FromSlash(strings.TrimSuffix(pkg, "/...")))
+	for modDir != dir {
+		if _, err := os.Stat(filepath.Join(modDir, "go.mod")); err == nil {
+			break
+		}
+		modDir = filepath.Dir(modDir)
+	}
+	if rel, err := filepath.Rel(modDir, filepath.Join(dir, filepath.FromSlash(pkg))); err == nil && modDir != dir {
+		pkg = "./" + filepath.ToSlash(rel)
+	}
 	args := []string{"test", "-count=1", "-run", "^" + sc.Test + "$", pkg}
 	if sc.Timeout > 0 {
 		args = append(args, "-timeout", sc.Timeout.String())
 	}
 	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
+	cmd.Dir = modDir
 	out, _ := cmd.CombinedOutput() // the verdict is in the output
 	return string(out)
 }
