@@ -17,14 +17,7 @@ import (
 // TestExplainJSON runs the CLI end to end on a real repository and checks
 // the JSON report against the contract's field names and the expected root.
 func TestExplainJSON(t *testing.T) {
-	sc, err := scenario.Load("../../testdata/unused-var.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc, repo := materialize(t, "../../testdata/unused-var.txtar")
 	out := filepath.Join(t.TempDir(), "report.json")
 	var stdout, stderr bytes.Buffer
 	args := []string{"explain", "--repo", repo.Dir, "--base", repo.Base, "--head", repo.Head,
@@ -105,14 +98,7 @@ func TestUsageErrors(t *testing.T) {
 // TestExplainBudget gives the analysis fewer trials than it needs: it must
 // still end with a report that says the budget ran out, and print progress.
 func TestExplainBudget(t *testing.T) {
-	sc, err := scenario.Load("../../testdata/decoy-rich.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc, repo := materialize(t, "../../testdata/decoy-rich.txtar")
 	var stdout, stderr bytes.Buffer
 	args := []string{"explain", "--repo", repo.Dir, "--base", repo.Base, "--head", repo.Head,
 		"--run", sc.Test, "--strategy", "dynamic", "--format", "json", "--max-trials", "8"}
@@ -147,16 +133,9 @@ func TestExplainBudget(t *testing.T) {
 }
 
 func TestExplainBadRevision(t *testing.T) {
-	sc, err := scenario.Load("../../testdata/unused-var.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, repo := materialize(t, "../../testdata/unused-var.txtar")
 	var stdout, stderr bytes.Buffer
-	err = run(context.Background(), []string{"explain", "--repo", repo.Dir, "--base", "no-such-rev", "--head", repo.Head, "--run", "TestTotal"}, &stdout, &stderr)
+	err := run(context.Background(), []string{"explain", "--repo", repo.Dir, "--base", "no-such-rev", "--head", repo.Head, "--run", "TestTotal"}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "no-such-rev") {
 		t.Fatalf("err = %v, want one naming the bad revision", err)
 	}
@@ -230,4 +209,18 @@ func TestTraceSkipped(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// materialize makes a bundled scenario into a git repository.
+func materialize(t *testing.T, path string) (*scenario.Scenario, *scenario.Repo) {
+	t.Helper()
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, repo
 }
