@@ -15,6 +15,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -149,7 +150,13 @@ func benchCase(ctx context.Context, dir string, c *corpusCase, strats []string, 
 			hit := slices.ContainsFunc(res.Hunks, func(h diffhunks.Hunk) bool {
 				return slices.Contains(res.Root, h.ID) && c.hitsHunk(h)
 			})
-			judged = []string{fmt.Sprint(len(res.Hunks)), string(res.Status), fmt.Sprint(res.Root), yesNo(hit), treeMark(c, res.Tree)}
+			mark := yesNo(hit)
+			if res.Notes.Has(note.BudgetUnminimised) {
+				// The budget ended the search: the set holds the truth
+				// only because it holds nearly everything.
+				mark = "unminimised"
+			}
+			judged = []string{fmt.Sprint(len(res.Hunks)), string(res.Status), short(res.Root), mark, treeMark(c, res.Tree)}
 			tail = []string{res.Stats.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Stats.Semantic.Seconds())}
 		case len(strats) - 1:
 			last = res.Stats.Trials
@@ -162,6 +169,14 @@ func benchCase(ctx context.Context, dir string, c *corpusCase, strats []string, 
 	row := append([]string{c.Name}, judged...)
 	row = append(row, trials...)
 	return append(append(row, ratio), tail...)
+}
+
+// short lists up to five hunk ids, then how many more.
+func short(ids []diffhunks.ID) string {
+	if len(ids) <= 5 {
+		return fmt.Sprint(ids)
+	}
+	return fmt.Sprintf("%v…(%d)", ids[:5], len(ids))
 }
 
 func treeMark(c *corpusCase, tree *cause.Node) string {
