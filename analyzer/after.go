@@ -80,11 +80,11 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		return nil, err
 	}
 	tr, err := trace.Run(ctx, trace.Config{
-		Dir:         modRoot,
-		Pkg:         pkg,
-		Test:        req.Test.Name,
-		Timeout:     req.Timeout,
-		TraceDir:    dir,
+		Dir:      modRoot,
+		Pkg:      pkg,
+		Test:     req.Test.Name,
+		Timeout:  req.Timeout,
+		TraceDir: dir,
 	})
 	if err != nil {
 		os.RemoveAll(dir)
