@@ -33,8 +33,15 @@ func AuxFor(ctx context.Context, b Builder, hunks []diffhunks.Hunk, revert, pool
 type auxSearch struct {
 	b       Builder
 	byID    map[diffhunks.ID]diffhunks.Hunk
-	builds  memo[bool]
+	builds  memo[built]
 	nbuilds atomic.Int64
+}
+
+// built is what one build of a reverted set said: whether it compiled and,
+// when it did not, the compiler's message (empty when unknown).
+type built struct {
+	ok  bool
+	msg string
 }
 
 func newAuxSearch(b Builder, hunks []diffhunks.Hunk) *auxSearch {
@@ -47,25 +54,41 @@ func newAuxSearch(b Builder, hunks []diffhunks.Hunk) *auxSearch {
 
 // compiles reports whether head builds with the sorted set reverted.
 func (a *auxSearch) compiles(ctx context.Context, set []diffhunks.ID) (bool, error) {
-	ok, _, err := a.builds.get(key(set), func() (bool, error) {
+	b, err := a.build(ctx, set)
+	return b.ok, err
+}
+
+// build builds head with the sorted set reverted, once per set.
+func (a *auxSearch) build(ctx context.Context, set []diffhunks.ID) (built, error) {
+	b, _, err := a.builds.get(key(set), func() (built, error) {
 		a.nbuilds.Add(1)
 		r, err := a.b.Build(ctx, set)
 		if err != nil {
-			return false, fmt.Errorf("building variant with %v reverted: %w", set, err)
+			return built{}, fmt.Errorf("building variant with %v reverted: %w", set, err)
 		}
 		// A build that timed out is taken as broken: the search then
 		// looks for a set that demonstrably compiles.
-		return r.Compiled() && r.Outcome != trial.Timeout, nil
+		return built{ok: r.Compiled() && r.Outcome != trial.Timeout, msg: r.Message}, nil
 	})
-	return ok, err
+	return b, err
 }
 
 // find returns a 1-minimal subset of pool that makes revert compile. msg is
 // the compiler output for revert alone, if known, for the guesses.
 func (a *auxSearch) find(ctx context.Context, revert, pool []diffhunks.ID, msg string) ([]diffhunks.ID, error) {
-	ok, err := a.compiles(ctx, revert)
-	if err != nil || ok {
+	b, err := a.build(ctx, revert)
+	if err != nil || b.ok {
 		return nil, err
+	}
+	if msg == "" {
+		msg = b.msg
+	}
+	// Following the compiler's complaints usually reaches a set that
+	// compiles in a few builds, whatever the size of the pool.
+	if g, err := a.follow(ctx, revert, pool, msg); err != nil {
+		return nil, err
+	} else if g != nil {
+		return a.trim(ctx, revert, g)
 	}
 	// A guess that compiles also proves the invariant of shrink, so the
 	// whole pool is built only when every guess fails.
@@ -182,6 +205,24 @@ func (a *auxSearch) shrink(ctx context.Context, revert, omega []diffhunks.ID) ([
 			return omega, nil
 		default:
 			n = min(2*n, len(omega))
+		}
+	}
+	return omega, nil
+}
+
+// trim makes omega 1-minimal by leaving out one hunk at a time, keeping
+// each left out when revert ∪ omega still compiles without it: len(omega)
+// builds. Invariant: revert ∪ omega compiles. The sets follow returns are
+// small and mostly needed, where this beats shrink's partitions.
+func (a *auxSearch) trim(ctx context.Context, revert, omega []diffhunks.ID) ([]diffhunks.ID, error) {
+	for i := len(omega) - 1; i >= 0; i-- {
+		without := slices.Delete(slices.Clone(omega), i, i+1)
+		ok, err := a.compiles(ctx, union(revert, without))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			omega = without
 		}
 	}
 	return omega, nil

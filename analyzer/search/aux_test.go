@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -22,17 +23,17 @@ func TestAuxFor(t *testing.T) {
 	// y.go   8 New() call         in B
 	// z.go   9..16 unrelated edits, two per function
 	hunks := []diffhunks.Hunk{
-		{ID: 1, File: "a.go"},
-		{ID: 2, File: "a.go", Func: "G"},
-		{ID: 3, File: "a.go", Func: "G"},
-		{ID: 4, File: "a.go", Func: "H"},
-		{ID: 5, File: "a.go", Func: "H"},
-		{ID: 6, File: "lib.go", Func: "New"},
-		{ID: 7, File: "x.go", Func: "A"},
-		{ID: 8, File: "y.go", Func: "B"},
+		{ID: 1, File: "a.go", Kind: diffhunks.Modify},
+		{ID: 2, File: "a.go", Func: "G", Kind: diffhunks.Modify},
+		{ID: 3, File: "a.go", Func: "G", Kind: diffhunks.Modify},
+		{ID: 4, File: "a.go", Func: "H", Kind: diffhunks.Modify},
+		{ID: 5, File: "a.go", Func: "H", Kind: diffhunks.Modify},
+		{ID: 6, File: "lib.go", Func: "New", Kind: diffhunks.Modify},
+		{ID: 7, File: "x.go", Func: "A", Kind: diffhunks.Modify},
+		{ID: 8, File: "y.go", Func: "B", Kind: diffhunks.Modify},
 	}
 	for i := 9; i <= 16; i++ {
-		hunks = append(hunks, diffhunks.Hunk{ID: diffhunks.ID(i), File: "z.go", Func: string(rune('P' + (i-9)/2))})
+		hunks = append(hunks, diffhunks.Hunk{ID: diffhunks.ID(i), File: "z.go", Func: string(rune('P' + (i-9)/2)), Kind: diffhunks.Modify})
 	}
 	// Go's rules for these edits: reverting a use without its declaration
 	// leaves the declaration unused; reverting the rename without its call
@@ -167,4 +168,77 @@ func TestAuxMemoSharedAcrossVariants(t *testing.T) {
 		t.Errorf("aux (-want +got):\n%s", diff)
 	}
 	o.checkNoRepeats(t, union(f.Root, f.Aux))
+}
+
+func TestAuxFollowsCompilerErrors(t *testing.T) {
+	// lib.go 1: func Old() → func New()
+	// x.go   2: three base lines become one (head 5, base 5-7)
+	//        3: Old() → New() at head line 20
+	// y.go   4..29: unrelated edits, 30: Old() → New() at head line 90
+	hunks := []diffhunks.Hunk{
+		{ID: 1, File: "lib.go", Func: "New", Kind: diffhunks.Modify, Base: diffhunks.LineRange{Start: 10, End: 10}, Head: diffhunks.LineRange{Start: 10, End: 10}, Diff: "-func Old() {\n+func New() {\n"},
+		{ID: 2, File: "x.go", Func: "A", Kind: diffhunks.Modify, Base: diffhunks.LineRange{Start: 5, End: 7}, Head: diffhunks.LineRange{Start: 5, End: 5}, Diff: "-\ta := 1\n-\tb := 2\n-\tuse(a, b)\n+\tuse(1, 2)\n"},
+		{ID: 3, File: "x.go", Func: "A", Kind: diffhunks.Modify, Base: diffhunks.LineRange{Start: 22, End: 22}, Head: diffhunks.LineRange{Start: 20, End: 20}, Diff: "-\tOld()\n+\tNew()\n"},
+	}
+	for i := 4; i <= 29; i++ {
+		l := 3 * i
+		hunks = append(hunks, diffhunks.Hunk{ID: diffhunks.ID(i), File: "y.go", Func: fmt.Sprintf("F%d", i), Kind: diffhunks.Modify,
+			Base: diffhunks.LineRange{Start: l, End: l}, Head: diffhunks.LineRange{Start: l, End: l}, Diff: "-\tx := 1\n+\tx := 2\n"})
+	}
+	hunks = append(hunks, diffhunks.Hunk{ID: 30, File: "y.go", Func: "G", Kind: diffhunks.Modify,
+		Base: diffhunks.LineRange{Start: 90, End: 90}, Head: diffhunks.LineRange{Start: 90, End: 90}, Diff: "-\tOld()\n+\tNew()\n"})
+
+	// The compiler's messages use the variant's line numbers: with hunk 2
+	// reverted, x.go's head line 20 is line 22.
+	compiles := func(r set) bool { return r[1] == r[3] && r[1] == r[30] }
+	msg := func(r set) string {
+		var m []string
+		xLine := 20
+		if r[2] {
+			xLine = 22
+		}
+		if r[1] && !r[3] {
+			// No name to follow: only the line leads to hunk 3.
+			m = append(m, fmt.Sprintf("./x.go:%d:2: invalid operation: cannot call non-function", xLine))
+		}
+		if r[1] && !r[30] {
+			m = append(m, "./y.go:90:2: invalid operation: cannot call non-function")
+		}
+		if !r[1] && r[3] {
+			m = append(m, fmt.Sprintf("./x.go:%d:2: undefined: Old", xLine))
+		}
+		return strings.Join(m, "\n")
+	}
+	tests := []struct {
+		name   string
+		revert []diffhunks.ID
+		want   []diffhunks.ID
+		builds int
+	}{
+		// revert, then {3, 30} from the positions, then the
+		// two halves of {3, 30} in shrinking it.
+		{name: "declaration renamed", revert: []diffhunks.ID{1}, want: []diffhunks.ID{3, 30}, builds: 4},
+		// The error line is shifted by the reverted hunk 2.
+		{name: "line numbers of the variant", revert: []diffhunks.ID{1, 2}, want: []diffhunks.ID{3, 30}, builds: 4},
+		// A call site reverted alone: its line lies in the reverted hunk,
+		// so only the name Old leads on, to the declaration and the other
+		// call site, which both stay.
+		{name: "call site", revert: []diffhunks.ID{3}, want: []diffhunks.ID{1, 30}, builds: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &oracle{compiles: compiles, msg: msg}
+			got, err := AuxFor(t.Context(), o, hunks, tt.revert, ids(1, 30))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("aux (-want +got):\n%s", diff)
+			}
+			if n := o.nbuilds(); n != tt.builds {
+				t.Errorf("builds = %d, want %d", n, tt.builds)
+			}
+			o.checkNoRepeats(t, nil)
+		})
+	}
 }

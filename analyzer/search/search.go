@@ -145,7 +145,7 @@ func (s *searcher) run(ctx context.Context, set []diffhunks.ID) (trial.Result, e
 			return r, fmt.Errorf("running variant with %v reverted: %w", set, err)
 		}
 		if r.Outcome != trial.Timeout {
-			s.aux.builds.put(k, r.Compiled())
+			s.aux.builds.put(k, built{ok: r.Compiled(), msg: r.Message})
 		}
 		return r, nil
 	})

@@ -131,10 +131,10 @@ func TestStrategies(t *testing.T) {
 	// Reverting hunk 2 (the only use of n in G) leaves "declared and not
 	// used: n" unless hunk 1 (its declaration) is reverted too.
 	unusedHunks := []diffhunks.Hunk{
-		{ID: 1, File: "a.go", Func: "G"},
-		{ID: 2, File: "a.go", Func: "G"},
-		{ID: 3, File: "a.go", Func: "H"},
-		{ID: 4, File: "b.go", Func: "K"},
+		{ID: 1, File: "a.go", Func: "G", Kind: diffhunks.Modify},
+		{ID: 2, File: "a.go", Func: "G", Kind: diffhunks.Modify},
+		{ID: 3, File: "a.go", Func: "H", Kind: diffhunks.Modify},
+		{ID: 4, File: "b.go", Func: "K", Kind: diffhunks.Modify},
 	}
 	unusedOracle := func() *oracle {
 		return &oracle{

@@ -1,0 +1,230 @@
+package search
+
+import (
+	"context"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// maxFollow bounds the builds of one follow.
+const maxFollow = 6
+
+// follow grows an auxiliary set for revert from the compiler's complaints:
+// each round adds the pool hunks the errors point at, builds again, and
+// reads the new errors. It returns the added hunks once the variant
+// compiles, nil when the complaints point at nothing new or maxFollow
+// builds did not get there. On a large pool this takes a few builds where
+// partitioning the whole pool takes hundreds; the caller still shrinks
+// what it returns.
+func (a *auxSearch) follow(ctx context.Context, revert, pool []diffhunks.ID, msg string) ([]diffhunks.ID, error) {
+	var added []diffhunks.ID
+	for range maxFollow {
+		cur := union(revert, added)
+		more := minus(a.blamed(cur, pool, msg), cur)
+		if len(more) == 0 {
+			return nil, nil
+		}
+		added = union(added, more)
+		b, err := a.build(ctx, union(revert, added))
+		if err != nil {
+			return nil, err
+		}
+		if b.ok {
+			return added, nil
+		}
+		msg = b.msg
+	}
+	return nil, nil
+}
+
+// compileError matches one compiler error: "path.go:line:col: text", the
+// path relative to wherever the go command ran.
+var compileError = regexp.MustCompile(`(?m)^\s*(\S+\.go):(\d+)(?::\d+)?: (.*)$`)
+
+// errorNames pick the identifiers an error is about.
+var errorNames = []*regexp.Regexp{
+	regexp.MustCompile(`undefined: ([\w.]+)`),
+	regexp.MustCompile(`has no field or method (\w+)`),
+	regexp.MustCompile(`(?:call to|argument to|return statement of) ([\w.]+)`),
+	regexp.MustCompile(`unknown field (\w+)`),
+	regexp.MustCompile(`(\w+) redeclared`),
+	regexp.MustCompile(`missing method (\w+)`),
+	regexp.MustCompile(`declared and not used: (\w+)`),
+	regexp.MustCompile(`"(?:[^"]*/)?([^"/]+)" imported and not used`),
+	regexp.MustCompile(`imported as (\w+) and not used`),
+	regexp.MustCompile(`\btypes? \*?([\w.]+)`),
+	regexp.MustCompile(`\bas \*?([\w.]+) value`),
+}
+
+// predeclared names say nothing about which hunk to revert.
+var predeclared = map[string]bool{
+	"any": true, "bool": true, "byte": true, "comparable": true, "complex64": true, "complex128": true,
+	"error": true, "float32": true, "float64": true, "int": true, "int8": true, "int16": true,
+	"int32": true, "int64": true, "rune": true, "string": true, "uint": true, "uint8": true,
+	"uint16": true, "uint32": true, "uint64": true, "uintptr": true, "nil": true, "untyped": true,
+}
+
+// blamed returns the pool hunks that the errors in msg, reported against
+// the variant with cur reverted, point at: the hunks whose changed lines
+// name an identifier an error is about, and the hunks at an error's line
+// (see hunksAt; widely for an error that names nothing, such as a syntax
+// error).
+func (a *auxSearch) blamed(cur, pool []diffhunks.ID, msg string) []diffhunks.ID {
+	inPool := make(map[diffhunks.ID]bool, len(pool))
+	for _, id := range pool {
+		inPool[id] = true
+	}
+	var out []diffhunks.ID
+	// A name is looked for in the package it belongs to: the error's own
+	// for a bare name, the one its qualifier names (by directory) for
+	// pkg.Name.
+	type scoped struct{ name, dir string }
+	names := map[scoped]bool{}
+	for _, m := range compileError.FindAllStringSubmatch(msg, -1) {
+		line, err := strconv.Atoi(m[2])
+		if err != nil {
+			continue
+		}
+		files := a.filesNamed(m[1])
+		named := false
+		for _, re := range errorNames {
+			for _, n := range re.FindAllStringSubmatch(m[3], -1) {
+				name, qual := n[1], ""
+				if i := strings.LastIndexByte(name, '.'); i >= 0 {
+					name, qual = name[i+1:], name[:i]
+				}
+				if name == "" || predeclared[name] {
+					continue
+				}
+				named = true
+				for _, f := range files {
+					names[scoped{name, path.Dir(f)}] = true
+				}
+				if qual != "" || len(files) == 0 {
+					names[scoped{name, qual}] = true
+				}
+			}
+		}
+		for _, file := range files {
+			out = append(out, a.hunksAt(cur, inPool, file, line, !named)...)
+		}
+	}
+	for n := range names {
+		word := regexp.MustCompile(`\b` + regexp.QuoteMeta(n.name) + `\b`)
+		for _, id := range pool {
+			h := a.byID[id]
+			if h.Kind != diffhunks.Modify || !word.MatchString(h.Diff) {
+				continue
+			}
+			// A qualifier names the package's directory by its last
+			// element (or a receiver variable: then nothing matches and
+			// the bare name's own package does).
+			dir := path.Dir(h.File)
+			if n.dir == dir || n.dir != "" && !strings.Contains(n.dir, "/") && path.Base(dir) == n.dir || n.dir == "" {
+				out = append(out, id)
+			}
+		}
+	}
+	return norm(out)
+}
+
+// filesNamed returns the hunk files that a path in a compiler message may
+// stand for. The path is relative to the go command's directory and may lie
+// in a copy of the tree (an overlay), so a hunk file matches when it ends
+// the path; the longest such match wins. Failing that, a path that ends a
+// hunk file (a package below the go command's directory) matches.
+func (a *auxSearch) filesNamed(p string) []string {
+	best := ""
+	var below []string
+	for _, h := range a.byID {
+		f := h.File
+		switch {
+		case p == f || strings.HasSuffix(p, "/"+f):
+			if len(f) > len(best) {
+				best = f
+			}
+		case strings.HasSuffix(f, "/"+strings.TrimPrefix(p, "./")) && !slices.Contains(below, f):
+			below = append(below, f)
+		}
+	}
+	if best != "" {
+		return []string{best}
+	}
+	return below
+}
+
+// hunksAt returns the pool hunks of file at line, a line of the variant
+// with cur reverted: a whole-file hunk of the file, and the modify hunk
+// whose head lines hold the line once it is mapped back to head. When wide
+// is set and no pool hunk holds the line, it returns the pool hunks of the
+// function of the reverted hunk holding or preceding the line: code brought
+// back by a revert, or just after it, usually needs the rest of its
+// function's old version. Outside functions it returns the pool hunks
+// next to that reverted hunk.
+func (a *auxSearch) hunksAt(cur []diffhunks.ID, inPool map[diffhunks.ID]bool, file string, line int, wide bool) []diffhunks.ID {
+	var reverted []diffhunks.Hunk
+	for _, id := range cur {
+		if h := a.byID[id]; h.File == file && h.Kind == diffhunks.Modify {
+			reverted = append(reverted, h)
+		}
+	}
+	slices.SortFunc(reverted, func(x, y diffhunks.Hunk) int { return x.Head.Start - y.Head.Start })
+	head := line    // line in head's numbering, if outside reverted hunks
+	inside := false // line is in a reverted hunk's base lines
+	var near diffhunks.Hunk
+	for _, h := range reverted {
+		start := h.Head.Start + (line - head) // h's first line in the variant
+		if line < start {
+			break
+		}
+		near = h
+		if line < start+h.Base.Len() {
+			inside = true
+			break
+		}
+		head -= h.Base.Len() - h.Head.Len()
+	}
+	var out []diffhunks.ID
+	for id := range inPool {
+		h := a.byID[id]
+		if h.File == file && (h.Kind != diffhunks.Modify || !inside && h.Head.Contains(head)) {
+			out = append(out, id)
+		}
+	}
+	if len(out) > 0 || !wide || near.ID == 0 {
+		return out
+	}
+	if near.Func != "" {
+		for id := range inPool {
+			if h := a.byID[id]; h.File == file && h.Func == near.Func {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	// Outside functions: the pool hunks next to it in the file.
+	var prev, next diffhunks.Hunk
+	for id := range inPool {
+		h := a.byID[id]
+		if h.File != file || h.Kind != diffhunks.Modify {
+			continue
+		}
+		if h.Head.Start < near.Head.Start && h.Head.Start > prev.Head.Start {
+			prev = h
+		}
+		if h.Head.Start > near.Head.Start && (next.ID == 0 || h.Head.Start < next.Head.Start) {
+			next = h
+		}
+	}
+	for _, h := range []diffhunks.Hunk{prev, next} {
+		if h.ID != 0 {
+			out = append(out, h.ID)
+		}
+	}
+	return out
+}
