@@ -38,6 +38,10 @@ type Case struct {
 	} `json:"truth"`
 	Traits []string `json:"traits"`
 	Why    string   `json:"why"`
+	// GoMod is the module path for a repository whose commits predate
+	// go.mod: both trees get the same go.mod and go.sum, made by go mod
+	// tidy on head's tree.
+	GoMod string `json:"gomod,omitempty"`
 }
 
 var hexSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -255,6 +259,12 @@ func rebuild(mirrors, casesDir, out, name string, check bool, timeout time.Durat
 	if _, err := git(repo, fixedIdentity, "init", "-q", "-b", "base"); err != nil {
 		return 0, base, head, err
 	}
+	var modFiles map[string][]byte
+	if c.GoMod != "" {
+		if modFiles, err = synthModule(gitDir, c); err != nil {
+			return 0, base, head, err
+		}
+	}
 	steps := []struct {
 		branch, commit string
 		status         *string
@@ -267,6 +277,11 @@ func rebuild(mirrors, casesDir, out, name string, check bool, timeout time.Durat
 		}
 		if err := exportTree(gitDir, repo, c, s.commit); err != nil {
 			return 0, base, head, err
+		}
+		for name, data := range modFiles {
+			if err := os.WriteFile(filepath.Join(repo, filepath.FromSlash(c.Module), name), data, 0o644); err != nil {
+				return 0, base, head, fmt.Errorf("write %s: %w", name, err)
+			}
 		}
 		msg := fmt.Sprintf("%s: %s of %s at %s with the test of %s", c.Name, s.branch, c.Repo, s.commit, c.Fix)
 		if err := commitTree(repo, msg); err != nil {
@@ -295,6 +310,45 @@ func rebuild(mirrors, casesDir, out, name string, check bool, timeout time.Durat
 		return hunks, base, head, fmt.Errorf("copy case: %w", err)
 	}
 	return hunks, base, head, nil
+}
+
+// synthModule makes go.mod and go.sum for a case whose commits have no
+// go.mod: module c.GoMod at the go version of the oldest language rules
+// that modules know (1.16), requirements from go mod tidy on head's tree
+// with the fix's test spliced in.
+func synthModule(gitDir string, c *Case) (map[string][]byte, error) {
+	tmp, err := os.MkdirTemp("", "rebuild-mod-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := exportTree(gitDir, tmp, c, c.Head); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(tmp, filepath.FromSlash(c.Module))
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		return nil, fmt.Errorf("%s: gomod is set but head has a go.mod", c.Name)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+c.GoMod+"\n\ngo 1.16\n"), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", "mod", "tidy")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOWORK=off")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go mod tidy for %s: %w: %s", c.GoMod, err, b)
+	}
+	files := map[string][]byte{}
+	for _, name := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // no requirements, no go.sum
+		} else if err != nil {
+			return nil, err
+		}
+		files[name] = b
+	}
+	return files, nil
 }
 
 // runPattern anchors each level of a test name for go test -run.
