@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // ErrNoSuchTest means the named test does not exist (or did not run).
@@ -442,17 +442,13 @@ func inPackageTree(dir string, nested map[string]bool) bool {
 // gitLines runs git in dir and returns its output lines. Exit status 1 with
 // no output (git grep finding nothing) is an empty answer, not an error.
 func gitLines(ctx context.Context, dir string, args ...string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := proc.Git(ctx, dir, args...)
 	if err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 1 && len(out) == 0 && stderr.Len() == 0 {
+		var ge *proc.GitError
+		if errors.As(err, &ge) && ge.ExitCode == 1 && len(out) == 0 && ge.Stderr == "" {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, nil

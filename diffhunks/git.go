@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // FromGit builds the Set between two revisions of the git repository in
@@ -27,7 +28,7 @@ func FromGit(ctx context.Context, dir, base, head string) (*Set, error) {
 	}
 	// --raw gives modes and blob ids for both sides in one pass; the flags
 	// pin down behaviour that user configuration could otherwise change.
-	out, err := runGit(ctx, dir, "diff", "--raw", "-z", "-M", "--no-abbrev", "--no-relative", "--no-ext-diff", "--no-color", b, h, "--")
+	out, err := proc.Git(ctx, dir, "diff", "--raw", "-z", "-M", "--no-abbrev", "--no-relative", "--no-ext-diff", "--no-color", b, h, "--")
 	if err != nil {
 		return nil, fmt.Errorf("listing changes %s..%s: %w", base, head, err)
 	}
@@ -69,31 +70,15 @@ func resolveRev(ctx context.Context, dir, rev string) (string, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return "", fmt.Errorf("invalid revision %q", rev)
 	}
-	out, err := runGit(ctx, dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	out, err := proc.Git(ctx, dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		var ge *proc.GitError
+		if errors.As(err, &ge) && ge.ExitCode == 1 {
 			return "", fmt.Errorf("unknown revision %q in %s", rev, dir)
 		}
 		return "", fmt.Errorf("resolving revision %q: %w", rev, err)
 	}
 	return strings.TrimSpace(string(out)), nil
-}
-
-// runGit runs git in dir and returns its standard output; a failure carries
-// git's standard error.
-func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, fmt.Errorf("git %s: %w: %s", args[0], err, msg)
-		}
-		return nil, fmt.Errorf("git %s: %w", args[0], err)
-	}
-	return stdout.Bytes(), nil
 }
 
 // rawEntry is one record of `git diff --raw -z`. An absent side has mode 0.
@@ -177,51 +162,12 @@ func catBlobs(ctx context.Context, dir string, ids []string) (map[string][]byte,
 	if len(want) == 0 {
 		return content, nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	out, err := proc.GitInput(ctx, dir, strings.NewReader(strings.Join(want, "\n")+"\n"), "cat-file", "--batch")
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
+	if err := readBatch(bufio.NewReader(bytes.NewReader(out)), want, content); err != nil {
 		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting git cat-file: %w", err)
-	}
-	// Requests are written concurrently with reading the answers: git
-	// blocks once its output pipe is full.
-	writeErr := make(chan error, 1)
-	go func() {
-		w := bufio.NewWriter(stdin)
-		for _, id := range want {
-			if _, err := w.WriteString(id + "\n"); err != nil {
-				writeErr <- err
-				stdin.Close()
-				return
-			}
-		}
-		err := w.Flush()
-		stdin.Close()
-		writeErr <- err
-	}()
-	readErr := readBatch(bufio.NewReaderSize(stdout, 64<<10), want, content)
-	if readErr != nil {
-		// Unblock git and the writer before waiting for them.
-		io.Copy(io.Discard, stdout)
-	}
-	werr := <-writeErr
-	waitErr := cmd.Wait()
-	switch {
-	case readErr != nil:
-		return nil, readErr
-	case waitErr != nil:
-		return nil, fmt.Errorf("git cat-file: %w: %s", waitErr, strings.TrimSpace(stderr.String()))
-	case werr != nil:
-		return nil, fmt.Errorf("writing to git cat-file: %w", werr)
 	}
 	return content, nil
 }

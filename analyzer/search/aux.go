@@ -76,9 +76,28 @@ func (a *auxSearch) build(ctx context.Context, set []diffhunks.ID) (built, error
 // find returns a 1-minimal subset of pool that makes revert compile. msg is
 // the compiler output for revert alone, if known, for the guesses.
 func (a *auxSearch) find(ctx context.Context, revert, pool []diffhunks.ID, msg string) ([]diffhunks.ID, error) {
+	c, err := a.compiling(ctx, revert, pool, msg)
+	if err != nil {
+		return nil, err
+	}
+	return a.minimise(ctx, revert, c)
+}
+
+// candidate is a set of auxiliary hunks that makes a revert compile, not
+// yet minimised, and how to minimise it.
+type candidate struct {
+	ids []diffhunks.ID
+	// followed: the set came from following the compiler, small and mostly
+	// needed, so it is trimmed hunk by hunk rather than partitioned.
+	followed bool
+}
+
+// compiling returns a subset of pool that makes revert compile (empty when
+// revert compiles alone), without minimising it.
+func (a *auxSearch) compiling(ctx context.Context, revert, pool []diffhunks.ID, msg string) (candidate, error) {
 	b, err := a.build(ctx, revert)
 	if err != nil || b.ok {
-		return nil, err
+		return candidate{}, err
 	}
 	if msg == "" {
 		msg = b.msg
@@ -86,27 +105,38 @@ func (a *auxSearch) find(ctx context.Context, revert, pool []diffhunks.ID, msg s
 	// Following the compiler's complaints usually reaches a set that
 	// compiles in a few builds, whatever the size of the pool.
 	if g, err := a.follow(ctx, revert, pool, msg); err != nil {
-		return nil, err
+		return candidate{}, err
 	} else if g != nil {
-		return a.trim(ctx, revert, g)
+		return candidate{ids: g, followed: true}, nil
 	}
 	// A guess that compiles also proves the invariant of shrink, so the
 	// whole pool is built only when every guess fails.
 	for _, g := range a.guesses(revert, pool, msg) {
 		ok, err := a.compiles(ctx, union(revert, g))
 		if err != nil {
-			return nil, err
+			return candidate{}, err
 		}
 		if ok {
-			return a.shrink(ctx, revert, g)
+			return candidate{ids: g}, nil
 		}
 	}
 	if ok, err := a.compiles(ctx, union(revert, pool)); err != nil {
-		return nil, err
+		return candidate{}, err
 	} else if !ok {
-		return nil, fmt.Errorf("%w: %v does not compile even with all %d revertible hunks reverted too", ErrNoAux, revert, len(pool))
+		return candidate{}, fmt.Errorf("%w: %v does not compile even with all %d revertible hunks reverted too", ErrNoAux, revert, len(pool))
 	}
-	return a.shrink(ctx, revert, pool)
+	return candidate{ids: pool}, nil
+}
+
+// minimise makes c 1-minimal for revert (when compiling is monotone).
+func (a *auxSearch) minimise(ctx context.Context, revert []diffhunks.ID, c candidate) ([]diffhunks.ID, error) {
+	if len(c.ids) == 0 {
+		return nil, nil
+	}
+	if c.followed {
+		return a.trim(ctx, revert, c.ids)
+	}
+	return a.shrink(ctx, revert, c.ids)
 }
 
 // guesses returns growing subsets of pool, smaller than pool, where the

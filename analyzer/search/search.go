@@ -154,6 +154,12 @@ func (s *searcher) run(ctx context.Context, set []diffhunks.ID) (trial.Result, e
 
 // try runs the sorted set with s.extra, adding auxiliary hunks when it does
 // not compile. The variant's aux holds neither the set nor s.extra.
+//
+// Auxiliary hunks are minimised only for a variant that passes: a variant
+// that fails with more hunks reverted than it needs fails with fewer too
+// (the test being taken as monotone), and on a large refactor minimising
+// costs a build per auxiliary hunk. A passing variant is run again with
+// its minimised auxiliary hunks, and that run is its outcome.
 func (s *searcher) try(ctx context.Context, set []diffhunks.ID) (variant, error) {
 	set = union(set, s.extra)
 	v, _, err := s.variants.get(key(set), func() (variant, error) {
@@ -161,7 +167,7 @@ func (s *searcher) try(ctx context.Context, set []diffhunks.ID) (variant, error)
 		if err != nil || r.Compiled() || s.opt.NoAux {
 			return variant{res: r}, err
 		}
-		aux, err := s.aux.find(ctx, set, minus(s.pool, set), r.Message)
+		c, err := s.aux.compiling(ctx, set, minus(s.pool, set), r.Message)
 		if errors.Is(err, ErrNoAux) {
 			s.mu.Lock()
 			s.unresolved++
@@ -170,6 +176,14 @@ func (s *searcher) try(ctx context.Context, set []diffhunks.ID) (variant, error)
 		}
 		if err != nil {
 			return variant{}, err
+		}
+		r, err = s.run(ctx, union(set, c.ids))
+		if err != nil || !r.Passed() {
+			return variant{aux: c.ids, res: r}, err
+		}
+		aux, err := s.aux.minimise(ctx, set, c)
+		if err != nil || len(aux) == len(c.ids) {
+			return variant{aux: aux, res: r}, err
 		}
 		r, err = s.run(ctx, union(set, aux))
 		return variant{aux: aux, res: r}, err

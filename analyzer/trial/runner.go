@@ -39,9 +39,6 @@ const (
 	ModeCommand = "command" // the user's shell commands in a worktree
 )
 
-// gitTimeout bounds one git command (a checkout of a large tree is slow).
-const gitTimeout = 10 * time.Minute
-
 // DefaultTimeout bounds a trial when Config.Timeout is zero.
 const DefaultTimeout = 2 * time.Minute
 
@@ -253,14 +250,8 @@ func (r *Runner) putWorktree(ctx context.Context, wt string) error {
 }
 
 func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, error) {
-	res, err := execute(ctx, gitTimeout, dir, append(proc.Env(), "GIT_TERMINAL_PROMPT=0"), "git", args...)
-	if err != nil {
-		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-	}
-	if res.exitCode != 0 || res.timedOut {
-		return "", fmt.Errorf("git %s: exit %d: %s", strings.Join(args, " "), res.exitCode, strings.TrimSpace(string(res.stderr)))
-	}
-	return string(res.stdout), nil
+	out, err := proc.Git(ctx, dir, args...)
+	return string(out), err
 }
 
 // env is the environment of every build and test.

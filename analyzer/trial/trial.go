@@ -1,9 +1,11 @@
 package trial
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -156,23 +158,80 @@ func writeFile(name string, data []byte, mode fs.FileMode) error {
 func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []string, modFiles, build bool) (Result, error) {
 	// go test's own -timeout is a backstop behind ours, which also covers
 	// the build and kills the whole process group.
-	args := []string{"test", "-json", "-vet=off"}
-	if build {
-		bin := filepath.Join(r.tmp, fmt.Sprintf("build%d.test", r.nextSeq()))
-		defer os.Remove(bin)
-		args = append(args, "-c", "-o", bin)
-	} else {
-		args = append(args, "-count=1", "-timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10*time.Second).String(),
-			"-run", gotest.RunPattern(r.cfg.Test))
-	}
-	args = append(append(args, extra...), r.cfg.Pkg)
 	cwd := filepath.Join(wt, filepath.FromSlash(r.prefix))
+	c := classifier{root: wt, cwd: cwd, overlayDir: overlayDir, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
+	if build {
+		return r.goList(ctx, cwd, c, extra, modFiles)
+	}
+	args := []string{"test", "-json", "-vet=off", "-count=1", "-timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10*time.Second).String(),
+		"-run", gotest.RunPattern(r.cfg.Test)}
+	args = append(append(args, extra...), r.cfg.Pkg)
 	out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(modFiles), "go", args...)
 	if err != nil {
 		return Result{}, err
 	}
-	c := classifier{root: wt, cwd: cwd, overlayDir: overlayDir, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
-	return c.classify(out, build)
+	return c.classify(out, false)
+}
+
+// goList compiles the test's package, its test variants and their
+// dependencies to export data without linking a test binary (go list
+// -export), about three times faster than go test -c, and reports a
+// BuildError with the compiler's messages when any of them fails.
+func (r *Runner) goList(ctx context.Context, cwd string, c classifier, extra []string, modFiles bool) (Result, error) {
+	args := append([]string{"list", "-test", "-export", "-e", "-json=Error,DepsErrors"}, extra...)
+	args = append(args, r.cfg.Pkg)
+	out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(modFiles), "go", args...)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Duration: out.duration, Outcome: Pass}
+	if out.timedOut {
+		res.Outcome = Timeout
+		return res, nil
+	}
+	msgs, derr := listErrors(out.stdout)
+	if derr != nil || (out.exitCode != 0 && len(msgs) == 0) {
+		// The go command failed before listing anything (a broken go.mod,
+		// say) and said why on stderr.
+		msgs = append(msgs, string(out.stderr))
+	}
+	if len(msgs) > 0 {
+		res.Outcome = BuildError
+		text := strings.Join(msgs, "\n")
+		res.Message = c.relative(tail(text, maxMessage))
+		res.Output = tail(text, maxOutput)
+	}
+	return res, nil
+}
+
+// listErrors returns the distinct errors in a go list -json stream: each
+// package's own and those of its dependencies (the same compile failure is
+// reported by every package that imports the broken one).
+func listErrors(stream []byte) ([]string, error) {
+	type listErr struct{ Err string }
+	var msgs []string
+	seen := map[string]bool{}
+	dec := json.NewDecoder(bytes.NewReader(stream))
+	for {
+		var p struct {
+			Error      *listErr
+			DepsErrors []*listErr
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			return msgs, nil
+		} else if err != nil {
+			return msgs, fmt.Errorf("reading go list output: %w", err)
+		}
+		for _, e := range append(p.DepsErrors, p.Error) {
+			if e == nil {
+				continue
+			}
+			if m := strings.TrimSpace(e.Err); m != "" && !seen[m] {
+				seen[m] = true
+				msgs = append(msgs, m)
+			}
+		}
+	}
 }
 
 func (r *Runner) nextSeq() int {

@@ -186,7 +186,8 @@ func TestCancel(t *testing.T) {
 	workDirs := make(chan int, 1)
 	go func() {
 		for {
-			if _, err := os.Stat(pidFile); err == nil {
+			// The file is created before the pid is written into it.
+			if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 {
 				// The test binary runs: go test's work directory is there.
 				entries, _ := os.ReadDir(filepath.Join(r.tmp, "gotmp"))
 				workDirs <- len(entries)

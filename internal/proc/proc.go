@@ -31,6 +31,8 @@ type Cmd struct {
 	Timeout time.Duration
 	// Stdout and Stderr, when set, receive the output instead of Result.
 	Stdout, Stderr io.Writer
+	// Stdin, when set, is the process's standard input.
+	Stdin io.Reader
 }
 
 // Result is what one process did.
@@ -63,6 +65,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		env = append(env[:len(env):len(env)], "PWD="+c.Dir)
 	}
 	cmd.Env = env
+	cmd.Stdin = c.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = waitDelay
