@@ -96,7 +96,10 @@ func (s *searcher) asymmetric(ctx context.Context, d []diffhunks.ID) ([]diffhunk
 			}
 			return d, nil
 		}
-		parts := partition(d, n)
+		// Parts follow the program's structure (whole files, then whole
+		// functions, then single hunks), as hierarchical delta debugging
+		// does: a part cut inside a function rarely compiles alone.
+		parts := s.aux.partition(d, n)
 		// Part i is followed by its complement, as in the paper; with
 		// two parts each complement is the other part.
 		var sets [][]diffhunks.ID
