@@ -260,6 +260,11 @@ func (l *afterLoop) touched(hunks []diffhunks.Hunk, causes []*semantic.Cause, al
 		for _, id := range c.Deletions() {
 			set[id] = true
 		}
+		for _, u := range c.Constants() {
+			if id := hunkAt(u.Loc.File, u.Loc.Line); id != 0 {
+				set[id] = true
+			}
+		}
 	}
 	var out []diffhunks.ID
 	for id := range set {

@@ -22,6 +22,9 @@ type sources struct {
 	src   map[string][]byte
 	errs  map[string]error
 	funcs map[*ast.BlockStmt]*funcInfo
+	// constsByDir caches the package-level constants of each package
+	// directory (see consts).
+	constsByDir map[string]map[string]ConstUse
 }
 
 func newSources(dir string) *sources {
@@ -32,6 +35,8 @@ func newSources(dir string) *sources {
 		src:   map[string][]byte{},
 		errs:  map[string]error{},
 		funcs: map[*ast.BlockStmt]*funcInfo{},
+
+		constsByDir: map[string]map[string]ConstUse{},
 	}
 }
 
