@@ -1,6 +1,7 @@
 package report
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
@@ -164,8 +165,8 @@ func ReviewComments(r *Report) []ReviewComment {
 			continue
 		}
 		line := headLine(h)
-		key := fmt.Sprintf("<!-- culprit:hunk %s:%d %s -->", commentSafe(h.File), line, commentSafe(testName(r)))
-		rc := ReviewComment{Path: h.File, Line: line, Body: reviewBody(r, h), Key: key}
+		rc := ReviewComment{Path: h.File, Line: line, Body: reviewBody(r, h)}
+		where := fmt.Sprintf("%s:%d", commentSafe(h.File), line)
 		if base, ok := suggestion(r, h); ok {
 			// The suggestion replaces the lines the comment spans: all
 			// of the hunk's head lines.
@@ -173,8 +174,13 @@ func ReviewComments(r *Report) []ReviewComment {
 				rc.StartLine, rc.Line = line, h.HeadLines[1]
 			}
 			rc.Body += "\nReverting this hunk:\n" + suggestionBlock(base)
+			// A comment suggesting other lines, or over other lines, is
+			// outdated: the key names both, so that it is replaced.
+			sum := sha256.Sum256([]byte(base))
+			where = fmt.Sprintf("%s-%d suggests %x", where, rc.Line, sum[:4])
 		}
-		rc.Body += "\n" + key
+		rc.Key = fmt.Sprintf("<!-- culprit:hunk %s %s -->", where, commentSafe(testName(r)))
+		rc.Body += "\n" + rc.Key
 		out = append(out, rc)
 	}
 	return out

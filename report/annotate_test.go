@@ -69,11 +69,11 @@ func TestReviewComments(t *testing.T) {
 		want []place
 	}{
 		{"explained", New(explainedWithTree()), []place{
-			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8 TestF -->"},
-			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8-8 suggests 23466425 TestF -->"},
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
 		{"deletion takes the line after", New(explainedDynamicOnly()), []place{
-			{"words/count.go", 9, "<!-- culprit:hunk words/count.go:9 TestCount/empty_string -->"},
+			{"words/count.go", 9, "<!-- culprit:hunk words/count.go:9-9 suggests f7ee9e0d TestCount/empty_string -->"},
 			{"words/count.go", 13, "<!-- culprit:hunk words/count.go:13 TestCount/empty_string -->"},
 		}},
 		{"deletion at the top is clamped to line 1", func() *Report {
@@ -82,14 +82,14 @@ func TestReviewComments(t *testing.T) {
 			return r
 		}(), []place{
 			{"calc/calc.go", 1, "<!-- culprit:hunk calc/calc.go:1 TestF -->"},
-			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
 		{"deleted file has no line", func() *Report {
 			r := New(explainedWithTree())
 			r.Hunks[1].Kind = "delete"
 			return r
 		}(), []place{
-			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
 		{"not-regression", New(notRegression()), nil},
 		{"flaky", New(flaky()), nil},
@@ -120,7 +120,7 @@ func TestReviewComments(t *testing.T) {
 			"- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) ← hunk #3\n" +
 			"\nReverting this hunk:\n" +
 			"```suggestion\n\t\tsum += z\n```\n" +
-			"\n<!-- culprit:hunk calc/calc.go:17 TestF -->"
+			"\n<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("body (-want +got):\n%s", diff)
 		}
@@ -210,4 +210,29 @@ func TestReviewCommentSuggestions(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the key names what is suggested", func(t *testing.T) {
+		key := func(h Hunk) string {
+			t.Helper()
+			cs := ReviewComments(explained(h))
+			if len(cs) != 1 {
+				t.Fatalf("%d comments, want 1", len(cs))
+			}
+			return cs[0].Key
+		}
+		got := []string{
+			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"}),
+			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-c\n+b\n"}),
+			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 9}, Diff: "-a\n+b\n+b\n"}),
+			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 7}, Diff: "-a\n"}),
+		}
+		want := []string{
+			"<!-- culprit:hunk calc/calc.go:8-8 suggests 87428fc5 TestF -->",
+			"<!-- culprit:hunk calc/calc.go:8-8 suggests a3a5e715 TestF -->",
+			"<!-- culprit:hunk calc/calc.go:8-9 suggests 87428fc5 TestF -->",
+			"<!-- culprit:hunk calc/calc.go:8 TestF -->",
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("keys (-want +got):\n%s", diff)
+		}
+	})
 }
