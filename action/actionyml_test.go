@@ -272,6 +272,62 @@ func TestActionYAMLInputsMatchTheProgram(t *testing.T) {
 	}
 }
 
+// TestReadmeInputDefaults: the README's table of inputs lists every input
+// of action.yml, and no other, with action.yml's default; an input whose
+// default is empty and whose description says what empty means shows that.
+func TestReadmeInputDefaults(t *testing.T) {
+	doc := readYAML(t, "../action.yml")
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(data), "\n### Inputs\n")
+	if !ok {
+		t.Fatal("README.md has no Inputs section")
+	}
+	table, _, _ = strings.Cut(table, "\n### ")
+	name := regexp.MustCompile("`([a-z][a-z-]*)`")
+	readme := map[string]string{} // input → its default cell
+	for _, l := range strings.Split(table, "\n") {
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		if !strings.HasPrefix(l, "| `") || len(cells) < 3 {
+			continue
+		}
+		for _, m := range name.FindAllStringSubmatch(cells[0], -1) {
+			readme[m[1]] = strings.TrimSpace(cells[1])
+		}
+	}
+	emptyMeans := regexp.MustCompile(`empty means ([^\s;,]+?)[.;,]?(\s|$)`)
+	var got, want []string
+	for in, v := range doc["inputs"].(map[string]any) {
+		spec := v.(map[string]any)
+		def, _ := spec["default"].(string)
+		desc, _ := spec["description"].(string)
+		cell, listed := readme[in]
+		switch m := emptyMeans.FindStringSubmatch(desc); {
+		case !listed:
+			want = append(want, in+": listed")
+			got = append(got, in+": not listed")
+			continue
+		case def != "":
+			want = append(want, in+": `"+def+"`")
+		case m != nil:
+			want = append(want, in+": `"+m[1]+"`")
+		default:
+			want = append(want, in+": "+cell) // a description of what empty does
+		}
+		got = append(got, in+": "+cell)
+	}
+	for in := range readme {
+		if _, ok := doc["inputs"].(map[string]any)[in]; !ok {
+			t.Errorf("README.md lists input %s, which action.yml does not have", in)
+		}
+	}
+	if d := cmp.Diff(sorted(want), sorted(got)); d != "" {
+		t.Errorf("README.md input defaults (-action.yml +README.md):\n%s", d)
+	}
+}
+
 // TestActionYAML builds and runs the action from its source with the
 // runner's environment against the fake API, on a scenario repository.
 func TestActionYAML(t *testing.T) {

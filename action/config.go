@@ -1,6 +1,8 @@
 package action
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -52,6 +54,8 @@ type Config struct {
 	EnvPassthrough []string
 	// CommentID, when set, keeps this run's sticky comment and review
 	// comments apart from other culprit runs on the same pull request.
+	// Without the input it is derived from the workflow, the job and the
+	// tests input (see defaultCommentID).
 	CommentID string
 	Dir       string // the repository
 }
@@ -86,6 +90,9 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 	}
 	if !validCommentID(c.CommentID) {
 		return nil, fmt.Errorf("input comment-id: %q; want at most 64 letters, digits, '.', '_' or '-'", c.CommentID)
+	}
+	if c.CommentID == "" {
+		c.CommentID = defaultCommentID(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), c.Tests)
 	}
 	if len(c.Packages) == 0 {
 		c.Packages = []string{"./..."}
@@ -205,4 +212,53 @@ func validCommentID(id string) bool {
 		}
 	}
 	return true
+}
+
+// defaultCommentID names the comment of a run that sets no comment-id
+// after what tells parallel runs apart: the workflow (its name, or its
+// file's path), the job id and the tests input. Runs of one job that differ
+// in nothing else (matrix legs) share it. Every run of the same job gets
+// the same id, so a rerun finds its comment. Parts are joined with "."; a
+// value that had to be cleaned or cut for validCommentID carries a short
+// hash of the original, so that "CI / test" and "CI - test" stay apart.
+// No part at all gives "", the one shared comment.
+func defaultCommentID(parts ...string) string {
+	var raw, clean []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		raw = append(raw, p)
+		var b strings.Builder
+		dash := false
+		for _, r := range p {
+			if r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+				b.WriteRune(r)
+				dash = false
+			} else if !dash {
+				b.WriteByte('-')
+				dash = true
+			}
+		}
+		if c := strings.Trim(b.String(), "-"); c != "" {
+			clean = append(clean, c)
+		}
+	}
+	if len(raw) == 0 {
+		return ""
+	}
+	id, orig := strings.Join(clean, "."), strings.Join(raw, ".")
+	const most = 64
+	if id == orig && len(id) <= most {
+		return id
+	}
+	sum := sha256.Sum256([]byte(strings.Join(raw, "\x00")))
+	tag := hex.EncodeToString(sum[:4])
+	if len(id) > most-len(tag)-1 {
+		id = id[:most-len(tag)-1]
+	}
+	if id == "" {
+		return tag
+	}
+	return id + "-" + tag
 }

@@ -22,17 +22,20 @@ func neutral(body string, keep ...string) string {
 		saved = append(saved, k)
 	}
 	lines := strings.Split(body, "\n")
-	fence := ""
+	open := "" // the fence of the block we are in
 	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
+		fence, rest := fenceOf(l)
+		if open != "" {
+			// Only a run of the same character, at least as long and
+			// with nothing after it, closes a block: a suggestion of
+			// code that holds a shorter fence stays whole.
+			if fence != "" && fence[0] == open[0] && len(fence) >= len(open) && strings.TrimSpace(rest) == "" {
+				open = ""
 			}
 			continue
 		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
+		if fence != "" && !(fence[0] == '`' && strings.Contains(rest, "`")) {
+			open = fence
 			continue
 		}
 		lines[i] = neutralLine(l)
@@ -89,4 +92,19 @@ func neutralLine(l string) string {
 
 func isNameByte(c byte) bool {
 	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// fenceOf splits a line that starts (after spaces) with a run of three or
+// more backticks or tildes into that run and what follows it; fence is ""
+// for any other line.
+func fenceOf(l string) (fence, rest string) {
+	t := strings.TrimLeft(l, " ")
+	if t == "" || t[0] != '`' && t[0] != '~' {
+		return "", ""
+	}
+	n := len(t) - len(strings.TrimLeft(t, t[:1]))
+	if n < 3 {
+		return "", ""
+	}
+	return t[:n], t[n:]
 }

@@ -12,6 +12,8 @@ func TestNeutral(t *testing.T) {
 		"TestX/cc_@octocat_and_@org/team fails; see https://evil.example/x and www.evil.example\n" +
 		"[click](http://evil.example) `@inline https://code` after `` a ` @b `` @c\n" +
 		"```go\n@fenced https://fenced\n```\n" +
+		"````suggestion\n```\n@suggested https://suggested\n```\n````\n" +
+		"~~~\n@tilde https://tilde\n~~~~\n" +
 		"mail a@b.example, lone @ sign\n" +
 		"[Full report](" + details + ")"
 	got := neutral(in, details, "<!-- culprit -->")
@@ -22,7 +24,8 @@ func TestNeutral(t *testing.T) {
 	}
 	for _, want := range []string{
 		"@" + zwj + "octocat", "@" + zwj + "org/team", "https:" + zwsp + "//evil.example/x", "www" + zwsp + ".evil",
-		"`@inline https://code`", "`` a ` @b ``", "@fenced https://fenced", "lone @ sign",
+		"`@inline https://code`", "`` a ` @b ``", "@fenced https://fenced",
+		"@suggested https://suggested", "@tilde https://tilde", "lone @ sign",
 		"[Full report](" + details + ")", "<!-- culprit -->",
 	} {
 		if !strings.Contains(got, want) {

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/report"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -19,6 +18,10 @@ const (
 	listReview    = "GET /repos/octo/calc/pulls/7/comments"
 	createReview  = "POST /repos/octo/calc/pulls/7/reviews"
 	getPR         = "GET /repos/octo/calc/pulls/7"
+	// stickyMarker marks the sticky comment of a run in the workflow
+	// newRunnerEnv names, with no job and no comment-id: the id derived
+	// from the workflow alone.
+	stickyMarker = "<!-- culprit:report:culprit -->"
 )
 
 func TestRunCreatesThenEditsOneComment(t *testing.T) {
@@ -58,7 +61,7 @@ func TestRunCreatesThenEditsOneComment(t *testing.T) {
 		listReview:   2,
 		createReview: 1,
 	})
-	if len(comments) != 1 || !strings.HasPrefix(comments[0].Body, report.Marker) {
+	if len(comments) != 1 || !strings.HasPrefix(comments[0].Body, stickyMarker) {
 		t.Fatalf("comments: %+v", comments)
 	}
 	if !strings.Contains(comments[0].Body, "/culprit") || !strings.Contains(comments[0].Body, "https://github.example/octo/calc/actions/runs/4242") {
@@ -109,8 +112,8 @@ func TestRunLongReportFitsInOneComment(t *testing.T) {
 	}
 	diffCalls(t, srv, map[string]int{"GET /user": 1, listComments: 1, createComment: 1})
 	body := srv.IssueComments(prNum)[0].Body
-	if n := utf8.RuneCountInString(body); n >= 65536 || !strings.HasPrefix(body, report.Marker) {
-		t.Errorf("comment of %d characters, marker %v", n, strings.HasPrefix(body, report.Marker))
+	if n := utf8.RuneCountInString(body); n >= 65536 || !strings.HasPrefix(body, stickyMarker) {
+		t.Errorf("comment of %d characters, marker %v", n, strings.HasPrefix(body, stickyMarker))
 	}
 }
 
@@ -136,7 +139,7 @@ func TestRunCommentPaginated(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		srv.AddIssueComment(prNum, "alice", "comment")
 	}
-	old := srv.AddIssueComment(prNum, "github-actions[bot]", report.Marker+"\nold run")
+	old := srv.AddIssueComment(prNum, "github-actions[bot]", stickyMarker+"\nold run")
 	env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
 		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_REVIEW_COMMENTS", "false")
 	if err := env.run(&canned{}); err != nil {
@@ -329,5 +332,61 @@ func TestCommentIDsKeepRunsApart(t *testing.T) {
 		if reviews == 0 {
 			t.Errorf("comment-id %s: no review comments of its own", id)
 		}
+	}
+}
+
+// TestDefaultCommentIDKeepsJobsApart: without comment-id, runs of two jobs
+// on one pull request each keep their own sticky comment and review
+// comments, and a rerun of one job edits its own comment only.
+func TestDefaultCommentIDKeepsJobsApart(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	results := goTestJSON(t, repo.Dir)
+	run := func(job string) {
+		t.Helper()
+		env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+			set("INPUT_TEST_RESULTS", results, "GITHUB_JOB", job)
+		if err := env.run(&canned{}); err != nil {
+			t.Fatalf("run of job %s: %v\n%s", job, err, env.out.String())
+		}
+	}
+	run("linux")
+	run("windows")
+	first := srv.IssueComments(prNum)
+	run("linux")
+	diffCalls(t, srv, map[string]int{
+		"GET /user":   3,
+		listComments:  3,
+		createComment: 2,
+		"PATCH /repos/octo/calc/issues/comments/" + itoa(first[0].ID): 1,
+		listReview:   3,
+		createReview: 2,
+	})
+	type sticky struct {
+		ID     int64
+		Marker string
+	}
+	var got []sticky
+	for _, c := range srv.IssueComments(prNum) {
+		marker, _, _ := strings.Cut(c.Body, "\n")
+		got = append(got, sticky{c.ID, marker})
+	}
+	want := []sticky{
+		{first[0].ID, "<!-- culprit:report:culprit.linux -->"},
+		{first[1].ID, "<!-- culprit:report:culprit.windows -->"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("sticky comments (-want +got):\n%s", d)
+	}
+	reviews := map[string]int{}
+	for _, c := range srv.ReviewComments(prNum) {
+		for _, job := range []string{"linux", "windows"} {
+			if strings.Contains(c.Body, "<!-- culprit[culprit."+job+"]:") {
+				reviews[job]++
+			}
+		}
+	}
+	if d := cmp.Diff(map[string]int{"linux": 2, "windows": 2}, reviews); d != "" {
+		t.Errorf("review comments by job (-want +got):\n%s", d)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Every log line of a delivery carries its id; once decoded, also the
@@ -40,5 +42,52 @@ func TestLogsIdentifyTheDelivery(t *testing.T) {
 	}
 	if len(msgs) != 2 || msgs[0] != "accepted" || msgs[1] != "explanation dispatched" {
 		t.Errorf("log messages = %q, want accepted then explanation dispatched", msgs)
+	}
+}
+
+// A delivery refused for its signature is logged with the address it came
+// from, so that forged posts can be traced; other lines carry no address.
+func TestUnauthorizedLogsTheRemoteAddress(t *testing.T) {
+	body := fixture(t, "issue_comment_pr_created.json")
+	tests := []struct {
+		name     string
+		delivery delivery
+		want     map[string]any // the fields of the one log line checked
+	}{
+		{"wrong signature", delivery{event: "issue_comment", id: "d-1", body: body, signature: sign("guess", body)},
+			map[string]any{"level": "WARN", "msg": "Unauthorized", "status": float64(401), "remote": "203.0.113.7:4242"}},
+		{"missing signature", delivery{event: "issue_comment", id: "d-1", body: body},
+			map[string]any{"level": "WARN", "msg": "Unauthorized", "status": float64(401), "remote": "203.0.113.7:4242"}},
+		{"missing delivery id", signed("issue_comment", "", body),
+			map[string]any{"level": "WARN", "msg": "missing X-GitHub-Delivery", "status": float64(400), "remote": nil}},
+		{"accepted", signed("issue_comment", "d-1", body),
+			map[string]any{"level": "INFO", "msg": "accepted", "status": float64(202), "remote": nil}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			api := newFakeGitHub(t)
+			var buf bytes.Buffer
+			s, err := New(testConfig(api.url()), slog.New(slog.NewJSONHandler(&buf, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := tc.delivery.request(t, "http://bot.example")
+			req.RemoteAddr = "203.0.113.7:4242"
+			s.Handler().ServeHTTP(httptest.NewRecorder(), req)
+			if err := s.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var line map[string]any
+			if err := json.NewDecoder(&buf).Decode(&line); err != nil {
+				t.Fatalf("decoding the first log line: %v\n%s", err, buf.String())
+			}
+			got := map[string]any{}
+			for k := range tc.want {
+				got[k] = line[k]
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("log line (-want +got):\n%s\nfull line: %v", d, line)
+			}
+		})
 	}
 }

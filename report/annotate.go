@@ -1,7 +1,9 @@
 package report
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer"
@@ -134,20 +136,24 @@ func testName(r *Report) string {
 	return "the test"
 }
 
-// ReviewComment is a comment on one line of the PR's diff. Key is an HTML
-// comment embedded in Body that identifies it across reruns, so that an
-// existing comment is found instead of posted twice.
+// ReviewComment is a comment on lines StartLine through Line of the PR's
+// head (StartLine is 0 for a comment on Line alone). Key is an HTML comment
+// embedded in Body that identifies it across reruns, so that an existing
+// comment is found instead of posted twice.
 type ReviewComment struct {
-	Path string
-	Line int
-	Body string
-	Key  string
+	Path      string
+	StartLine int
+	Line      int
+	Body      string
+	Key       string
 }
 
 // ReviewComments gives one comment on each root hunk of an explained test,
 // at its first head line (for a pure deletion, the line after it). Whole
 // deleted files and binary files have no head line to comment on and are
-// left to the annotations.
+// left to the annotations. When the proof run passed, the comment on a
+// changed run of lines spans them and suggests the base lines in their
+// place (see suggestion).
 func ReviewComments(r *Report) []ReviewComment {
 	if r.Status != analyzer.Explained {
 		return nil
@@ -159,15 +165,82 @@ func ReviewComments(r *Report) []ReviewComment {
 			continue
 		}
 		line := headLine(h)
-		key := fmt.Sprintf("<!-- culprit:hunk %s:%d %s -->", commentSafe(h.File), line, commentSafe(testName(r)))
-		out = append(out, ReviewComment{
-			Path: h.File,
-			Line: line,
-			Body: reviewBody(r, h) + "\n" + key,
-			Key:  key,
-		})
+		rc := ReviewComment{Path: h.File, Line: line, Body: reviewBody(r, h)}
+		where := fmt.Sprintf("%s:%d", commentSafe(h.File), line)
+		if base, ok := suggestion(r, h); ok {
+			// The suggestion replaces the lines the comment spans: all
+			// of the hunk's head lines.
+			if h.HeadLines[1] > line {
+				rc.StartLine, rc.Line = line, h.HeadLines[1]
+			}
+			rc.Body += "\nReverting this hunk:\n" + suggestionBlock(base)
+			// A comment suggesting other lines, or over other lines, is
+			// outdated: the key names both, so that it is replaced.
+			sum := sha256.Sum256([]byte(base))
+			where = fmt.Sprintf("%s-%d suggests %x", where, rc.Line, sum[:4])
+		}
+		rc.Key = fmt.Sprintf("<!-- culprit:hunk %s %s -->", where, commentSafe(testName(r)))
+		rc.Body += "\n" + rc.Key
+		out = append(out, rc)
 	}
 	return out
+}
+
+// suggestion gives the base lines of h, each ending in "\n", when a review
+// comment on h may suggest them: only what the proof run showed to matter
+// (a root of a proof that passed) is worth a one-click revert, and only a
+// run of changed lines of one file that head still has can be replaced.
+// A diff whose lines do not add up to its ranges gives no suggestion
+// rather than a wrong one.
+func suggestion(r *Report, h Hunk) (string, bool) {
+	if r.Status != analyzer.Explained || !proofPassed(r) || !slices.Contains(r.Root, h.ID) {
+		return "", false
+	}
+	if h.Kind != "modify" || h.Test || (h.OldFile != "" && h.OldFile != h.File) {
+		return "", false
+	}
+	headN := h.HeadLines[1] - h.HeadLines[0] + 1
+	baseN := h.BaseLines[1] - h.BaseLines[0] + 1
+	if headN <= 0 || h.HeadLines[0] < 1 {
+		return "", false
+	}
+	var base strings.Builder
+	minus, plus := 0, 0
+	for _, l := range strings.SplitAfter(h.Diff, "\n") {
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "-"):
+			minus++
+			base.WriteString(l[1:])
+		case strings.HasPrefix(l, "+"):
+			plus++
+		default:
+			return "", false
+		}
+	}
+	if minus != baseN || plus != headN {
+		return "", false
+	}
+	s := base.String()
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s, true
+}
+
+// suggestionBlock fences base as a GitHub suggestion. The fence is longer
+// than any run of backticks that starts a line of base, so that no line of
+// the code can close it early; nothing else in it is changed, as GitHub
+// applies the block verbatim.
+func suggestionBlock(base string) string {
+	n := 3
+	for _, l := range strings.Split(base, "\n") {
+		t := strings.TrimLeft(l, " \t")
+		run := len(t) - len(strings.TrimLeft(t, "`"))
+		n = max(n, run+1)
+	}
+	fence := strings.Repeat("`", n)
+	return fence + "suggestion\n" + base + fence + "\n"
 }
 
 func itThem(n int) string {

@@ -69,11 +69,11 @@ func TestReviewComments(t *testing.T) {
 		want []place
 	}{
 		{"explained", New(explainedWithTree()), []place{
-			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8 TestF -->"},
-			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8-8 suggests 23466425 TestF -->"},
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
 		{"deletion takes the line after", New(explainedDynamicOnly()), []place{
-			{"words/count.go", 9, "<!-- culprit:hunk words/count.go:9 TestCount/empty_string -->"},
+			{"words/count.go", 9, "<!-- culprit:hunk words/count.go:9-9 suggests f7ee9e0d TestCount/empty_string -->"},
 			{"words/count.go", 13, "<!-- culprit:hunk words/count.go:13 TestCount/empty_string -->"},
 		}},
 		{"deletion at the top is clamped to line 1", func() *Report {
@@ -82,14 +82,14 @@ func TestReviewComments(t *testing.T) {
 			return r
 		}(), []place{
 			{"calc/calc.go", 1, "<!-- culprit:hunk calc/calc.go:1 TestF -->"},
-			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
 		{"deleted file has no line", func() *Report {
 			r := New(explainedWithTree())
 			r.Hunks[1].Kind = "delete"
 			return r
 		}(), []place{
-			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
 		{"not-regression", New(notRegression()), nil},
 		{"flaky", New(flaky()), nil},
@@ -118,7 +118,9 @@ func TestReviewComments(t *testing.T) {
 		want := "**culprit:** this change (hunk #3) is one of 2 changes that together make **TestF** fail (hunks #2 and #3); reverting them makes it pass.\n" +
 			"\nIn the failing run:\n" +
 			"- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) ← hunk #3\n" +
-			"\n<!-- culprit:hunk calc/calc.go:17 TestF -->"
+			"\nReverting this hunk:\n" +
+			"```suggestion\n\t\tsum += z\n```\n" +
+			"\n<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("body (-want +got):\n%s", diff)
 		}
@@ -130,6 +132,107 @@ func TestReviewComments(t *testing.T) {
 			if strings.Count(c.Key, "-->") != 1 {
 				t.Errorf("key %q closes early", c.Key)
 			}
+		}
+	})
+}
+
+func TestReviewCommentSuggestions(t *testing.T) {
+	// explained has one root hunk, #2 of calc.go, and one auxiliary, #3.
+	explained := func(h Hunk) *Report {
+		r := New(explainedWithTree())
+		h.ID, h.File, h.OldFile = 2, "calc/calc.go", "calc/calc.go"
+		if h.Kind == "" {
+			h.Kind = "modify"
+		}
+		r.Hunks[1] = h
+		r.Root, r.Aux = []int{2}, []int{3}
+		r.Proof.Reverted = []int{2, 3}
+		return r
+	}
+	type got struct {
+		StartLine, Line int
+		Suggestion      string // the fenced block, "" for none
+	}
+	tests := []struct {
+		name string
+		r    *Report
+		want []got
+	}{
+		{"two lines replaced by one", explained(Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 8},
+			Diff: "-\tif x > y {\n-\t\tx, y = y, x\n+\tif x < y {\n"}),
+			[]got{{0, 8, "```suggestion\n\tif x > y {\n\t\tx, y = y, x\n```\n"}}},
+		{"one line replaced by three spans them", explained(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 10},
+			Diff: "-\treturn a\n+\tif b {\n+\t\treturn b\n+\t}\n"}),
+			[]got{{8, 10, "```suggestion\n\treturn a\n```\n"}}},
+		{"added lines are suggested away", explained(Hunk{BaseLines: [2]int{8, 7}, HeadLines: [2]int{8, 9},
+			Diff: "+\tx++\n+\ty++\n"}),
+			[]got{{8, 9, "```suggestion\n```\n"}}},
+		{"a fence in the code gets a longer fence", explained(Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 8},
+			Diff: "-```go\n-  ````\n+x\n"}),
+			[]got{{0, 8, "`````suggestion\n```go\n  ````\n`````\n"}}},
+		{"deleted lines have no head line to replace", explained(Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 7},
+			Diff: "-a\n-b\n"}),
+			[]got{{0, 8, ""}}},
+		{"a diff that does not match its ranges", explained(Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 8},
+			Diff: "-a\n+b\n"}),
+			[]got{{0, 8, ""}}},
+		{"a renamed file", explained(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8},
+			Diff: "-a\n+b\n", Kind: "rename"}),
+			[]got{{0, 8, ""}}},
+		{"proof did not pass", func() *Report {
+			r := explained(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"})
+			r.Proof.Outcome = "fail"
+			return r
+		}(), []got{{0, 8, ""}}},
+		{"proof reverted other hunks", func() *Report {
+			r := explained(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"})
+			r.Proof.Reverted = []int{2}
+			return r
+		}(), []got{{0, 8, ""}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var gots []got
+			for _, c := range ReviewComments(tc.r) {
+				g := got{StartLine: c.StartLine, Line: c.Line}
+				if i := strings.Index(c.Body, "suggestion\n"); i >= 0 {
+					start := strings.LastIndex(c.Body[:i], "\n") + 1
+					end := strings.LastIndex(c.Body, "\n\n"+c.Key)
+					g.Suggestion = c.Body[start : end+1]
+				}
+				if !strings.HasSuffix(c.Body, c.Key) {
+					t.Errorf("body does not end with its key %q:\n%s", c.Key, c.Body)
+				}
+				gots = append(gots, g)
+			}
+			if diff := cmp.Diff(tc.want, gots); diff != "" {
+				t.Errorf("review comments (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("the key names what is suggested", func(t *testing.T) {
+		key := func(h Hunk) string {
+			t.Helper()
+			cs := ReviewComments(explained(h))
+			if len(cs) != 1 {
+				t.Fatalf("%d comments, want 1", len(cs))
+			}
+			return cs[0].Key
+		}
+		got := []string{
+			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"}),
+			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-c\n+b\n"}),
+			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 9}, Diff: "-a\n+b\n+b\n"}),
+			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 7}, Diff: "-a\n"}),
+		}
+		want := []string{
+			"<!-- culprit:hunk calc/calc.go:8-8 suggests 87428fc5 TestF -->",
+			"<!-- culprit:hunk calc/calc.go:8-8 suggests a3a5e715 TestF -->",
+			"<!-- culprit:hunk calc/calc.go:8-9 suggests 87428fc5 TestF -->",
+			"<!-- culprit:hunk calc/calc.go:8 TestF -->",
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("keys (-want +got):\n%s", diff)
 		}
 	})
 }

@@ -8,13 +8,15 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// ReviewComment is one comment to place on a line of the pull request's
-// head. Key is a hidden marker, unique per finding, that Body contains.
+// ReviewComment is one comment to place on lines StartLine through Line of
+// the pull request's head; StartLine is 0 for a comment on Line alone. Key
+// is a hidden marker, unique per finding, that Body contains.
 type ReviewComment struct {
-	Path string
-	Line int
-	Body string
-	Key  string
+	Path      string
+	StartLine int
+	Line      int
+	Body      string
+	Key       string
 }
 
 // ReviewResult counts what Review did.
@@ -74,12 +76,18 @@ func (c *Client) Review(ctx context.Context, commit, ownPrefix string, want []Re
 			res.Kept++
 			continue
 		}
-		drafts = append(drafts, &github.DraftReviewComment{
+		d := &github.DraftReviewComment{
 			Path: github.String(w.Path),
 			Line: github.Int(w.Line),
 			Side: github.String("RIGHT"),
 			Body: github.String(w.Body),
-		})
+		}
+		// GitHub refuses a start_line that does not precede line.
+		if w.StartLine > 0 && w.StartLine < w.Line {
+			d.StartLine = github.Int(w.StartLine)
+			d.StartSide = github.String("RIGHT")
+		}
+		drafts = append(drafts, d)
 	}
 	if len(drafts) > 0 {
 		req := &github.PullRequestReviewRequest{

@@ -27,7 +27,9 @@ type Comment struct {
 	Body      string `json:"body"`
 	User      User   `json:"user"`
 	Path      string `json:"path,omitempty"`
+	StartLine int    `json:"start_line,omitempty"`
 	Line      int    `json:"line,omitempty"`
+	StartSide string `json:"start_side,omitempty"`
 	Side      string `json:"side,omitempty"`
 	CommitID  string `json:"commit_id,omitempty"`
 	InReplyTo int64  `json:"in_reply_to_id,omitempty"`
@@ -430,10 +432,12 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		Body     string `json:"body"`
 		Event    string `json:"event"`
 		Comments []struct {
-			Path string `json:"path"`
-			Line int    `json:"line"`
-			Side string `json:"side"`
-			Body string `json:"body"`
+			Path      string `json:"path"`
+			StartLine int    `json:"start_line"`
+			Line      int    `json:"line"`
+			StartSide string `json:"start_side"`
+			Side      string `json:"side"`
+			Body      string `json:"body"`
 		} `json:"comments"`
 	}
 	if !s.body(w, r, &in) {
@@ -446,7 +450,11 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("fake GitHub: review on commit %q, want the head %q", in.CommitID, s.PRs[n].HeadSHA)
 	}
 	for _, c := range in.Comments {
-		if c.Path == "" || c.Line <= 0 || c.Side != "RIGHT" || s.tooLong(w, c.Body) {
+		// A multi-line comment needs a start before its line, on the
+		// same side; a single-line one has neither start field.
+		badStart := c.StartLine != 0 && (c.StartLine >= c.Line || c.StartSide != "RIGHT") ||
+			c.StartLine == 0 && c.StartSide != ""
+		if c.Path == "" || c.Line <= 0 || c.Side != "RIGHT" || badStart || s.tooLong(w, c.Body) {
 			s.t.Errorf("fake GitHub: bad review comment %+v", c)
 			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
 			return
@@ -459,6 +467,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		rc := s.newComment(s.login(), c.Body)
 		rc.Path, rc.Line, rc.Side, rc.CommitID = c.Path, c.Line, c.Side, in.CommitID
+		rc.StartLine, rc.StartSide = c.StartLine, c.StartSide
 		s.Reviewed[n] = append(s.Reviewed[n], rc)
 		s.mu.Unlock()
 	}
