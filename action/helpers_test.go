@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/action"
-	"github.com/culprit-dev/culprit/action/internal/fakegh"
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/fakegh"
 	"github.com/culprit-dev/culprit/internal/scenario"
 	"github.com/google/go-cmp/cmp"
 )

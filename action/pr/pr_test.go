@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/culprit-dev/culprit/action/internal/fakegh"
 	"github.com/culprit-dev/culprit/action/pr"
+	"github.com/culprit-dev/culprit/internal/fakegh"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -1,7 +1,7 @@
-// Package fakegh is an in-memory GitHub REST API for tests of the Action:
-// an httptest server with a mux mounted under a base path that serves the
-// few endpoints culprit uses, checks the method, path, body and
-// Authorization header of every request, and counts them.
+// Package fakegh is an in-memory GitHub REST API for tests of the Action
+// and the bot: an httptest server with a mux mounted under a base path
+// that serves the few endpoints culprit uses, checks the method, path, body
+// and Authorization header of every request, and counts them.
 package fakegh
 
 import (
