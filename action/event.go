@@ -31,7 +31,8 @@ type prFetcher func(ctx context.Context, number int) (*pr.PullRequest, error)
 
 // resolveTarget works out base and head from the inputs and the event:
 // pull_request uses the PR's head and the merge base with its base;
-// workflow_dispatch fetches the PR named by pr-number; push compares with
+// workflow_dispatch reads the PR named by pr-number from the checkout (see
+// mergeParents) or else fetches it; push compares with
 // the commit before the push. Explicit base and head inputs win.
 func resolveTarget(ctx context.Context, cfg *Config, gc *githubactions.GitHubContext, fetch prFetcher, log *githubactions.Action) (*Target, error) {
 	t := &Target{Event: gc.EventName}
@@ -59,11 +60,14 @@ func resolveTarget(ctx context.Context, cfg *Config, gc *githubactions.GitHubCon
 			return nil, fmt.Errorf("%w: workflow_dispatch needs the pr-number input (or base and head)", errNoPR)
 		}
 		if n != 0 {
-			p, err := fetch(ctx, n)
-			if err != nil {
-				return nil, err
+			t.PR = n
+			if base, head = mergeParents(ctx, cfg.Dir, n); head == "" {
+				p, err := fetch(ctx, n)
+				if err != nil {
+					return nil, err
+				}
+				base, head = p.BaseSHA, p.HeadSHA
 			}
-			t.PR, base, head = n, p.BaseSHA, p.HeadSHA
 		}
 	case "push":
 		base, _ = gc.Event["before"].(string)
@@ -109,6 +113,25 @@ func resolveTarget(ctx context.Context, cfg *Config, gc *githubactions.GitHubCon
 	}
 	t.Base, t.Head = mb, head
 	return t, nil
+}
+
+// mergeParents returns the base and head of pull request n when the
+// checkout holds GitHub's merge commit of it, as actions/checkout leaves it
+// (refs/remotes/pull/<n>/merge) when asked for refs/pull/<n>/merge: its
+// first parent is the base branch and its second the PR's head. This is
+// what lets a dispatched analyze job run without pull-requests: read.
+// Both are "" when there is no such ref.
+func mergeParents(ctx context.Context, dir string, n int) (base, head string) {
+	ref := fmt.Sprintf("refs/remotes/pull/%d/merge", n)
+	out, err := git(ctx, dir, "rev-parse", ref+"^1^{commit}", ref+"^2^{commit}")
+	if err != nil {
+		return "", ""
+	}
+	f := strings.Fields(out)
+	if len(f) != 2 {
+		return "", ""
+	}
+	return f[0], f[1]
 }
 
 // mergeBase is the commit the PR branched from, fetching the two commits

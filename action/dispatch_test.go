@@ -1,0 +1,63 @@
+package action_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDispatchedAnalyzeReadsTheCheckout checks that an analyze run started
+// by workflow_dispatch takes the pull request's base and head from GitHub's
+// merge commit in the checkout, so that its job needs no pull-requests
+// permission, and reads the pull request through the API only when the
+// checkout lacks that commit.
+func TestDispatchedAnalyzeReadsTheCheckout(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		mergeRef bool
+		calls    map[string]int
+	}{
+		{"merge commit checked out", true, map[string]int{}},
+		{"head checked out", false, map[string]int{getPR: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := loadScenario(t, nil)
+			if tc.mergeRef {
+				merge := gitOut(t, repo.Dir, "commit-tree", repo.Head+"^{tree}", "-p", repo.Base, "-p", repo.Head, "-m", "Merge")
+				gitOut(t, repo.Dir, "update-ref", "refs/remotes/pull/7/merge", merge)
+			}
+			srv := newServer(t, repo)
+			payload := map[string]any{"inputs": map[string]any{"pr-number": "7", "tests": ""}}
+			env := newRunnerEnv(t, srv, repo, "workflow_dispatch", payload).
+				set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
+			ex := &canned{}
+			if err := env.run(ex); err != nil {
+				t.Fatalf("run: %v\n%s", err, env.out.String())
+			}
+			diffCalls(t, srv, tc.calls)
+			if len(ex.reqs) == 0 {
+				t.Fatalf("nothing was explained\n%s", env.out.String())
+			}
+			type revs struct{ Base, Head string }
+			if d := cmp.Diff(revs{repo.Base, repo.Head}, revs{ex.reqs[0].Base, ex.reqs[0].Head}); d != "" {
+				t.Errorf("revisions (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
+}
