@@ -38,7 +38,7 @@ type Config struct {
 	// of their pull requests fails.
 	OnFailure []string
 
-	DedupeSize      int           // delivery ids (and head SHAs) remembered
+	DedupeSize      int           // delivery ids, head SHAs and refused PRs remembered
 	JobTimeout      time.Duration // bound on the API calls of one delivery
 	ShutdownTimeout time.Duration // bound on draining work after SIGTERM
 }

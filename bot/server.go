@@ -24,6 +24,7 @@ type Server struct {
 	reads      chan struct{} // one token per webhook body being read
 	deliveries *seenSet      // X-GitHub-Delivery ids accepted
 	shas       *seenSet      // "owner/name@sha" heads already explained
+	refused    *seenSet      // "owner/name#pr" pull requests already told who may run /culprit
 }
 
 // New validates cfg and starts the worker pool; Close (or Serve's return)
@@ -47,6 +48,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		reads:      make(chan struct{}, maxReads),
 		deliveries: newSeenSet(cfg.DedupeSize),
 		shas:       newSeenSet(cfg.DedupeSize),
+		refused:    newSeenSet(cfg.DedupeSize),
 	}, nil
 }
 

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -356,5 +357,49 @@ func TestBodyReadsAreBounded(t *testing.T) {
 	drain()
 	if calls := api.recorded(); len(calls) != 0 {
 		t.Errorf("API calls: %v", calls)
+	}
+}
+
+// TestRefusalOncePerPullRequest checks that someone without write access
+// gets one reply per pull request however many /culprit comments they post.
+func TestRefusalOncePerPullRequest(t *testing.T) {
+	prComment := fixture(t, "issue_comment_pr_created.json")
+	onPR := func(n int) []byte {
+		return edit(t, prComment, map[string]any{"comment.user.login": "stranger", "issue.number": n})
+	}
+	for _, tt := range []struct {
+		name    string
+		bodies  [][]byte
+		replies map[string]int
+	}{
+		{"two comments on one pull request", [][]byte{onPR(42), onPR(42)},
+			map[string]int{"/issues/42/comments": 1}},
+		{"comments on two pull requests", [][]byte{onPR(42), onPR(43)},
+			map[string]int{"/issues/42/comments": 1, "/issues/43/comments": 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			api := newFakeGitHub(t)
+			cfg := testConfig(api.url())
+			cfg.Workers = 1 // deliveries run in order
+			_, url, drain := startBot(t, cfg)
+			for i, b := range tt.bodies {
+				if got := send(t, http.DefaultClient, url, signed("issue_comment", fmt.Sprint("d-", i), b)); got != http.StatusAccepted {
+					t.Errorf("delivery %d: status = %d, want 202", i, got)
+				}
+			}
+			drain()
+			got := map[string]int{}
+			for _, c := range api.recorded() {
+				if c.Method == "POST" && strings.HasSuffix(c.Path, "/comments") {
+					got[strings.TrimPrefix(c.Path, "/api/v3/repos/octo-org/calc")]++
+				}
+			}
+			if d := cmp.Diff(tt.replies, got); d != "" {
+				t.Errorf("replies (-want +got):\n%s", d)
+			}
+			if n := api.count("GET", "/collaborators/stranger/permission"); n != len(tt.bodies) {
+				t.Errorf("permission checks = %d, want %d", n, len(tt.bodies))
+			}
+		})
 	}
 }
