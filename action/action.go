@@ -12,6 +12,7 @@ import (
 
 	"github.com/culprit-dev/culprit/action/pr"
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/internal/ghclient"
 	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/sethvargo/go-githubactions"
@@ -86,7 +87,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 // clients returns a constructor of pull-request clients sharing one
 // GitHub client.
 func (ru *run) clients() (func(number int) *pr.Client, error) {
-	gh, err := pr.NewGitHub(ru.HTTPClient, ru.gc.APIURL, ru.cfg.Token, ru.Sleep)
+	gh, err := ghclient.New(ru.HTTPClient, ru.gc.APIURL, ru.cfg.Token, ru.Sleep)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,8 @@ type fakeGitHub struct {
 	calls          []apiCall
 	perms          map[string]string // login → permission; absent → 404
 	dispatchStatus int               // 0 means 204
+	dispatchHeader map[string]string // set on every dispatch answer
+	dispatchLimit  int               // this many dispatches first get 429, Retry-After: 1
 	block          chan struct{}     // if set, dispatches wait for it to close
 }
 
@@ -57,10 +59,22 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 	})
 	mux.HandleFunc("POST /repos/{owner}/{repo}/actions/workflows/{file}/dispatches", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
-		status, block := f.dispatchStatus, f.block
+		status, block, header := f.dispatchStatus, f.block, f.dispatchHeader
+		limited := f.dispatchLimit > 0
+		if limited {
+			f.dispatchLimit--
+		}
 		f.mu.Unlock()
 		if block != nil {
 			<-block
+		}
+		if limited {
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusTooManyRequests, map[string]string{"message": "You have exceeded a secondary rate limit."})
+			return
+		}
+		for k, v := range header {
+			w.Header().Set(k, v)
 		}
 		switch status {
 		case 0:

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
+	"github.com/culprit-dev/culprit/internal/ghclient"
 	"github.com/golang-jwt/jwt/v4"
 	"github.com/google/go-github/v60/github"
 )
@@ -24,18 +25,19 @@ var (
 	_ clientSource = (*appSource)(nil)
 )
 
-const defaultAPIURL = "https://api.github.com/"
-
 // newClientSource picks App or token authentication from cfg. All clients
-// share tr, so connections are reused across installations.
+// share tr, so connections are reused across installations, and wait out
+// short rate limits (see internal/ghclient).
 func newClientSource(cfg Config, tr http.RoundTripper) (clientSource, error) {
-	base, err := apiBaseURL(cfg.APIURL)
+	base, err := ghclient.BaseURL(cfg.APIURL)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Token != "" {
-		c := github.NewClient(&http.Client{Transport: tr}).WithAuthToken(cfg.Token)
-		c.BaseURL = base
+		c, err := ghclient.New(&http.Client{Transport: tr}, base.String(), cfg.Token, nil)
+		if err != nil {
+			return nil, err
+		}
 		return &tokenSource{c: c}, nil
 	}
 	key, err := jwt.ParseRSAPrivateKeyFromPEM(cfg.PrivateKey)
@@ -43,22 +45,6 @@ func newClientSource(cfg Config, tr http.RoundTripper) (clientSource, error) {
 		return nil, fmt.Errorf("parsing the App private key: %w", err)
 	}
 	return &appSource{appID: cfg.AppID, key: key, base: base, tr: tr, clients: make(map[int64]*github.Client)}, nil
-}
-
-// apiBaseURL parses the configured REST API URL. It is used as given (GHES
-// wants ".../api/v3/"), only ensuring the trailing slash go-github needs.
-func apiBaseURL(raw string) (*url.URL, error) {
-	if raw == "" {
-		raw = defaultAPIURL
-	}
-	if !strings.HasSuffix(raw, "/") {
-		raw += "/"
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("GitHub API URL %q is not an http(s) URL", raw)
-	}
-	return u, nil
 }
 
 // tokenSource serves every event with one token-authenticated client.
@@ -97,8 +83,11 @@ func (s *appSource) client(installationID int64) (*github.Client, error) {
 	atr := ghinstallation.NewAppsTransportFromPrivateKey(s.tr, s.appID, s.key)
 	atr.BaseURL = strings.TrimSuffix(s.base.String(), "/")
 	itr := ghinstallation.NewFromAppsTransport(atr, installationID)
-	c := github.NewClient(&http.Client{Transport: itr})
-	c.BaseURL = s.base
+	c, err := ghclient.New(&http.Client{Transport: itr}, s.base.String(), "", nil)
+	if err != nil {
+		// s.base was parsed by ghclient.BaseURL, which accepts its own output.
+		panic(fmt.Sprintf("API URL %s no longer parses: %v", s.base, err))
+	}
 	if len(s.clients) >= maxInstallations {
 		for id := range s.clients {
 			delete(s.clients, id)

@@ -24,11 +24,14 @@ func TestWebhook(t *testing.T) {
 		return edit(t, prComment, map[string]any{"comment.user.login": login, "comment.user.type": typ})
 	}
 	withBody := func(body string) []byte { return edit(t, prComment, map[string]any{"comment.body": body}) }
+	resetAt := time.Now().Add(time.Hour).Truncate(time.Second)
 
 	tests := []struct {
 		name           string
 		delivery       delivery
 		dispatchStatus int
+		dispatchHeader map[string]string
+		dispatchLimit  int
 		wantStatus     int
 		want           []string          // "METHOD path" of every API call, in order
 		wantBody       map[string]string // call → substring of its body
@@ -124,10 +127,18 @@ func TestWebhook(t *testing.T) {
 	}, {
 		name:           "rate limited",
 		delivery:       signed("issue_comment", "d-1", prComment),
-		dispatchStatus: http.StatusTooManyRequests,
+		dispatchStatus: http.StatusForbidden,
+		dispatchHeader: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": fmt.Sprint(resetAt.Unix())},
 		wantStatus:     http.StatusAccepted,
 		want:           []string{permAlice, reactEyes, dispatchPath, replyPR42},
-		wantBody:       map[string]string{replyPR42: "rate limit for the app is used up"},
+		wantBody: map[string]string{replyPR42: "rate limit for the app is used up (rate limited until " +
+			resetAt.UTC().Format(time.RFC3339) + ": Forbidden)"},
+	}, {
+		name:          "secondary rate limit waited out",
+		delivery:      signed("issue_comment", "d-1", prComment),
+		dispatchLimit: 1,
+		wantStatus:    http.StatusAccepted,
+		want:          []string{permAlice, reactEyes, dispatchPath, dispatchPath},
 	}, {
 		name:           "workflow without dispatch trigger",
 		delivery:       signed("issue_comment", "d-1", prComment),
@@ -194,6 +205,7 @@ func TestWebhook(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			api := newFakeGitHub(t)
 			api.dispatchStatus = tt.dispatchStatus
+			api.dispatchHeader, api.dispatchLimit = tt.dispatchHeader, tt.dispatchLimit
 			_, url, drain := startBot(t, testConfig(api.url()))
 			if got := send(t, http.DefaultClient, url, tt.delivery); got != tt.wantStatus {
 				t.Errorf("status = %d, want %d", got, tt.wantStatus)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/culprit-dev/culprit/internal/ghclient"
 	"github.com/google/go-github/v60/github"
 )
 
@@ -150,7 +151,7 @@ func dispatchFailureMessage(err error, workflow string) string {
 	if errors.As(err, &de) {
 		ref = de.ref
 	}
-	if isRateLimit(err) {
+	if ghclient.IsRateLimit(err) {
 		return fmt.Sprintf("culprit could not start `%s`: GitHub's API rate limit for the app is used up (%s). Run `/culprit` again later.", workflow, apiMessage(err))
 	}
 	switch statusCode(err) {
@@ -172,22 +173,6 @@ func (s *Server) reply(ctx context.Context, gh *github.Client, t *task, body str
 	return nil
 }
 
-// isRateLimit reports whether err is GitHub refusing for a rate limit
-// (primary or secondary), which comes as 403 or 429 and must not be
-// mistaken for a missing permission.
-func isRateLimit(err error) bool {
-	var rl *github.RateLimitError
-	var ab *github.AbuseRateLimitError
-	if errors.As(err, &rl) || errors.As(err, &ab) {
-		return true
-	}
-	code := statusCode(err)
-	if code == http.StatusTooManyRequests {
-		return true
-	}
-	return code == http.StatusForbidden && strings.Contains(strings.ToLower(apiMessage(err)), "rate limit")
-}
-
 // statusCode is the HTTP status of a GitHub API error, or 0.
 func statusCode(err error) int {
 	var er *github.ErrorResponse
@@ -198,10 +183,18 @@ func statusCode(err error) int {
 	if errors.As(err, &rl) && rl.Response != nil {
 		return rl.Response.StatusCode
 	}
+	var own *ghclient.RateLimitError
+	if errors.As(err, &own) {
+		return own.StatusCode
+	}
 	return 0
 }
 
 func apiMessage(err error) string {
+	var rl *ghclient.RateLimitError
+	if errors.As(err, &rl) {
+		return rl.Error()
+	}
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Message != "" {
 		return er.Message

@@ -5,43 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
-	"time"
 
+	"github.com/culprit-dev/culprit/internal/ghclient"
 	"github.com/google/go-github/v60/github"
 )
 
 // DefaultBot is the login of the identity behind the Actions GITHUB_TOKEN,
 // which cannot ask the API who it is (GET /user answers 403).
 const DefaultBot = "github-actions[bot]"
-
-// NewGitHub returns a go-github client for the REST API at apiURL (the
-// runner's GITHUB_API_URL; "" means github.com) authenticated with token.
-// Requests that hit a rate limit are retried once after waiting (see
-// [RetryTransport]); sleep may be nil.
-func NewGitHub(httpClient *http.Client, apiURL, token string, sleep func(context.Context, time.Duration) error) (*github.Client, error) {
-	if httpClient == nil {
-		httpClient = &http.Client{}
-	}
-	hc := *httpClient
-	hc.Transport = &RetryTransport{Base: httpClient.Transport, Sleep: sleep}
-	gh := github.NewClient(&hc)
-	if token != "" {
-		gh = gh.WithAuthToken(token)
-	}
-	if apiURL != "" {
-		u, err := url.Parse(apiURL)
-		if err != nil {
-			return nil, fmt.Errorf("parsing the API URL %q: %w", apiURL, err)
-		}
-		if !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-		}
-		gh.BaseURL = u
-	}
-	return gh, nil
-}
 
 // Client posts to one pull request.
 type Client struct {
@@ -106,9 +77,7 @@ func (c *Client) Get(ctx context.Context) (*PullRequest, error) {
 // on a write, as fork pull requests get with a read-only token. Rate limits
 // are not permission errors.
 func IsPermission(err error) bool {
-	var rl *github.RateLimitError
-	var abuse *github.AbuseRateLimitError
-	if errors.As(err, &rl) || errors.As(err, &abuse) {
+	if ghclient.IsRateLimit(err) {
 		return false
 	}
 	var er *github.ErrorResponse

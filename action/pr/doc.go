@@ -3,8 +3,9 @@
 // on every rerun, and review comments on the culprit lines, deduplicated by
 // their own markers, posted as one review, with outdated ones removed.
 //
-// It knows nothing of the analysis: callers hand it rendered bodies. The
-// GitHub client it builds retries a rate-limited request once, and errors
-// that mean "this token may not write here" are recognisable with
-// [IsPermission] so the caller can fall back to annotations.
+// It knows nothing of the analysis: callers hand it rendered bodies and a
+// go-github client (internal/ghclient builds one that waits out short rate
+// limits). Errors that mean "this token may not write here" are
+// recognisable with [IsPermission], which a rate limit never is, so the
+// caller can fall back to annotations.
 package pr

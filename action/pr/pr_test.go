@@ -2,7 +2,6 @@ package pr_test
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/culprit-dev/culprit/action/pr"
 	"github.com/culprit-dev/culprit/internal/fakegh"
+	"github.com/culprit-dev/culprit/internal/ghclient"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -32,7 +32,7 @@ func setup(t *testing.T) (*fakegh.Server, *pr.Client, *sleeps) {
 	srv := fakegh.New(t, "octo", "calc", token)
 	srv.PRs[prNum] = fakegh.PR{Number: prNum, BaseSHA: "b0", HeadSHA: "h1"}
 	var sl sleeps
-	gh, err := pr.NewGitHub(nil, srv.APIURL(), token, sl.sleep)
+	gh, err := ghclient.New(nil, srv.APIURL(), token, sl.sleep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestUpsertCommentCreatesThenEdits(t *testing.T) {
 	}
 	// A second run is a new process: a new Client, the same PR.
 	_, c2, _ := func() (*fakegh.Server, *pr.Client, *sleeps) {
-		gh, err := pr.NewGitHub(nil, srv.APIURL(), token, nil)
+		gh, err := ghclient.New(nil, srv.APIURL(), token, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,26 +155,32 @@ func TestRateLimitRetriedOnce(t *testing.T) {
 	}
 }
 
-func TestRateLimitNotRetriedTwice(t *testing.T) {
-	calls := 0
-	rt := &pr.RetryTransport{
-		Base: roundTripper(func(r *http.Request) (*http.Response, error) {
-			calls++
-			h := http.Header{"Retry-After": {"1"}}
-			return &http.Response{StatusCode: 429, Header: h, Body: http.NoBody, Request: r}, nil
-		}),
-		Sleep: func(context.Context, time.Duration) error { return nil },
+// TestPrimaryRateLimitIsNotAPermissionError checks that a write refused
+// for a primary rate limit that lifts in an hour is reported as such at
+// once: not waited out, and not taken for a read-only token (which would
+// fall back to annotations).
+func TestPrimaryRateLimitIsNotAPermissionError(t *testing.T) {
+	srv, c, sl := setup(t)
+	reset := time.Now().Add(time.Hour).Truncate(time.Second)
+	srv.ResetAt = reset
+	srv.RateLimit = map[string]string{"POST /repos/octo/calc/issues/7/comments": "primary"}
+	_, _, err := c.UpsertComment(context.Background(), marker, marker+"\nbody")
+	want := "rate limited until " + reset.UTC().Format(time.RFC3339)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("UpsertComment: %v; want an error with %q", err, want)
 	}
-	req, _ := http.NewRequest("GET", "http://x/", nil)
-	resp, err := rt.RoundTrip(req)
-	if err != nil || resp.StatusCode != 429 || calls != 2 {
-		t.Errorf("RoundTrip: %v, %v after %d calls; want 429 after 2", resp.StatusCode, err, calls)
+	if pr.IsPermission(err) {
+		t.Errorf("IsPermission(%v) = true", err)
 	}
+	if len(*sl) != 0 {
+		t.Errorf("waited %v", *sl)
+	}
+	diffCalls(t, srv, map[string]int{
+		"GET /user":                               1,
+		"GET /repos/octo/calc/issues/7/comments":  1,
+		"POST /repos/octo/calc/issues/7/comments": 1,
+	})
 }
-
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestReview(t *testing.T) {
 	key := func(s string) string { return "<!-- culprit:review " + s + " -->" }

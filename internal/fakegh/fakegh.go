@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -64,10 +65,14 @@ type Server struct {
 	ReadOnly bool
 	// PageSize caps per_page so tests can force several pages.
 	PageSize int
-	// RateLimit answers the first request to a "METHOD /path" key with a
-	// rate-limit response of this kind: "primary" (403, remaining 0) or
-	// "secondary" (429, Retry-After).
-	RateLimit map[string]string
+	// RateLimit answers the first RateLimitTimes requests to a
+	// "METHOD /path" key with a rate-limit response of this kind:
+	// "primary" (403, remaining 0, X-RateLimit-Reset ResetAt) or
+	// "secondary" (429, Retry-After RetryAfter).
+	RateLimit      map[string]string
+	RateLimitTimes int       // 1 unless set
+	RetryAfter     string    // seconds; "3" unless set
+	ResetAt        time.Time // the zero time means 1970, already past
 
 	mu       sync.Mutex
 	nextID   int64
@@ -76,7 +81,7 @@ type Server struct {
 	Reviewed map[int][]*Comment // review comments by PR number
 	Reviews  map[int]int        // reviews created by PR number
 	calls    map[string]int
-	limited  map[string]bool
+	limited  map[string]int
 	requests []string
 }
 
@@ -88,7 +93,8 @@ func New(t *testing.T, owner, repo, token string) *Server {
 		t: t, Owner: owner, Repo: repo, Token: token, PageSize: 100,
 		nextID: 1000, PRs: map[int]PR{}, Issue: map[int][]*Comment{},
 		Reviewed: map[int][]*Comment{}, Reviews: map[int]int{},
-		calls: map[string]int{}, limited: map[string]bool{},
+		calls: map[string]int{}, limited: map[string]int{},
+		RateLimitTimes: 1, RetryAfter: "3",
 	}
 	mux := http.NewServeMux()
 	repoPath := BasePath + "/repos/{owner}/{repo}"
@@ -191,8 +197,8 @@ func (s *Server) check(next http.Handler) http.Handler {
 		s.calls[key]++
 		s.requests = append(s.requests, key)
 		kind, limit := s.RateLimit[key]
-		if limit && !s.limited[key] {
-			s.limited[key] = true
+		if limit && s.limited[key] < s.RateLimitTimes {
+			s.limited[key]++
 		} else {
 			limit = false
 		}
@@ -212,13 +218,17 @@ func (s *Server) check(next http.Handler) http.Handler {
 			w.Header().Set("Content-Type", "application/json")
 			switch kind {
 			case "secondary":
-				w.Header().Set("Retry-After", "3")
+				w.Header().Set("Retry-After", s.RetryAfter)
 				w.WriteHeader(http.StatusTooManyRequests)
 				io.WriteString(w, `{"message":"You have exceeded a secondary rate limit."}`)
 			default:
 				w.Header().Set("X-RateLimit-Limit", "5000")
 				w.Header().Set("X-RateLimit-Remaining", "0")
-				w.Header().Set("X-RateLimit-Reset", "0")
+				reset := int64(0)
+				if !s.ResetAt.IsZero() {
+					reset = s.ResetAt.Unix()
+				}
+				w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
 				w.WriteHeader(http.StatusForbidden)
 				io.WriteString(w, `{"message":"API rate limit exceeded"}`)
 			}
