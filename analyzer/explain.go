@@ -216,7 +216,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("searching for the culprit hunks: %w", err)
 	}
-	if err := preferUses(ctx, b, found); err != nil && !spent(ctx, err) {
+	if err := preferUses(ctx, b, found, res.Hunks); err != nil && !spent(ctx, err) {
 		return nil, fmt.Errorf("telling root from auxiliary hunks: %w", err)
 	}
 	conclude(res, found)

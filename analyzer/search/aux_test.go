@@ -242,3 +242,31 @@ func TestAuxFollowsCompilerErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestErrorsInReverted(t *testing.T) {
+	// 1 deleted an import at base line 6; 2 replaced base lines 20-21 by
+	// one head line 19.
+	hunks := []diffhunks.Hunk{
+		{ID: 1, File: "pkg/a.go", Kind: diffhunks.Modify, Base: diffhunks.LineRange{Start: 6, End: 6}, Head: diffhunks.LineRange{Start: 6, End: 5}},
+		{ID: 2, File: "pkg/a.go", Kind: diffhunks.Modify, Base: diffhunks.LineRange{Start: 20, End: 21}, Head: diffhunks.LineRange{Start: 19, End: 19}},
+	}
+	tests := []struct {
+		name   string
+		revert []diffhunks.ID
+		msg    string
+		want   bool
+	}{
+		{"restored import unused", []diffhunks.ID{1}, `../ov3/pkg/a.go:6:2: "strings" imported and not used`, true},
+		{"restored local unused", []diffhunks.ID{1, 2}, "./a.go:21:3: declared and not used: n", true},
+		// Line 22 of the variant is head line 20, outside both hunks.
+		{"error in code left in place", []diffhunks.ID{1, 2}, "./a.go:22:3: declared and not used: n", false},
+		{"one inside, one outside", []diffhunks.ID{1}, "./a.go:6:2: \"strings\" imported and not used\n./a.go:30:1: undefined: x", false},
+		{"no errors", []diffhunks.ID{1}, "", false},
+		{"file of no hunk", []diffhunks.ID{1}, "./b.go:6:2: declared and not used: n", false},
+	}
+	for _, tt := range tests {
+		if got := ErrorsInReverted(hunks, tt.revert, tt.msg); got != tt.want {
+			t.Errorf("%s: ErrorsInReverted = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
