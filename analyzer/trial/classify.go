@@ -28,10 +28,16 @@ type classifier struct {
 
 // classify turns the process's output into a Result whose texts name files
 // relative to the repository.
-func (c classifier) classify(out run, build bool) (Result, error) {
-	res, err := c.verdict(out, build)
+func (c classifier) classify(out run) (Result, error) {
+	res, err := c.verdict(out)
+	return c.unrooted(res), err
+}
+
+// unrooted is res with the trial's private directories removed from its
+// texts.
+func (c classifier) unrooted(res Result) Result {
 	res.Message, res.Output = c.unroot(res.Message), c.unroot(res.Output)
-	return res, err
+	return res
 }
 
 // unroot removes the trial's private directories from paths in s.
@@ -44,7 +50,7 @@ func (c classifier) unroot(s string) string {
 	return s
 }
 
-func (c classifier) verdict(out run, build bool) (Result, error) {
+func (c classifier) verdict(out run) (Result, error) {
 	res := Result{Duration: out.duration}
 	p, err := gotest.Parse(bytes.NewReader(out.stdout))
 	if errors.Is(err, gotest.ErrNoEvents) && out.exitCode != 0 && !out.timedOut {
@@ -64,12 +70,9 @@ func (c classifier) verdict(out run, build bool) (Result, error) {
 	case out.timedOut:
 		res.Outcome = Timeout
 		return res, nil
-	case p.BuildFailed || (build && out.exitCode != 0):
+	case p.BuildFailed:
 		res.Outcome = BuildError
 		res.Message = c.relative(tail(p.BuildOutput+string(out.stderr), maxMessage))
-		return res, nil
-	case build:
-		res.Outcome = Pass
 		return res, nil
 	case p.TimedOut():
 		res.Outcome = Timeout

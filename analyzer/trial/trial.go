@@ -152,7 +152,8 @@ func writeFile(name string, data []byte, mode fs.FileMode) error {
 }
 
 // goTest runs go test in worktree wt (Config.Dir's place in it), or only
-// compiles the test when build is set, and classifies what happened.
+// compiles the test (goList) when build is set, and classifies what
+// happened.
 // overlayDir, when set, holds the variant's files, named in compiler
 // messages instead of their repository paths.
 func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []string, modFiles, build bool) (Result, error) {
@@ -170,7 +171,7 @@ func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []stri
 	if err != nil {
 		return Result{}, err
 	}
-	return c.classify(out, false)
+	return c.classify(out)
 }
 
 // goList compiles the test's package, its test variants and their
@@ -201,7 +202,7 @@ func (r *Runner) goList(ctx context.Context, cwd string, c classifier, extra []s
 		res.Message = c.relative(tail(text, maxMessage))
 		res.Output = tail(text, maxOutput)
 	}
-	return res, nil
+	return c.unrooted(res), nil
 }
 
 // listErrors returns the distinct errors in a go list -json stream: each
