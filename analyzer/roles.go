@@ -46,21 +46,11 @@ func preferUses(ctx context.Context, b search.Builder, f *search.Found, hunks []
 // onlyUnused reports whether every compiler error in msg is an unused
 // variable or import.
 func onlyUnused(msg string) bool {
-	n := 0
-	for _, line := range strings.Split(msg, "\n") {
-		if !isCompilerError(line) {
-			continue
-		}
-		n++
-		if !strings.Contains(line, "declared and not used") && !strings.Contains(line, "imported and not used") {
+	errs := search.CompileErrors(msg)
+	for _, e := range errs {
+		if !strings.Contains(e.Text, "declared and not used") && !strings.Contains(e.Text, "imported and not used") {
 			return false
 		}
 	}
-	return n > 0
-}
-
-// isCompilerError matches "path/file.go:line:col: message".
-func isCompilerError(line string) bool {
-	file, rest, ok := strings.Cut(strings.TrimSpace(line), ".go:")
-	return ok && file != "" && strings.Count(rest, ":") >= 2
+	return len(errs) > 0
 }

@@ -46,6 +46,27 @@ func (a *auxSearch) follow(ctx context.Context, revert, pool []diffhunks.ID, msg
 // path relative to wherever the go command ran.
 var compileError = regexp.MustCompile(`(?m)^\s*(\S+\.go):(\d+)(?::\d+)?: (.*)$`)
 
+// CompileError is one error in the go command's compiler output.
+type CompileError struct {
+	Path string // as printed: relative to the go command's directory
+	Line int
+	Text string
+}
+
+// CompileErrors returns the compiler errors in msg, in order; other lines
+// (package headers, go command chatter) are skipped.
+func CompileErrors(msg string) []CompileError {
+	var out []CompileError
+	for _, m := range compileError.FindAllStringSubmatch(msg, -1) {
+		line, err := strconv.Atoi(m[2])
+		if err != nil {
+			continue // a line number too large for an int
+		}
+		out = append(out, CompileError{Path: m[1], Line: line, Text: m[3]})
+	}
+	return out
+}
+
 // errorNames pick the identifiers an error is about.
 var errorNames = []*regexp.Regexp{
 	regexp.MustCompile(`undefined: ([\w.]+)`),
@@ -85,15 +106,11 @@ func (a *auxSearch) blamed(cur, pool []diffhunks.ID, msg string) []diffhunks.ID 
 	// pkg.Name.
 	type scoped struct{ name, dir string }
 	names := map[scoped]bool{}
-	for _, m := range compileError.FindAllStringSubmatch(msg, -1) {
-		line, err := strconv.Atoi(m[2])
-		if err != nil {
-			continue
-		}
-		files := a.filesNamed(m[1])
+	for _, e := range CompileErrors(msg) {
+		files := a.filesNamed(e.Path)
 		named := false
 		for _, re := range errorNames {
-			for _, n := range re.FindAllStringSubmatch(m[3], -1) {
+			for _, n := range re.FindAllStringSubmatch(e.Text, -1) {
 				name, qual := n[1], ""
 				if i := strings.LastIndexByte(name, '.'); i >= 0 {
 					name, qual = name[i+1:], name[:i]
@@ -111,7 +128,7 @@ func (a *auxSearch) blamed(cur, pool []diffhunks.ID, msg string) []diffhunks.ID 
 			}
 		}
 		for _, file := range files {
-			out = append(out, a.hunksAt(cur, inPool, file, line, !named)...)
+			out = append(out, a.hunksAt(cur, inPool, file, e.Line, !named)...)
 		}
 	}
 	for n := range names {
@@ -242,20 +259,15 @@ func (a *auxSearch) variantLine(cur []diffhunks.ID, file string, line int) (head
 // breaking code it left in place.
 func ErrorsInReverted(hunks []diffhunks.Hunk, revert []diffhunks.ID, msg string) bool {
 	a := newAuxSearch(nil, hunks)
-	n := 0
-	for _, m := range compileError.FindAllStringSubmatch(msg, -1) {
-		line, err := strconv.Atoi(m[2])
-		if err != nil {
-			return false
-		}
-		files := a.filesNamed(m[1])
+	errs := CompileErrors(msg)
+	for _, e := range errs {
+		files := a.filesNamed(e.Path)
 		if len(files) != 1 {
 			return false
 		}
-		if _, _, inside := a.variantLine(norm(revert), files[0], line); !inside {
+		if _, _, inside := a.variantLine(norm(revert), files[0], e.Line); !inside {
 			return false
 		}
-		n++
 	}
-	return n > 0
+	return len(errs) > 0
 }
