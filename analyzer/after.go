@@ -260,7 +260,7 @@ func (l *afterLoop) touched(hunks []diffhunks.Hunk, causes []*semantic.Cause, al
 		for _, id := range c.Deletions() {
 			set[id] = true
 		}
-		for _, u := range c.Constants() {
+		for _, u := range c.Constants {
 			if id := hunkAt(u.Loc.File, u.Loc.Line); id != 0 {
 				set[id] = true
 			}

@@ -337,7 +337,9 @@ type Cause struct {
 	// the side the target branch took and may have defined what a cause
 	// reads.
 	Omitted []int
-	a       *Analysis
+	// Constants are the package-level constants the statements read.
+	Constants []ConstUse
+	a         *Analysis
 }
 
 // Cause computes the cause of t (SEMANTIC.md §3): the generators of a
@@ -348,6 +350,7 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 	cause := &Cause{Target: t, Minimal: true, a: a, Omitted: a.omit[t.Event]}
 	if t.pred == predNone {
 		cause.Events = []int{t.Event}
+		cause.Constants = a.constantsOf(cause.Events)
 		return cause, nil
 	}
 	neg, deps, err := a.negate(t)
@@ -379,6 +382,7 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 	for _, g := range cause.Events {
 		cause.Omitted = mergeInts(cause.Omitted, a.straightOmissions(g))
 	}
+	cause.Constants = a.constantsOf(cause.Events)
 	return cause, nil
 }
 

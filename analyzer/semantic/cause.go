@@ -281,7 +281,7 @@ func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diff
 		for _, k := range c.Omitted {
 			n.Statements = append(n.Statements, a.deletedStatement(k))
 		}
-		for _, u := range c.Constants() {
+		for _, u := range c.Constants {
 			st := cause.Statement{File: u.Loc.File, Line: u.Loc.Line, Text: "const " + u.Text}
 			if hunkAt != nil {
 				st.Hunk = hunkAt(u.Loc.File, u.Loc.Line)

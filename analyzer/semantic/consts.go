@@ -20,14 +20,13 @@ type ConstUse struct {
 	Text string // the declaration as written ("name = value")
 }
 
-// Constants returns the package-level constants of their own package that
-// the cause's statements name, once each, in order of use. A name that the
-// statement's function declares for itself (a parameter or local of the
-// same name) is not a use of the constant.
-func (c *Cause) Constants() []ConstUse {
-	a := c.a
+// constantsOf returns the package-level constants of their own package
+// that the statements of events name, once each, in order of use. A name
+// that the statement's function declares for itself (a parameter or local
+// of the same name) is not a use of the constant.
+func (a *Analysis) constantsOf(events []int) []ConstUse {
 	var out []ConstUse
-	for _, i := range c.Events {
+	for _, i := range events {
 		s := a.siteOfStmt(i)
 		if s == nil || s.Pos.File == "" {
 			continue
