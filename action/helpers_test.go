@@ -240,3 +240,31 @@ func diffCalls(t *testing.T, srv *fakegh.Server, want map[string]int) {
 }
 
 func fmtInt(n int64) string { return strconv.FormatInt(n, 10) }
+
+// analyzeArtifact runs the analyze half on pull_request against srv, which
+// it makes read-only, and returns the report directory: the artifact the
+// comment half downloads.
+func analyzeArtifact(t *testing.T, srv *fakegh.Server, repo *scenario.Repo) string {
+	t.Helper()
+	srv.ReadOnly = true
+	analyze := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
+	if err := analyze.run(&canned{}); err != nil {
+		t.Fatalf("analyze: %v\n%s", err, analyze.out.String())
+	}
+	return filepath.Dir(analyze.outputs()["report-json"])
+}
+
+// commentEnv is the comment half on workflow_run, reading the report in
+// artifact, in a workspace without the pull request's code; run is the
+// event's workflow_run object.
+func commentEnv(t *testing.T, srv *fakegh.Server, run map[string]any, artifact string) *runnerEnv {
+	t.Helper()
+	empty := loadScenario(t, nil)
+	empty.Dir = t.TempDir()
+	return newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
+		"action":       "completed",
+		"workflow_run": run,
+		"repository":   map[string]any{"full_name": "octo/calc"},
+	}).set("INPUT_MODE", "comment", "INPUT_REPORT_JSON", artifact)
+}

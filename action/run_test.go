@@ -154,14 +154,8 @@ func TestRunCommentPaginated(t *testing.T) {
 func TestForkSafePattern(t *testing.T) {
 	repo := loadScenario(t, nil)
 	srv := newServer(t, repo)
-	srv.ReadOnly = true
-	analyze := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
-		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
-	if err := analyze.run(&canned{}); err != nil {
-		t.Fatalf("analyze: %v\n%s", err, analyze.out.String())
-	}
+	artifact := analyzeArtifact(t, srv, repo)
 	diffCalls(t, srv, map[string]int{})
-	artifact := filepath.Dir(analyze.outputs()["report-json"])
 	posted := map[string]int{getPR: 1, "GET /user": 1, listComments: 1, createComment: 1, listReview: 1, createReview: 1}
 
 	for _, tc := range []struct {
@@ -182,19 +176,12 @@ func TestForkSafePattern(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, repo)
-			// The comment job runs in a workspace without the PR's code.
-			empty := loadScenario(t, nil)
-			empty.Dir = t.TempDir()
-			env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
-				"action": "completed",
-				"workflow_run": map[string]any{
-					"event": tc.event, "conclusion": "failure", "head_sha": tc.runHead,
-					"display_title": tc.title,
-					"html_url":      "https://github.example/octo/calc/actions/runs/99",
-					"pull_requests": []any{},
-				},
-				"repository": map[string]any{"full_name": "octo/calc"},
-			}).set("INPUT_MODE", "comment", "INPUT_REPORT_JSON", artifact)
+			env := commentEnv(t, srv, map[string]any{
+				"event": tc.event, "conclusion": "failure", "head_sha": tc.runHead,
+				"display_title": tc.title,
+				"html_url":      "https://github.example/octo/calc/actions/runs/99",
+				"pull_requests": []any{},
+			}, artifact)
 			err := env.run(nil)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("comment: %v, want error %v\n%s", err, tc.wantErr, env.out.String())
@@ -222,13 +209,7 @@ func itoa(n int64) string { return fmtInt(n) }
 func TestForgedArtifact(t *testing.T) {
 	repo := loadScenario(t, nil)
 	srv := newServer(t, repo)
-	srv.ReadOnly = true
-	analyze := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
-		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
-	if err := analyze.run(&canned{}); err != nil {
-		t.Fatalf("analyze: %v\n%s", err, analyze.out.String())
-	}
-	artifact := filepath.Dir(analyze.outputs()["report-json"])
+	artifact := analyzeArtifact(t, srv, repo)
 	ctxFile := filepath.Join(artifact, "culprit-pr.json")
 	data, err := os.ReadFile(ctxFile)
 	if err != nil {
@@ -244,16 +225,10 @@ func TestForgedArtifact(t *testing.T) {
 	}
 
 	srv = newServer(t, repo)
-	empty := loadScenario(t, nil)
-	empty.Dir = t.TempDir()
-	env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
-		"action": "completed",
-		"workflow_run": map[string]any{
-			"event": "pull_request", "conclusion": "failure", "head_sha": repo.Head,
-			"pull_requests": []any{},
-		},
-		"repository": map[string]any{"full_name": "octo/calc"},
-	}).set("INPUT_MODE", "comment", "INPUT_REPORT_JSON", artifact)
+	env := commentEnv(t, srv, map[string]any{
+		"event": "pull_request", "conclusion": "failure", "head_sha": repo.Head,
+		"pull_requests": []any{},
+	}, artifact)
 	if err := env.run(nil); err == nil {
 		t.Fatalf("a forged status was accepted\n%s", env.out.String())
 	}
@@ -282,27 +257,15 @@ func TestForgedArtifact(t *testing.T) {
 func TestCommentIDsKeepRunsApart(t *testing.T) {
 	repo := loadScenario(t, nil)
 	srv := newServer(t, repo)
-	srv.ReadOnly = true
-	analyze := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
-		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
-	if err := analyze.run(&canned{}); err != nil {
-		t.Fatalf("analyze: %v\n%s", err, analyze.out.String())
-	}
-	artifact := filepath.Dir(analyze.outputs()["report-json"])
+	artifact := analyzeArtifact(t, srv, repo)
 
 	srv = newServer(t, repo)
-	empty := loadScenario(t, nil)
-	empty.Dir = t.TempDir()
 	comment := func(id string) {
 		t.Helper()
-		env := newRunnerEnv(t, srv, empty, "workflow_run", map[string]any{
-			"action": "completed",
-			"workflow_run": map[string]any{
-				"event": "pull_request", "conclusion": "failure", "head_sha": repo.Head,
-				"pull_requests": []any{},
-			},
-			"repository": map[string]any{"full_name": "octo/calc"},
-		}).set("INPUT_MODE", "comment", "INPUT_REPORT_JSON", artifact, "INPUT_COMMENT_ID", id)
+		env := commentEnv(t, srv, map[string]any{
+			"event": "pull_request", "conclusion": "failure", "head_sha": repo.Head,
+			"pull_requests": []any{},
+		}, artifact).set("INPUT_COMMENT_ID", id)
 		if err := env.run(nil); err != nil {
 			t.Fatalf("comment %s: %v\n%s", id, err, env.out.String())
 		}
