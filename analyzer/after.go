@@ -28,7 +28,10 @@ import (
 //
 // Tracing and deriving causes run under req.SemanticBudget (semCtx); the
 // revert searches the loop starts run under the analysis's own ctx.
-func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
+//
+// The failing run's analysis is returned, when there is one, for the
+// comparison with the passing run; the caller closes it.
+func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, *afterLoop, error) {
 	start := time.Now()
 	b.enter(PhaseSemantic)
 	semCtx, cancel := context.WithTimeoutCause(ctx, req.SemanticBudget, errSemanticBudget)
@@ -36,12 +39,11 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 	loop, err := startLoop(semCtx, req, mod, b.Runner, res)
 	switch {
 	case err == nil:
-		defer loop.close()
 		var found *search.Found
 		found, err = loop.run(ctx, semCtx, b, res, candidates, opt)
 		loop.record(res, start)
 		if found != nil || err != nil {
-			return found, err
+			return found, loop, err
 		}
 	case semanticSpent(semCtx):
 		res.Stats.Semantic = time.Since(start)
@@ -51,7 +53,8 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 		res.Notes.Add(note.Note{Code: note.SemanticFailed, Detail: err.Error()})
 	}
 	b.enter(PhaseSearch)
-	return search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
+	found, err := search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
+	return found, loop, err
 }
 
 // errSemanticBudget ends the semantic part of an analysis (its context's
@@ -68,8 +71,13 @@ func semanticSpent(semCtx context.Context) bool {
 type afterLoop struct {
 	an       *semantic.Analysis
 	tr       *trace.Trace
+	cfg      trace.Config // how the failing run was traced
+	took     time.Duration
 	traceDir string
 	prefix   string // the traced module root, relative to the repository
+	// causes are those the tree was built from, when the loop found a root.
+	causes []*semantic.Cause
+	lineHunk func(file string, line int) diffhunks.ID
 }
 
 func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runner, res *Result) (*afterLoop, error) {
@@ -79,13 +87,15 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 	if err != nil {
 		return nil, err
 	}
-	tr, err := trace.Run(ctx, trace.Config{
+	cfg := trace.Config{
 		Dir:      modRoot,
 		Pkg:      pkg,
 		Test:     req.Test.Name,
 		Timeout:  req.Timeout,
 		TraceDir: dir,
-	})
+	}
+	began := time.Now()
+	tr, err := trace.Run(ctx, cfg)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("tracing %s: %w", req.Test.Name, err)
@@ -100,12 +110,17 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 	if n := len(tr.Skipped); n > 0 {
 		res.Notes.Add(note.Note{Code: note.Untraced, N: n})
 	}
-	l := &afterLoop{tr: tr, traceDir: dir, prefix: prefix}
+	l := &afterLoop{tr: tr, cfg: cfg, took: time.Since(began), traceDir: dir, prefix: prefix}
 	l.an = semantic.New(tr, modRoot, semantic.Options{Deleted: l.deletions(res.Hunks)})
 	return l, nil
 }
 
-func (l *afterLoop) close() { os.RemoveAll(l.traceDir) }
+// close removes the trace; a nil loop has nothing to close.
+func (l *afterLoop) close() {
+	if l != nil {
+		os.RemoveAll(l.traceDir)
+	}
+}
 
 // tracedPackages lists the package directories to instrument, relative to
 // the module: the test's own and those of the changed Go files. The rest of
@@ -204,8 +219,8 @@ func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *
 				return found, err
 			}
 			if len(found.Root) > 0 {
-				res.Tree = l.an.Tree(causes, l.hunkAt(res.Hunks))
-				l.toRepoPaths(res.Tree)
+				l.causes, l.lineHunk = causes, l.hunkAt(res.Hunks)
+				res.Tree = l.tree(nil)
 				return found, nil
 			}
 		}
@@ -215,6 +230,16 @@ func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *
 	}
 	res.Notes.Add(note.Note{Code: note.CausesTouchNothing, N: len(causes)})
 	return nil, nil
+}
+
+// tree builds the causal tree of the causes that found the root, with
+// repository paths; cmp, when not nil, adds the passing run's instances.
+func (l *afterLoop) tree(cmp semantic.Contrast) *cause.Node {
+	t := l.an.Tree(l.causes, l.lineHunk, cmp)
+	if t != nil {
+		l.toRepoPaths(t)
+	}
+	return t
 }
 
 // record copies the semantic analysis's figures into the result.

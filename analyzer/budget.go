@@ -29,6 +29,7 @@ const (
 	PhaseSemantic Phase = "semantic" // tracing and deriving causes
 	PhaseSearch   Phase = "search"   // the revert search
 	PhaseMinimise Phase = "minimise" // dropping hunks the proof does not need
+	PhaseContrast Phase = "contrast" // tracing the passing run and comparing it with the failing run
 	PhaseDone     Phase = "done"
 )
 

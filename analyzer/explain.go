@@ -186,6 +186,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers}
 	b.enter(PhaseSearch)
 	var found *search.Found
+	var failing *afterLoop // the failing run's analysis, when there is one
 	switch req.Strategy {
 	case StrategyAfter:
 		if req.Mode != ModeGo {
@@ -193,7 +194,10 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 			found, err = search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
 			break
 		}
-		found, err = explainAfter(ctx, req, mod, b, res, candidates, opt)
+		var loop *afterLoop
+		found, loop, err = explainAfter(ctx, req, mod, b, res, candidates, opt)
+		defer loop.close()
+		failing = loop
 	case StrategyDynamic:
 		found, err = search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
 	case StrategyDDMin:
@@ -220,6 +224,10 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		return nil, fmt.Errorf("telling root from auxiliary hunks: %w", err)
 	}
 	conclude(res, found)
+	if res.Status == Explained && failing != nil {
+		b.enter(PhaseContrast)
+		compare(ctx, req, b, failing, res)
+	}
 	return res, nil
 }
 

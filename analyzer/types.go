@@ -93,6 +93,7 @@ type Stats struct {
 	CacheHits   int
 	Wall        time.Duration
 	Semantic    time.Duration // time spent in tracing and semantic analysis
+	Contrast    time.Duration // time spent tracing the passing run and comparing the runs
 	SolverCalls int
 	Clauses     int // soft clauses in the formulas built
 	SliceSize   int // events in the backward dynamic slices
@@ -116,6 +117,10 @@ type Result struct {
 	Spec []diffhunks.ID
 	// Tree is the causal tree, nil when the explanation is dynamic only.
 	Tree *cause.Node
+	// Chain is the short account the explanation opens with: 3–7 steps
+	// from the change to the failure, each with its passing instance; nil
+	// without a tree.
+	Chain []cause.Statement
 	// Proof is the final run with Root and Aux reverted.
 	Proof *trial.Result
 	// Evidence holds the classification runs of base and head.

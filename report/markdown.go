@@ -75,7 +75,18 @@ func render(b *strings.Builder, r *Report, d detail) {
 		renderAux(b, r, d)
 		if r.Tree != nil && d.treeItems > 0 {
 			fmt.Fprintf(b, "%s Why it fails\n\n", sub)
-			renderTree(b, r, d)
+			if len(r.Chain) > 0 {
+				renderChain(b, r.Chain)
+				if d.mermaid > 0 {
+					b.WriteString(fenced("mermaid", chainMermaid(r.Chain)))
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(b, "<details><summary>The causal tree (%s)</summary>\n\n", plural(treeSteps(r.Tree), "step", "steps"))
+				renderTree(b, r, d, false)
+				b.WriteString("</details>\n\n")
+			} else {
+				renderTree(b, r, d, true)
+			}
 		}
 	case analyzer.HeadBuildFails:
 		if r.Failure.Message != "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -35,8 +36,11 @@ type Report struct {
 	Aux   []int  `json:"aux"`
 	Proof *Proof `json:"proof"`
 	// Tree is the causal tree, null when the explanation is dynamic only.
-	Tree  *cause.Node `json:"tree"`
-	Stats Stats       `json:"stats"`
+	Tree *cause.Node `json:"tree"`
+	// Chain is the short account of the failure the explanation opens
+	// with, each step beside its instance in the passing run.
+	Chain []cause.Statement `json:"chain,omitempty"`
+	Stats Stats             `json:"stats"`
 	// Notes state where the analysis fell back or degraded, in words;
 	// Findings are the same notes as codes with their data.
 	Notes    []string  `json:"notes"`
@@ -101,6 +105,7 @@ type Stats struct {
 	CacheHits       int     `json:"cache_hits"`
 	WallSeconds     float64 `json:"wall_seconds"`
 	SemanticSeconds float64 `json:"semantic_seconds"`
+	ContrastSeconds float64 `json:"contrast_seconds,omitempty"`
 	SolverCalls     int     `json:"solver_calls"`
 	Clauses         int     `json:"clauses"`
 	SliceSize       int     `json:"slice_size"`
@@ -145,6 +150,7 @@ func New(res *analyzer.Result) *Report {
 		Root:     ids(res.Root),
 		Aux:      ids(res.Aux),
 		Tree:     copyNode(res.Tree),
+		Chain:    copyStatements(res.Chain),
 		Notes:    make([]string, 0, len(res.Notes)),
 		Findings: append(note.List(nil), res.Notes...),
 		Evidence: []Run{},
@@ -155,6 +161,7 @@ func New(res *analyzer.Result) *Report {
 			CacheHits:       res.Stats.CacheHits,
 			WallSeconds:     res.Stats.Wall.Seconds(),
 			SemanticSeconds: res.Stats.Semantic.Seconds(),
+			ContrastSeconds: res.Stats.Contrast.Seconds(),
 			SolverCalls:     res.Stats.SolverCalls,
 			Clauses:         res.Stats.Clauses,
 			SliceSize:       res.Stats.SliceSize,
@@ -263,16 +270,33 @@ func copyNode(n *cause.Node) *cause.Node {
 }
 
 func copyStatement(s cause.Statement) cause.Statement {
-	if len(s.Values) == 0 {
-		s.Values = nil
-		return s
+	s.Values = copyValues(s.Values)
+	if s.Passing != nil {
+		p := *s.Passing
+		p.Values = copyValues(p.Values)
+		s.Passing = &p
 	}
-	v := make(map[string]string, len(s.Values))
-	for k, x := range s.Values {
-		v[k] = x
-	}
-	s.Values = v
 	return s
+}
+
+func copyStatements(sts []cause.Statement) []cause.Statement {
+	if len(sts) == 0 {
+		return nil
+	}
+	out := make([]cause.Statement, len(sts))
+	for i, s := range sts {
+		out[i] = copyStatement(s)
+	}
+	return out
+}
+
+// copyValues copies a value map; an empty one becomes nil, as JSON
+// leaves it out.
+func copyValues(v map[string]string) map[string]string {
+	if len(v) == 0 {
+		return nil
+	}
+	return maps.Clone(v)
 }
 
 // WriteJSON writes r as indented JSON with fields in a fixed order.

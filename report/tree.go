@@ -10,9 +10,9 @@ import (
 )
 
 // renderTree writes the causal tree as a nested list, from the failed
-// assertion back to the changed lines, then as a Mermaid flowchart when it
-// is small enough to draw.
-func renderTree(b *strings.Builder, r *Report, d detail) {
+// assertion back to the changed lines, then, if draw, as a Mermaid
+// flowchart when it is small enough to draw.
+func renderTree(b *strings.Builder, r *Report, d detail, draw bool) {
 	total := treeSteps(r.Tree)
 	shown := 0
 	var walk func(n *cause.Node, depth int)
@@ -43,7 +43,7 @@ func renderTree(b *strings.Builder, r *Report, d detail) {
 		fmt.Fprintf(b, "- _… %s of the tree not shown here._\n", plural(rest, "more step", "more steps"))
 	}
 	b.WriteString("\n")
-	if d.mermaid <= 0 {
+	if d.mermaid <= 0 || !draw {
 		return
 	}
 	if total > d.mermaid {
@@ -91,6 +91,15 @@ func stepWith(s cause.Statement, result string) string {
 	}
 	if s.Deleted {
 		out += " — deleted here by the change, so the failing run could not execute it"
+	}
+	switch {
+	case s.OnlyPassing:
+		out += " — ran only without the change"
+	case s.Passing != nil && (s.Passing.Missing || s.Passing.Text != "" || !maps.Equal(s.Passing.Values, s.Values)):
+		out += "; without the change: " + passingText(s.Passing)
+	}
+	if s.Diverges {
+		out += " — **the runs first differ here**"
 	}
 	if s.Hunk != 0 {
 		out += fmt.Sprintf(" ← hunk #%d", s.Hunk)

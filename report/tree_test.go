@@ -94,7 +94,7 @@ func TestTreeList(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			renderTree(&b, New(explainedWithTree()), tc.d)
+			renderTree(&b, New(explainedWithTree()), tc.d, true)
 			if diff := cmp.Diff(tc.want, b.String()); diff != "" {
 				t.Errorf("tree (-want +got):\n%s", diff)
 			}

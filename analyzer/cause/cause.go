@@ -20,6 +20,35 @@ type Statement struct {
 	// not execute: Text is the deleted source and Line the head line it
 	// stood just before; Hunk is the deletion.
 	Deleted bool `json:"deleted,omitempty"`
+	// Outcome is a branch's outcome in this run ("true", "false", "case
+	// 2"), set on the steps of a chain.
+	Outcome string `json:"outcome,omitempty"`
+
+	// Passing is the statement's aligned instance in the passing run (head
+	// with the proof's hunks reverted), nil when unknown: that run was not
+	// traced, or the step lies where the runs cannot be aligned.
+	Passing *Passing `json:"passing,omitempty"`
+	// Diverges marks the step where the two runs first differ.
+	Diverges bool `json:"diverges,omitempty"`
+	// OnlyPassing marks a step that ran in the passing run only (File and
+	// Line are then the passing run's, mapped to head where the code is
+	// shared): what the change kept from running.
+	OnlyPassing bool `json:"only_passing,omitempty"`
+	// Count is how many instances a chain step folds (iterations, repeated
+	// calls), 0 or 1 for one.
+	Count int `json:"count,omitempty"`
+}
+
+// Passing is a step's aligned instance in the passing run.
+type Passing struct {
+	// Values are the values there, by the operand's source text.
+	Values map[string]string `json:"values,omitempty"`
+	// Outcome is the branch's outcome there ("true", "false", "case 2").
+	Outcome string `json:"outcome,omitempty"`
+	// Text is the passing run's source of the step when it differs.
+	Text string `json:"text,omitempty"`
+	// Missing means the passing run has no instance of the step.
+	Missing bool `json:"missing,omitempty"`
 }
 
 // Node is one cause: a minimal set of statements that forces its target.

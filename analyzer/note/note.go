@@ -48,6 +48,15 @@ const (
 	SolverGaveUp       Code = "solver-gave-up"       // N checks came back unknown
 )
 
+// Comparison with the passing run.
+const (
+	ContrastSkipped Code = "contrast-skipped" // Detail: why the passing run was not traced or compared
+	ContrastBudget  Code = "contrast-budget"  // Limit: too little budget left to trace the passing run
+	ContrastOnly    Code = "contrast-only"    // the tree is the path of differences alone (no cause was derived)
+	ContrastOutside Code = "contrast-outside" // Detail: where the runs first differ, in code the change did not touch
+	ContrastCut     Code = "contrast-cut"     // N: the walk over the differences stopped after N steps
+)
+
 // Revert search.
 const (
 	SpecHunks     Code = "spec-hunks"       // N hunks of the test's own files, never root

@@ -32,6 +32,7 @@ func AuxFor(ctx context.Context, b Builder, hunks []diffhunks.Hunk, revert, pool
 // strategy run: compile results are memoised by the whole reverted set.
 type auxSearch struct {
 	b       Builder
+	hunks   []diffhunks.Hunk
 	byID    map[diffhunks.ID]diffhunks.Hunk
 	builds  memo[built]
 	nbuilds atomic.Int64
@@ -45,7 +46,7 @@ type built struct {
 }
 
 func newAuxSearch(b Builder, hunks []diffhunks.Hunk) *auxSearch {
-	a := &auxSearch{b: b, byID: make(map[diffhunks.ID]diffhunks.Hunk, len(hunks))}
+	a := &auxSearch{b: b, hunks: hunks, byID: make(map[diffhunks.ID]diffhunks.Hunk, len(hunks))}
 	for _, h := range hunks {
 		a.byID[h.ID] = h
 	}

@@ -184,7 +184,7 @@ func (a *auxSearch) filesNamed(p string) []string {
 // function's old version. Outside functions it returns the pool hunks
 // next to that reverted hunk.
 func (a *auxSearch) hunksAt(cur []diffhunks.ID, inPool map[diffhunks.ID]bool, file string, line int, wide bool) []diffhunks.ID {
-	head, near, inside := a.variantLine(cur, file, line)
+	head, near, inside := diffhunks.VariantLine(a.hunks, cur, file, line)
 	var out []diffhunks.ID
 	for id := range inPool {
 		h := a.byID[id]
@@ -225,33 +225,6 @@ func (a *auxSearch) hunksAt(cur []diffhunks.ID, inPool map[diffhunks.ID]bool, fi
 	return out
 }
 
-// variantLine maps line of file in the variant with cur reverted back to
-// head: the head line when it lies outside the reverted hunks, and the
-// reverted hunk holding or preceding it (zero when none), inside telling
-// whether the line is one of that hunk's restored base lines.
-func (a *auxSearch) variantLine(cur []diffhunks.ID, file string, line int) (head int, near diffhunks.Hunk, inside bool) {
-	var reverted []diffhunks.Hunk
-	for _, id := range cur {
-		if h := a.byID[id]; h.File == file && h.Kind == diffhunks.Modify {
-			reverted = append(reverted, h)
-		}
-	}
-	slices.SortFunc(reverted, func(x, y diffhunks.Hunk) int { return x.Head.Start - y.Head.Start })
-	head = line
-	for _, h := range reverted {
-		start := h.Head.Start + (line - head) // h's first line in the variant
-		if line < start {
-			break
-		}
-		near = h
-		if line < start+h.Base.Len() {
-			return head, near, true
-		}
-		head -= h.Base.Len() - h.Head.Len()
-	}
-	return head, near, false
-}
-
 // ErrorsInReverted reports whether msg, the compiler's output for head with
 // revert reverted, has errors and every one of them lies in lines that the
 // revert restored: the revert itself brought back code that does not
@@ -265,7 +238,7 @@ func ErrorsInReverted(hunks []diffhunks.Hunk, revert []diffhunks.ID, msg string)
 		if len(files) != 1 {
 			return false
 		}
-		if _, _, inside := a.variantLine(norm(revert), files[0], e.Line); !inside {
+		if _, _, inside := diffhunks.VariantLine(a.hunks, norm(revert), files[0], e.Line); !inside {
 			return false
 		}
 	}

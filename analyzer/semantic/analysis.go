@@ -60,6 +60,8 @@ type Analysis struct {
 	dels []*deletion
 	// places caches source lookups by site.
 	places map[trace.SiteID]*place
+	// objs names the run's objects in the values shown.
+	objs trace.Objects
 }
 
 // New prepares an analysis of tr; dir is the traced module root, whose

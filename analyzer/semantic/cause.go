@@ -1,7 +1,6 @@
 package semantic
 
 import (
-	"fmt"
 	"go/ast"
 	"slices"
 	"sort"
@@ -259,7 +258,20 @@ func lastName(text string) string {
 // computed: the first is the root; each later cause hangs below the cause
 // whose critical predicate it explains. hunkAt maps a head line to its
 // hunk (0 if none).
-func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diffhunks.ID) *cause.Node {
+//
+// With cmp, every step carries its instance in the passing run and the
+// step where the runs first differ is marked (COMPARATIVE.md §4).
+func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diffhunks.ID, cmp Contrast) *cause.Node {
+	st := func(i int) cause.Statement {
+		s := a.statement(i, hunkAt)
+		if cmp != nil {
+			if p, ok := cmp.Annotate(i); ok {
+				s.Passing = p
+			}
+			s.Diverges = cmp.Diverges(i)
+		}
+		return s
+	}
 	if len(causes) == 0 {
 		return nil
 	}
@@ -267,16 +279,16 @@ func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diff
 	var root *cause.Node
 	for _, c := range causes {
 		n := &cause.Node{
-			Target:  a.statement(c.Target.Event, hunkAt),
+			Target:  st(c.Target.Event),
 			Outcome: c.Target.Outcome,
 		}
 		if c.Target.Failure >= 0 && c.Target.Failure != c.Target.Event {
 			// The failing call is what the reader recognises; the
 			// controlling branch is among the statements.
-			n.Target = a.statement(c.Target.Failure, hunkAt)
+			n.Target = st(c.Target.Failure)
 		}
 		for _, i := range c.Events {
-			n.Statements = append(n.Statements, a.statement(i, hunkAt))
+			n.Statements = append(n.Statements, st(i))
 		}
 		for _, k := range c.Omitted {
 			n.Statements = append(n.Statements, a.deletedStatement(k))
@@ -292,7 +304,7 @@ func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diff
 		parent := nodes[c.Target.via]
 		switch {
 		case parent != nil:
-			via := a.statement(c.Target.Event, hunkAt)
+			via := st(c.Target.Event)
 			n.Via = &via
 			parent.Children = append(parent.Children, n)
 		case root == nil:
@@ -300,12 +312,21 @@ func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diff
 		default:
 			// A cause whose parent was not passed in: attach it to the
 			// root rather than drop it.
-			via := a.statement(c.Target.Event, hunkAt)
+			via := st(c.Target.Event)
 			n.Via = &via
 			root.Children = append(root.Children, n)
 		}
 	}
 	return root
+}
+
+// Contrast describes failing events by their instances in the passing
+// run (contrast.Comparison).
+type Contrast interface {
+	// Annotate returns event i's passing instance; false when unknown.
+	Annotate(i int) (*cause.Passing, bool)
+	// Diverges reports whether event i is where the runs first differ.
+	Diverges(i int) bool
 }
 
 // statement describes event i with the values it read and wrote.
@@ -323,13 +344,13 @@ func (a *Analysis) statement(i int, hunkAt func(string, int) diffhunks.ID) cause
 			if !ok || o.Text == "" {
 				continue
 			}
-			vals[o.Text] = formatValue(it.Value)
+			vals[o.Text] = it.Value.Format(o.Type, &a.objs)
 		}
 	}
 	add(i, ev.Reads)
 	add(i, ev.Writes)
 	if ev.Kind == trace.EvReturn && len(ev.Values) == 1 {
-		vals["return"] = formatValue(ev.Values[0])
+		vals["return"] = ev.Values[0].Format(a.resultType(i), &a.objs)
 	}
 	if len(vals) > 0 {
 		st.Values = vals
@@ -337,32 +358,6 @@ func (a *Analysis) statement(i int, hunkAt func(string, int) diffhunks.ID) cause
 	return st
 }
 
-func formatValue(v trace.Value) string {
-	switch v.Kind {
-	case trace.ValBool:
-		return strconv.FormatBool(v.Bool())
-	case trace.ValInt:
-		return strconv.FormatInt(v.Int(), 10)
-	case trace.ValUint:
-		return strconv.FormatUint(v.Bits, 10)
-	case trace.ValString:
-		if int64(len(v.Prefix)) == v.Len {
-			return strconv.Quote(v.Prefix)
-		}
-		return fmt.Sprintf("%q… (len %d)", v.Prefix, v.Len)
-	case trace.ValPointer, trace.ValSlice, trace.ValIface:
-		if v.Nil {
-			return "nil"
-		}
-		if v.Kind == trace.ValSlice {
-			return fmt.Sprintf("len %d", v.Len)
-		}
-		return fmt.Sprintf("%#x", v.Bits)
-	case trace.ValFloat:
-		return fmt.Sprintf("float bits %#x", v.Bits)
-	}
-	return "?"
-}
 
 func isBlock(n ast.Node) bool {
 	switch n.(type) {
@@ -380,4 +375,13 @@ func mergeInts(xs, ys []int) []int {
 		}
 	}
 	return xs
+}
+
+// resultType is the type of the single result of the return event i, as
+// far as the site table knows it.
+func (a *Analysis) resultType(i int) trace.Type {
+	if s := a.tr.SiteOf(i); len(s.Exprs) == 1 && s.Exprs[0] != nil {
+		return s.Exprs[0].Type
+	}
+	return trace.Type{}
 }

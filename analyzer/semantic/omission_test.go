@@ -98,7 +98,7 @@ func TestOmissions(t *testing.T) {
 				causes = append(causes, found)
 			}
 			var deleted []cause.Statement
-			a.Tree(causes, nil).Walk(func(n *cause.Node) {
+			a.Tree(causes, nil, nil).Walk(func(n *cause.Node) {
 				for _, s := range n.Statements {
 					if s.Deleted {
 						deleted = append(deleted, s)

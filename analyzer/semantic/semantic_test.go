@@ -125,7 +125,7 @@ func checkAfter(t *testing.T, tr *trace.Trace, dir string) {
 	if !slices.Contains(viaXY.Lines(), Loc{File: "calc/calc.go", Line: 8}) {
 		t.Errorf("cause through x < y lacks calc/calc.go:8: %v", viaXY.Lines())
 	}
-	tree := a.Tree(causes, nil)
+	tree := a.Tree(causes, nil, nil)
 	if tree == nil || len(tree.Children) != len(preds) {
 		t.Errorf("tree: %+v, want %d children", tree, len(preds))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -61,15 +62,9 @@ func (v variant) modFiles() bool {
 
 // trial runs (or, if build, only compiles) one variant.
 func (r *Runner) trial(ctx context.Context, ids []diffhunks.ID, build bool) (Result, error) {
-	files, deleted, err := r.cfg.Variants.Variant(ids)
+	v, err := r.variant(ids)
 	if err != nil {
-		return Result{}, fmt.Errorf("building variant: %w", err)
-	}
-	v := variant{files: files, deleted: deleted}
-	if mv, ok := r.cfg.Variants.(modeVariants); ok {
-		if v.modes, err = mv.VariantModes(ids); err != nil {
-			return Result{}, fmt.Errorf("building variant modes: %w", err)
-		}
+		return Result{}, err
 	}
 	if r.cfg.Mode == ModeGo && v.overlayable() {
 		return r.overlayTrial(ctx, v, build)
@@ -83,6 +78,41 @@ func (r *Runner) trial(ctx context.Context, ids []diffhunks.ID, build bool) (Res
 		err = perr
 	}
 	return res, err
+}
+
+// variant is head with ids reverted.
+func (r *Runner) variant(ids []diffhunks.ID) (variant, error) {
+	files, deleted, err := r.cfg.Variants.Variant(ids)
+	if err != nil {
+		return variant{}, fmt.Errorf("building variant: %w", err)
+	}
+	v := variant{files: files, deleted: deleted}
+	if mv, ok := r.cfg.Variants.(modeVariants); ok {
+		if v.modes, err = mv.VariantModes(ids); err != nil {
+			return variant{}, fmt.Errorf("building variant modes: %w", err)
+		}
+	}
+	return v, nil
+}
+
+// Checkout writes the variant that reverts ids into a worktree of the
+// pool and returns Config.Dir's place in it, for tools that need the
+// variant's files on disk (the tracer). release gives the worktree back;
+// dir must not be used after it.
+func (r *Runner) Checkout(ctx context.Context, ids []diffhunks.ID) (dir string, release func() error, err error) {
+	v, err := r.variant(ids)
+	if err != nil {
+		return "", nil, err
+	}
+	wt, err := r.takeWorktree(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	release = func() error { return r.putWorktree(context.WithoutCancel(ctx), wt) }
+	if err := v.writeTo(wt); err != nil {
+		return "", nil, errors.Join(err, release())
+	}
+	return filepath.Join(wt, filepath.FromSlash(r.prefix)), release, nil
 }
 
 // overlayTrial runs go test in the head worktree with the variant's files
@@ -114,6 +144,17 @@ func (r *Runner) overlayTrial(ctx context.Context, v variant, build bool) (Resul
 
 // inPlaceTrial writes the variant into worktree wt and runs the test there.
 func (r *Runner) inPlaceTrial(ctx context.Context, wt string, v variant, build bool) (Result, error) {
+	if err := v.writeTo(wt); err != nil {
+		return Result{}, err
+	}
+	if r.cfg.Mode == ModeCommand {
+		return r.command(ctx, wt, v.modFiles(), build)
+	}
+	return r.goTest(ctx, wt, "", nil, v.modFiles(), build)
+}
+
+// writeTo writes the variant over worktree wt, which holds head.
+func (v variant) writeTo(wt string) error {
 	for p, data := range v.files {
 		mode := fs.FileMode(0o644)
 		if m, ok := v.modes[p]; ok {
@@ -122,23 +163,20 @@ func (r *Runner) inPlaceTrial(ctx context.Context, wt string, v variant, build b
 			mode = fi.Mode().Perm()
 		}
 		if err := writeFile(filepath.Join(wt, filepath.FromSlash(p)), data, mode); err != nil {
-			return Result{}, err
+			return err
 		}
 	}
 	for p, m := range v.modes {
 		if err := os.Chmod(filepath.Join(wt, filepath.FromSlash(p)), m.Perm()); err != nil {
-			return Result{}, fmt.Errorf("writing variant: %w", err)
+			return fmt.Errorf("writing variant: %w", err)
 		}
 	}
 	for _, p := range v.deleted {
 		if err := os.Remove(filepath.Join(wt, filepath.FromSlash(p))); err != nil && !os.IsNotExist(err) {
-			return Result{}, fmt.Errorf("writing variant: %w", err)
+			return fmt.Errorf("writing variant: %w", err)
 		}
 	}
-	if r.cfg.Mode == ModeCommand {
-		return r.command(ctx, wt, v.modFiles(), build)
-	}
-	return r.goTest(ctx, wt, "", nil, v.modFiles(), build)
+	return nil
 }
 
 func writeFile(name string, data []byte, mode fs.FileMode) error {

@@ -1,0 +1,153 @@
+package analyzer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/contrast"
+	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// maxTreeSteps bounds the statements of a tree made from the path of
+// differences alone.
+const maxTreeSteps = 40
+
+// compare traces the proof variant, which passes, sets it beside the
+// failing run and adds what the comparison shows to res: each tree step's
+// passing instance, the divergence, the steps that ran in the passing run
+// only, and the chain the explanation opens with (COMPARATIVE.md). When it
+// cannot, res keeps the failing run's tree and a note says why.
+func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, res *Result) {
+	start := time.Now()
+	defer func() { res.Stats.Contrast = time.Since(start) }()
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < failing.took*3/2 {
+		res.Notes.Add(note.Note{Code: note.ContrastBudget, Limit: limit(req)})
+		return
+	}
+	skip := func(why string) { res.Notes.Add(note.Note{Code: note.ContrastSkipped, Detail: why}) }
+	dir, release, err := b.Runner.Checkout(ctx, res.Proof.Reverted)
+	if err != nil {
+		skip(err.Error())
+		return
+	}
+	defer release()
+	traceDir, err := os.MkdirTemp("", "culprit-trace-")
+	if err != nil {
+		skip(err.Error())
+		return
+	}
+	defer os.RemoveAll(traceDir)
+	cfg := failing.cfg
+	cfg.Dir, cfg.TraceDir = dir, traceDir
+	passing, err := trace.Run(ctx, cfg)
+	switch {
+	case err != nil:
+		skip(fmt.Sprintf("tracing the passing run: %v", err))
+		return
+	case !passing.Result.Passed:
+		skip("the passing run failed when traced")
+		return
+	}
+	cmp, err := contrast.Compare(contrast.Runs{
+		Failing: failing.tr, Passing: passing,
+		FailingDir: failing.cfg.Dir, PassingDir: dir,
+		Prefix: failing.prefix,
+		Hunks:  res.Hunks,
+		Proof:  res.Proof.Reverted,
+	})
+	if err != nil {
+		skip(err.Error())
+		return
+	}
+	path, err := cmp.Path()
+	if err != nil {
+		skip(err.Error())
+		return
+	}
+	if path.Cut {
+		res.Notes.Add(note.Note{Code: note.ContrastCut, N: len(path.Steps)})
+	}
+	if src := cmp.Sources(); len(src) > 0 {
+		if st := cmp.Statement(src[0]); st.Hunk == 0 {
+			res.Notes.Add(note.Note{Code: note.ContrastOutside, Detail: fmt.Sprintf("%s:%d", st.File, st.Line)})
+		}
+	}
+	res.Chain = cmp.Chain()
+	if failing.causes != nil {
+		res.Tree = failing.tree(cmp)
+		addOnlyPassing(res.Tree, cmp, path)
+		return
+	}
+	if t := pathTree(cmp, path, res.Root); t != nil {
+		res.Tree = t
+		res.Notes.Add(note.Note{Code: note.ContrastOnly})
+		return
+	}
+	// Without a tree the chain has nothing to open; it stands alone only
+	// when it reaches the change.
+	if !touches(res.Chain, res.Root) {
+		res.Chain = nil
+	}
+}
+
+// addOnlyPassing adds to the tree's root the path's steps that ran in the
+// passing run only (the reset an early return skipped), which the failing
+// run's causes cannot name.
+func addOnlyPassing(tree *cause.Node, cmp *contrast.Comparison, path contrast.Path) {
+	if tree == nil {
+		return
+	}
+	seen := map[string]bool{}
+	tree.Walk(func(n *cause.Node) {
+		for _, s := range n.Statements {
+			seen[fmt.Sprintf("%s:%d", s.File, s.Line)] = true
+		}
+	})
+	for _, s := range path.Steps {
+		if s.Side != contrast.Passing {
+			continue
+		}
+		st := cmp.Statement(s)
+		if k := fmt.Sprintf("%s:%d", st.File, st.Line); !seen[k] {
+			seen[k] = true
+			tree.Statements = append(tree.Statements, st)
+		}
+	}
+}
+
+// pathTree makes a one-node tree of the path of differences when it
+// reaches a root hunk: the failure as target, the path's steps as its
+// statements.
+func pathTree(cmp *contrast.Comparison, path contrast.Path, root []diffhunks.ID) *cause.Node {
+	if len(path.Steps) == 0 {
+		return nil
+	}
+	last := path.Steps[len(path.Steps)-1]
+	n := &cause.Node{Target: cmp.Statement(last), Outcome: "failed"}
+	for _, s := range path.Steps[:len(path.Steps)-1] {
+		n.Statements = append(n.Statements, cmp.Statement(s))
+	}
+	if len(n.Statements) > maxTreeSteps {
+		n.Statements = n.Statements[len(n.Statements)-maxTreeSteps:]
+	}
+	if !touches(n.Statements, root) {
+		return nil
+	}
+	return n
+}
+
+// touches reports whether a statement lies in one of the hunks.
+func touches(sts []cause.Statement, hunks []diffhunks.ID) bool {
+	for _, s := range sts {
+		if s.Hunk != 0 && slices.Contains(hunks, s.Hunk) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,202 @@
+// Package contrast sets the failing run beside the passing run (head with
+// the proof's hunks reverted): it aligns their events by execution
+// indexing, finds where they differ and walks the differences back from
+// the failure to the change (COMPARATIVE.md).
+package contrast
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Runs describes the two traced runs to compare.
+type Runs struct {
+	Failing, Passing       *trace.Trace
+	FailingDir, PassingDir string // the module roots the traces' files are relative to
+	// Prefix is the module root relative to the repository ("." at the top).
+	Prefix string
+	Hunks  []diffhunks.Hunk
+	Proof  []diffhunks.ID // reverted in the passing run (root and auxiliary)
+}
+
+// Comparison is two aligned runs.
+type Comparison struct {
+	t    *trie
+	runs [2]*run // failing, passing
+	in   Runs
+	path *Path // set by Path
+}
+
+// Side names one of the two runs.
+type Side int
+
+const (
+	Failing Side = iota
+	Passing
+)
+
+func (s Side) other() Side { return 1 - s }
+
+// Compare indexes both runs and aligns them.
+func Compare(in Runs) (*Comparison, error) {
+	c := &Comparison{t: newTrie(), in: in}
+	sides := [2]side{
+		{dir: in.FailingDir, prefix: in.Prefix, hunks: in.Hunks, proof: in.Proof},
+		{dir: in.PassingDir, prefix: in.Prefix, hunks: in.Hunks, proof: in.Proof, revert: true},
+	}
+	for k, tr := range [2]*trace.Trace{in.Failing, in.Passing} {
+		r, err := newRun(tr, sides[k], c.t)
+		if err != nil {
+			return nil, err
+		}
+		c.runs[k] = r
+	}
+	return c, nil
+}
+
+// Counterpart returns the event of the other run with the same index as
+// event i of run s, -1 when there is none.
+func (c *Comparison) Counterpart(s Side, i int) int {
+	if i < 0 {
+		return -1
+	}
+	if j, ok := c.runs[s.other()].byNode[c.runs[s].node[i]]; ok {
+		return j
+	}
+	return -1
+}
+
+// same compares two recorded values as far as they mean the same in two
+// runs: scalars and strings exactly, references by shape only (nil-ness,
+// length), since addresses differ between any two runs.
+func same(a, b trace.Value) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case trace.ValPointer, trace.ValIface:
+		return a.Nil == b.Nil
+	case trace.ValSlice:
+		return a.Nil == b.Nil && a.Len == b.Len && a.Cap == b.Cap
+	case trace.ValOpaque, trace.ValNone:
+		return true // not comparable: never a difference on its own
+	}
+	return a == b
+}
+
+// outputs are what an event produced: values written, a branch's outcome,
+// results, and the arguments of a call or failure.
+func outputs(e *trace.Event) []trace.Value {
+	var out []trace.Value
+	for _, w := range e.Writes {
+		out = append(out, w.Value)
+	}
+	switch e.Kind {
+	case trace.EvBranch, trace.EvReturn, trace.EvCallExt:
+		out = append(out, e.Values...)
+	case trace.EvCall, trace.EvFail:
+		for _, r := range e.Reads {
+			out = append(out, r.Value)
+		}
+	}
+	return out
+}
+
+// differs reports whether event i of run s and its counterpart j produced
+// different outputs.
+func (c *Comparison) differs(s Side, i, j int) bool {
+	a, b := outputs(c.runs[s].tr.Event(i)), outputs(c.runs[s.other()].tr.Event(j))
+	if len(a) != len(b) {
+		return true
+	}
+	for k := range a {
+		if !same(a[k], b[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// relevant reports whether event i of run s is part of the difference
+// between the runs: it has no counterpart, or its counterpart produced
+// something else.
+func (c *Comparison) relevant(s Side, i int) bool {
+	j := c.Counterpart(s, i)
+	return j < 0 || c.differs(s, i, j)
+}
+
+// Annotate describes the passing run's instance of failing event i, for
+// a tree step; false when that is unknown (the passing trace was cut
+// short before the step could have run).
+func (c *Comparison) Annotate(i int) (*cause.Passing, bool) {
+	j := c.Counterpart(Failing, i)
+	if j < 0 {
+		if c.runs[Passing].tr.Truncated {
+			return nil, false
+		}
+		return &cause.Passing{Missing: true}, true
+	}
+	p := &cause.Passing{Values: c.values(Passing, j), Outcome: c.outcome(Passing, j)}
+	if ft, pt := c.runs[Failing].tr.SiteOf(i).Text, c.runs[Passing].tr.SiteOf(j).Text; ft != pt {
+		p.Text = pt
+	}
+	return p, true
+}
+
+// values are event i's operand values by source text, pointers named by
+// their object in that run.
+func (c *Comparison) values(s Side, i int) map[string]string {
+	r := c.runs[s]
+	e := r.tr.Event(i)
+	site := r.tr.SiteOf(i)
+	out := map[string]string{}
+	add := func(items []trace.Item) {
+		for _, it := range items {
+			if o, ok := operand(site, it.Slot); ok && o.Text != "" {
+				out[o.Text] = it.Value.Format(o.Type, &r.objs)
+			}
+		}
+	}
+	add(e.Reads)
+	add(e.Writes)
+	if e.Kind == trace.EvReturn && len(e.Values) == 1 {
+		var t trace.Type
+		if len(site.Exprs) == 1 && site.Exprs[0] != nil {
+			t = site.Exprs[0].Type
+		}
+		out["return"] = e.Values[0].Format(t, &r.objs)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// outcome is a branch event's outcome in words, "" for other events.
+func (c *Comparison) outcome(s Side, i int) string {
+	e := c.runs[s].tr.Event(i)
+	if e.Kind != trace.EvBranch || len(e.Values) == 0 {
+		return ""
+	}
+	v := e.Values[0]
+	if v.Kind == trace.ValBool {
+		return strconv.FormatBool(v.Bool())
+	}
+	if v.Int() < 0 {
+		return "no case"
+	}
+	return fmt.Sprintf("case %d", v.Int()+1)
+}
+
+func operand(s *trace.Site, slot int) (trace.Operand, bool) {
+	for _, o := range s.Operands {
+		if o.Slot == slot {
+			return o, true
+		}
+	}
+	return trace.Operand{}, false
+}

@@ -1,0 +1,190 @@
+package contrast
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// Chain bounds: the comment opens with this many steps at most and, when
+// the path has them, at least.
+const (
+	chainMin = 3
+	chainMax = 7
+)
+
+// Statement describes a path step: its source, values and outcome in its
+// own run and, for a failing step, its passing instance.
+func (c *Comparison) Statement(s Step) cause.Statement {
+	r := c.runs[s.Side]
+	site := r.tr.SiteOf(s.Event)
+	file := r.side.repoPath(site.Pos.File)
+	line := site.Pos.Line
+	if s.Side == Passing {
+		line, _ = r.side.headLine(file, line)
+	}
+	st := cause.Statement{
+		File:    file,
+		Line:    line,
+		Text:    site.Text,
+		Values:  c.values(s.Side, s.Event),
+		Outcome: c.outcome(s.Side, s.Event),
+		Hunk:    r.hunkOf[site.ID],
+	}
+	if s.Side == Failing {
+		st.Passing, _ = c.Annotate(s.Event)
+		st.Diverges = c.Diverges(s.Event)
+	} else {
+		st.OnlyPassing = true
+	}
+	return st
+}
+
+// Diverges reports whether failing event i is where the runs first
+// differ on the path (Path must have run).
+func (c *Comparison) Diverges(i int) bool {
+	p := c.path
+	if p == nil || p.Divergence < 0 {
+		return false
+	}
+	d := p.Steps[p.Divergence]
+	return d.Side == Failing && d.Event == i
+}
+
+// Chain picks the 3–7 steps the explanation opens with, in execution
+// order (COMPARATIVE.md §4): the steps in changed code, the divergence,
+// the omissions and the failure always; other differences unless they
+// only pass a value on; repeats of one statement folded with a count.
+func (c *Comparison) Chain() []cause.Statement {
+	p := c.path
+	if p == nil || len(p.Steps) == 0 {
+		return nil
+	}
+	type row struct {
+		step      Step
+		count     int
+		must      bool
+		transport bool
+		instead   *row // a passing-only step merged into this failing-only one
+	}
+	var rows []*row
+	bySite := map[[2]int]*row{}
+	last := len(p.Steps) - 1
+	for k, s := range p.Steps {
+		r := c.runs[s.Side]
+		ev := r.tr.Event(s.Event)
+		must := k == p.Divergence || k == last || r.hunkOf[ev.Site] != 0 || c.Counterpart(s.Side, s.Event) < 0
+		key := [2]int{int(s.Side), int(ev.Site)}
+		if prev := bySite[key]; prev != nil && k != p.Divergence && k != last {
+			// A repeat (another iteration or call): the latest instance
+			// speaks for all.
+			prev.step, prev.count = s, prev.count+1
+			continue
+		}
+		rw := &row{step: s, count: 1, must: must, transport: isTransport(r.tr.SiteOf(s.Event), ev)}
+		bySite[key] = rw
+		rows = append(rows, rw)
+	}
+	// A failing-only and a passing-only step on the two sides of the
+	// divergence are one row: what each run did there instead.
+	if p.Divergence >= 0 && p.Steps[p.Divergence].Side == Failing {
+		div := p.Steps[p.Divergence].Event
+		pdiv := c.Counterpart(Failing, div)
+		var fOnly, pOnly *row
+		for _, rw := range rows {
+			st := rw.step
+			switch {
+			case st.Side == Failing && c.runs[Failing].ctl[st.Event] == div && c.Counterpart(Failing, st.Event) < 0 && fOnly == nil:
+				fOnly = rw
+			case st.Side == Passing && pdiv >= 0 && c.runs[Passing].ctl[st.Event] == pdiv && pOnly == nil:
+				pOnly = rw
+			}
+		}
+		if fOnly != nil && pOnly != nil {
+			fOnly.instead = pOnly
+			rows = slices.DeleteFunc(rows, func(rw *row) bool { return rw == pOnly })
+		}
+	}
+	pick := func(ok func(*row) bool) []*row {
+		var out []*row
+		for _, rw := range rows {
+			if ok(rw) {
+				out = append(out, rw)
+			}
+		}
+		return out
+	}
+	chosen := pick(func(rw *row) bool { return rw.must || !rw.transport })
+	if len(chosen) > chainMax {
+		// The divergence, each hunk's last step and the last two stay;
+		// the rest fill what room is left, nearest the failure first.
+		keep := map[*row]bool{}
+		byHunk := map[int]*row{}
+		for k, rw := range chosen {
+			st := rw.step
+			if h := c.runs[st.Side].hunkOf[c.runs[st.Side].tr.Event(st.Event).Site]; h != 0 {
+				byHunk[int(h)] = rw
+			}
+			if k >= len(chosen)-2 || p.Steps[p.Divergence] == st {
+				keep[rw] = true
+			}
+		}
+		for _, rw := range byHunk {
+			keep[rw] = true
+		}
+		for k := len(chosen) - 1; k >= 0 && len(keep) < chainMax; k-- {
+			keep[chosen[k]] = true
+		}
+		chosen = pick(func(rw *row) bool { return keep[rw] })
+	}
+	if len(chosen) < chainMin {
+		in := map[*row]bool{}
+		for _, rw := range chosen {
+			in[rw] = true
+		}
+		for k := len(rows) - 1; k >= 0 && len(in) < chainMin; k-- {
+			in[rows[k]] = true
+		}
+		chosen = pick(func(rw *row) bool { return in[rw] })
+	}
+	out := make([]cause.Statement, 0, len(chosen))
+	for _, rw := range chosen {
+		st := c.Statement(rw.step)
+		if in := rw.instead; in != nil {
+			pst := c.Statement(in.step)
+			st.Passing = &cause.Passing{Text: fmt.Sprintf("%s (line %d)", pst.Text, pst.Line), Values: pst.Values}
+		}
+		if rw.count > 1 {
+			st.Count = rw.count
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// isTransport reports whether an event only passes a value on: a
+// parameter binding, `return v`, or a copy of one variable or one call's
+// result.
+func isTransport(s *trace.Site, e *trace.Event) bool {
+	switch e.Kind {
+	case trace.EvEntry:
+		return true
+	case trace.EvReturn, trace.EvAssign:
+		if len(s.Exprs) != 1 || s.Exprs[0] == nil {
+			return false
+		}
+		op := s.Exprs[0].Op
+		return op == trace.ExprRead || op == trace.ExprCall && e.Kind == trace.EvAssign
+	}
+	return false
+}
+
+// Sources are the path's steps where a difference starts, in order.
+func (c *Comparison) Sources() []Step {
+	if c.path == nil {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(c.path.Steps), func(s Step) bool { return !s.Source })
+}

@@ -1,0 +1,324 @@
+package contrast
+
+import (
+	"container/heap"
+	"errors"
+	"slices"
+
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// MaxSteps bounds the causal path's walk.
+const MaxSteps = 500
+
+// Step is one event of the causal path of differences.
+type Step struct {
+	Side   Side
+	Event  int
+	Source bool // no difference flows into it: the difference starts here
+}
+
+// Path is the causal path of differences from the change to the failure,
+// in execution order (a passing-only step stands after the last shared
+// step before it).
+type Path struct {
+	Steps []Step
+	// Divergence is the index in Steps of the first aligned branch whose
+	// outcomes differ, or of the failure when no branch differs.
+	Divergence int
+	// Cut is set when the walk stopped at MaxSteps.
+	Cut bool
+}
+
+type item struct {
+	side  Side
+	event int
+}
+
+// ErrNoFailure means the failing trace records no failure to start from.
+var ErrNoFailure = errors.New("the failing trace records no failure")
+
+// Path walks back from the failing run's first failure over data and
+// control dependences in both runs, keeping the events that differ from
+// their counterpart or have none (COMPARATIVE.md §3).
+func (c *Comparison) Path() (Path, error) {
+	fails := c.runs[Failing].tr.Failures()
+	if len(fails) == 0 {
+		return Path{}, ErrNoFailure
+	}
+	start := item{Failing, fails[0]}
+	seen := map[item]bool{start: true}
+	work := &queue{c: c}
+	heap.Push(work, start)
+	var kept []Step
+	push := func(it item) {
+		if it.event < 0 {
+			return
+		}
+		if it.side == Passing {
+			if j := c.Counterpart(Passing, it.event); j >= 0 {
+				it = item{Failing, j}
+			}
+		}
+		if !seen[it] {
+			seen[it] = true
+			heap.Push(work, it)
+		}
+	}
+	cut := false
+	for work.Len() > 0 {
+		if len(kept) >= MaxSteps {
+			cut = true
+			break
+		}
+		it := heap.Pop(work).(item)
+		r, o := it.side, it.side.other()
+		e := it.event
+		ctr := c.Counterpart(r, e)
+		n := work.Len()
+		for _, rd := range c.reads(r, e) {
+			if ctr >= 0 && rd.text != "" {
+				if v, ok := c.readOf(o, ctr, rd.text); ok && same(rd.value, v) {
+					continue // no difference flows in through this read
+				}
+			}
+			if rd.def >= 0 && c.relevant(r, rd.def) {
+				push(item{r, rd.def})
+			}
+			if ctr >= 0 && rd.text != "" {
+				// The passing value may have another origin, invisible
+				// from the failing run.
+				if d2 := c.defOf(o, ctr, rd.text); d2 >= 0 && c.Counterpart(o, d2) != rd.def && c.relevant(o, d2) {
+					push(item{o, d2})
+				}
+			}
+		}
+		if b := c.runs[r].ctl[e]; b >= 0 && c.relevant(r, b) {
+			push(item{r, b})
+		}
+		if ctr < 0 {
+			push(c.why(r, e))
+		}
+		kept = append(kept, Step{Side: r, Event: e, Source: work.Len() == n})
+	}
+	p := Path{Steps: kept, Cut: cut, Divergence: -1}
+	c.order(p.Steps)
+	for k, s := range p.Steps {
+		if s.Side != Failing || c.runs[Failing].tr.Event(s.Event).Kind != trace.EvBranch {
+			continue
+		}
+		if j := c.Counterpart(Failing, s.Event); j >= 0 && c.differs(Failing, s.Event, j) {
+			p.Divergence = k
+			break
+		}
+	}
+	if p.Divergence < 0 {
+		for k, s := range p.Steps {
+			if s.Side == Failing && s.Event == start.event {
+				p.Divergence = k
+			}
+		}
+	}
+	c.path = &p
+	return p, nil
+}
+
+// read is one value an event used, with where it came from.
+type read struct {
+	text  string // the operand's source text, "" for a parameter binding or call result
+	value trace.Value
+	def   int // the event that defined it, -1 for an input
+}
+
+// reads lists what event e of run s used: its operand reads, the call
+// that bound its parameters (an entry), and the returns of the calls its
+// expressions use.
+func (c *Comparison) reads(s Side, e int) []read {
+	r := c.runs[s]
+	tr := r.tr
+	ev := tr.Event(e)
+	site := tr.SiteOf(e)
+	var out []read
+	for _, it := range ev.Reads {
+		o, _ := operand(site, it.Slot)
+		out = append(out, read{text: o.Text, value: it.Value, def: tr.Def(e, it.Slot)})
+	}
+	if ev.Kind == trace.EvEntry {
+		if call := tr.Frame(ev.Frame).Call; call >= 0 {
+			out = append(out, read{def: call})
+		}
+	}
+	for _, call := range callSites(site) {
+		if ret := c.callReturn(s, e, call); ret >= 0 {
+			out = append(out, read{def: ret})
+		}
+	}
+	return out
+}
+
+// readOf is event e's value of the operand written text.
+func (c *Comparison) readOf(s Side, e int, text string) (trace.Value, bool) {
+	site := c.runs[s].tr.SiteOf(e)
+	for _, it := range c.runs[s].tr.Event(e).Reads {
+		if o, ok := operand(site, it.Slot); ok && o.Text == text {
+			return it.Value, true
+		}
+	}
+	return trace.Value{}, false
+}
+
+// defOf is the definition of event e's read of text, -1 if none.
+func (c *Comparison) defOf(s Side, e int, text string) int {
+	tr := c.runs[s].tr
+	site := tr.SiteOf(e)
+	for _, it := range tr.Event(e).Reads {
+		if o, ok := operand(site, it.Slot); ok && o.Text == text {
+			return tr.Def(e, it.Slot)
+		}
+	}
+	return -1
+}
+
+// callSites are the call sites whose results the site's expressions use.
+func callSites(s *trace.Site) []trace.SiteID {
+	var out []trace.SiteID
+	var walk func(x *trace.Expr)
+	walk = func(x *trace.Expr) {
+		if x == nil {
+			return
+		}
+		if x.Op == trace.ExprCall {
+			out = append(out, x.Call)
+		}
+		walk(x.X)
+		walk(x.Y)
+		for _, a := range x.Args {
+			walk(a)
+		}
+	}
+	for _, x := range s.Exprs {
+		walk(x)
+	}
+	return out
+}
+
+// callReturn finds the return of the latest call at site call made by
+// e's frame before e, -1 if it was not traced.
+func (c *Comparison) callReturn(s Side, e int, call trace.SiteID) int {
+	r := c.runs[s]
+	if r.callee == nil {
+		r.callee = map[int]trace.FrameID{}
+		for f := 1; f < len(r.tr.Frames); f++ {
+			if k := r.tr.Frames[f].Call; k >= 0 {
+				r.callee[k] = trace.FrameID(f)
+			}
+		}
+	}
+	fr := r.tr.Event(e).Frame
+	for i := e - 1; i >= 0 && i >= e-4096; i-- {
+		ev := r.tr.Event(i)
+		if ev.Frame != fr || ev.Kind != trace.EvCall || ev.Site != call {
+			continue
+		}
+		f, ok := r.callee[i]
+		if !ok {
+			return -1
+		}
+		if x := r.tr.Frame(f).Exit; x >= 0 && r.tr.Event(x).Kind == trace.EvReturn {
+			return x
+		}
+		return -1
+	}
+	return -1
+}
+
+// why explains an event that ran in run s only (COMPARATIVE.md §3): the
+// step of its index just past what the other run shares says where the
+// runs parted.
+func (c *Comparison) why(s Side, e int) item {
+	none := item{s, -1}
+	r, o := c.runs[s], c.runs[s.other()]
+	var prev node = -1
+	for a := r.node[e]; a > root; prev, a = a, c.t.parent[a] {
+		if o.lastUnder(c.t, a) < 0 {
+			continue
+		}
+		if prev < 0 {
+			return none // the event itself is shared: not an omission
+		}
+		st := c.t.steps[prev]
+		switch st.kind {
+		case 'R', 'C':
+			if m, ok := r.made[prev]; ok {
+				return item{s, m}
+			}
+		case 'L':
+			// The other run iterated fewer times: its last check there
+			// said stop. Name this run's check of that iteration.
+			for m := st.n - 1; m >= 1; m-- {
+				if nd, ok := c.t.ids[trieKey{a, step{kind: 'L', key: st.key, n: m}}]; ok && o.lastUnder(c.t, nd) >= 0 {
+					return item{s, r.made[nd]}
+				}
+			}
+		case '.':
+			if j, ok := r.byNode[prev]; ok && isChanged(r.keys[r.tr.Event(j).Site]) {
+				return none // changed code: the difference starts here
+			}
+			return item{s.other(), o.lastUnder(c.t, a)} // the other run left the region early
+		}
+		return none
+	}
+	return none
+}
+
+// isChanged reports whether a site key names code inside a proof hunk.
+func isChanged(key string) bool { return len(key) > 0 && key[0] == '#' }
+
+// order sorts steps into execution order: the failing run's order, with a
+// passing-only step placed after the last shared event before it.
+func (c *Comparison) order(steps []Step) {
+	slices.SortStableFunc(steps, func(a, b Step) int {
+		return c.when(item{a.Side, a.Event}) - c.when(item{b.Side, b.Event})
+	})
+}
+
+// queue pops the latest pending item first.
+type queue struct {
+	c     *Comparison
+	items []item
+}
+
+func (q *queue) Len() int { return len(q.items) }
+func (q *queue) Less(i, j int) bool {
+	return q.c.when(q.items[i]) > q.c.when(q.items[j])
+}
+func (q *queue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *queue) Push(x any)    { q.items = append(q.items, x.(item)) }
+func (q *queue) Pop() any {
+	it := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return it
+}
+
+// when places an item in the failing run's time, for the walk's order.
+func (c *Comparison) when(it item) int {
+	if it.side == Failing {
+		return 2 * it.event
+	}
+	r := c.runs[Passing]
+	if w, ok := r.when[it.event]; ok {
+		return w
+	}
+	w := -1
+	for i := it.event; i >= 0 && i > it.event-100000; i-- {
+		if j := c.Counterpart(Passing, i); j >= 0 {
+			w = 2*j + 1
+			break
+		}
+	}
+	if r.when == nil {
+		r.when = map[int]int{}
+	}
+	r.when[it.event] = w
+	return w
+}
