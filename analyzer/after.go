@@ -76,7 +76,7 @@ type afterLoop struct {
 	traceDir string
 	prefix   string // the traced module root, relative to the repository
 	// causes are those the tree was built from, when the loop found a root.
-	causes []*semantic.Cause
+	causes   []*semantic.Cause
 	lineHunk func(file string, line int) diffhunks.ID
 }
 

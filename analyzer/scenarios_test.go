@@ -140,6 +140,71 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 				t.Errorf("the causal tree does not show %s; it shows %v", l, keys(seen))
 			}
 		}
+		checkChain(t, sc, res)
+	}
+}
+
+// checkChain checks the chain the explanation opens with against the
+// scenario's keys: "chain" lists steps that must appear in that order,
+// "diverges" the step where the runs first differ, and "contrast" entries
+// "file:line name=failing/passing" (separated by ";") a value in both
+// runs, "-" for a run without that step.
+func checkChain(t *testing.T, sc *scenario.Scenario, res *analyzer.Result) {
+	t.Helper()
+	var got []string
+	for _, st := range res.Chain {
+		got = append(got, loc(st))
+		t.Logf("chain step %+v passing %+v", st, st.Passing)
+	}
+	want := strings.Fields(sc.Keys["chain"])
+	if len(want) == 0 {
+		return
+	}
+	if n := len(res.Chain); n < 3 || n > 7 {
+		t.Errorf("the chain has %d steps, want 3–7: %v", n, got)
+	}
+	k := 0
+	for _, g := range got {
+		if k < len(want) && g == want[k] {
+			k++
+		}
+	}
+	if k < len(want) {
+		t.Errorf("chain %v does not show %v in that order", got, want)
+	}
+	if d := sc.Keys["diverges"]; d != "" {
+		i := slices.IndexFunc(res.Chain, func(st cause.Statement) bool { return st.Diverges })
+		if i < 0 || loc(res.Chain[i]) != d {
+			t.Errorf("the runs first differ at %v, want %s", got, d)
+		}
+	}
+	for _, entry := range strings.Split(sc.Keys["contrast"], ";") {
+		f := strings.Fields(entry)
+		if len(f) != 2 {
+			continue
+		}
+		name, vals, _ := strings.Cut(f[1], "=")
+		fail, pass, _ := strings.Cut(vals, "/")
+		i := slices.IndexFunc(res.Chain, func(st cause.Statement) bool { return loc(st) == f[0] })
+		if i < 0 {
+			t.Errorf("no chain step at %s", f[0])
+			continue
+		}
+		st := res.Chain[i]
+		gf := st.Values[name]
+		if st.OnlyPassing {
+			gf = "-"
+		}
+		gp := "-"
+		switch {
+		case st.OnlyPassing:
+			gp = st.Values[name]
+		case st.Passing != nil && !st.Passing.Missing:
+			gp = st.Passing.Values[name]
+		}
+		if gf != fail || gp != pass {
+			t.Errorf("%s: %s = %s failing, %s passing; want %s, %s (step %+v)", f[0], name, gf, gp, fail, pass, st)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/cause"
@@ -38,7 +39,10 @@ func chainStep(s cause.Statement) string {
 	if s.Count > 1 {
 		out += fmt.Sprintf(" ×%d", s.Count)
 	}
-	if p := s.Passing; p != nil {
+	switch p := s.Passing; {
+	case p != nil && p.Missing && s.Hunk != 0:
+		out += "; without the change: not in the code"
+	case p != nil:
 		out += "; without the change: " + passingText(p)
 	}
 	if s.Diverges {
@@ -51,6 +55,9 @@ func chainStep(s cause.Statement) string {
 func passingText(p *cause.Passing) string {
 	if p.Missing {
 		return "not reached"
+	}
+	if p.Text != "" && p.Outcome == "" && len(p.Values) == 0 {
+		return code(clip(p.Text, 120))
 	}
 	var parts []string
 	if p.Text != "" {
@@ -84,7 +91,7 @@ func chainMermaid(chain []cause.Statement) string {
 		if s.OnlyPassing {
 			label += "<br/>" + mermaidText("only without the change")
 		} else if p := s.Passing; p != nil && !p.Missing && (p.Outcome != "" || len(p.Values) > 0) {
-			w := strings.TrimSpace(strings.Join([]string{p.Text, p.Outcome, values(p.Values)}, " "))
+			w := strings.Join(slices.DeleteFunc([]string{p.Text, p.Outcome, values(p.Values)}, func(x string) bool { return x == "" }), " ")
 			label += "<br/>" + mermaidText(clip("without the change: "+w, 70))
 		}
 		fmt.Fprintf(&b, "  c%d[\"%s\"]%s\n", i, label, class(s, i == len(chain)-1))

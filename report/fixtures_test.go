@@ -47,6 +47,31 @@ func afterTree() *cause.Node {
 	}
 }
 
+// explainedWithChain is the AFTER example compared with its passing run,
+// as the analysis reports it: tree steps with their passing instances, the
+// divergence, a passing-only step and the chain.
+func explainedWithChain() *analyzer.Result {
+	res := explainedWithTree()
+	pass := func(p cause.Passing) *cause.Passing { return &p }
+	branch := cause.Statement{File: "calc/calc.go", Line: 8, Text: "x < y", Values: map[string]string{"x": "3", "y": "1"}, Hunk: 2,
+		Outcome: "false", Diverges: true, Passing: pass(cause.Passing{Text: "x > y", Outcome: "true", Values: map[string]string{"x": "3", "y": "1"}})}
+	assign := cause.Statement{File: "calc/calc.go", Line: 11, Text: "sum = y", Values: map[string]string{"sum": "1", "y": "1"},
+		Passing: pass(cause.Passing{Text: "sum = x (line 9)", Values: map[string]string{"sum": "3", "x": "3"}})}
+	add := cause.Statement{File: "calc/calc.go", Line: 17, Text: "sum += z + 1", Values: map[string]string{"sum": "4", "z": "2"}, Hunk: 3,
+		Passing: pass(cause.Passing{Text: "sum += z", Values: map[string]string{"sum": "5", "z": "2"}})}
+	check := cause.Statement{File: "calc/calc_test.go", Line: 6, Text: "got != 5", Values: map[string]string{"got": "4"},
+		Outcome: "true", Passing: pass(cause.Passing{Outcome: "false", Values: map[string]string{"got": "5"}})}
+	fail := cause.Statement{File: "calc/calc_test.go", Line: 7, Text: `t.Errorf("F(3, 1, 2) = %d, want 5", got)`, Values: map[string]string{"got": "4"},
+		Passing: pass(cause.Passing{Missing: true})}
+	res.Chain = []cause.Statement{branch, assign, add, check, fail}
+	res.Tree.Statements = append(res.Tree.Statements, cause.Statement{File: "calc/calc.go", Line: 9, Text: "sum = x",
+		Values: map[string]string{"sum": "3", "x": "3"}, OnlyPassing: true})
+	res.Tree.Children[0].Target = branch
+	res.Tree.Children[0].Via = &branch
+	res.Stats.Contrast = 2 * time.Second
+	return res
+}
+
 // runs gives n classification runs of one side.
 func runs(n int, reverted []diffhunks.ID, o trial.Outcome, sig, msg string) []trial.Result {
 	out := make([]trial.Result, n)
@@ -198,6 +223,7 @@ var fixtures = []struct {
 	res  func() *analyzer.Result
 }{
 	{"explained-tree", explainedWithTree},
+	{"explained-chain", explainedWithChain},
 	{"explained-dynamic", explainedDynamicOnly},
 	{"not-regression", notRegression},
 	{"flaky", flaky},

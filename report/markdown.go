@@ -301,6 +301,9 @@ func statsLine(r *Report) string {
 	if s.SemanticSeconds > 0 {
 		wall += " (" + seconds(s.SemanticSeconds) + " semantic)"
 	}
+	if s.ContrastSeconds > 0 {
+		wall += " (" + seconds(s.ContrastSeconds) + " comparing with the passing run)"
+	}
 	parts = append(parts, wall)
 	return "<sub>" + strings.Join(parts, " · ") + "</sub>"
 }

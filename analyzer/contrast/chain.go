@@ -72,10 +72,15 @@ func (c *Comparison) Chain() []cause.Statement {
 	var rows []*row
 	bySite := map[[2]int]*row{}
 	last := len(p.Steps) - 1
+	failure := p.Steps[last]
 	for k, s := range p.Steps {
 		r := c.runs[s.Side]
 		ev := r.tr.Event(s.Event)
-		must := k == p.Divergence || k == last || r.hunkOf[ev.Site] != 0 || c.Counterpart(s.Side, s.Event) < 0
+		ctr := c.Counterpart(s.Side, s.Event)
+		// Steps that ran on one side only are kept, except the failing
+		// run's own reporting of the failure (the calls that format it).
+		omission := ctr < 0 && !(s.Side == Failing && failure.Side == Failing && r.ctl[s.Event] == r.ctl[failure.Event])
+		must := k == p.Divergence || k == last || r.hunkOf[ev.Site] != 0 || omission
 		key := [2]int{int(s.Side), int(ev.Site)}
 		if prev := bySite[key]; prev != nil && k != p.Divergence && k != last {
 			// A repeat (another iteration or call): the latest instance
@@ -83,7 +88,10 @@ func (c *Comparison) Chain() []cause.Statement {
 			prev.step, prev.count = s, prev.count+1
 			continue
 		}
-		rw := &row{step: s, count: 1, must: must, transport: isTransport(r.tr.SiteOf(s.Event), ev)}
+		// An aligned step that did the same in both runs explains nothing
+		// by itself: it only fills a chain that is too short.
+		filler := isTransport(r.tr.SiteOf(s.Event), ev) || ctr >= 0 && !c.differs(s.Side, s.Event, ctr) || ctr < 0 && !omission
+		rw := &row{step: s, count: 1, must: must, transport: filler}
 		bySite[key] = rw
 		rows = append(rows, rw)
 	}
@@ -107,6 +115,25 @@ func (c *Comparison) Chain() []cause.Statement {
 			rows = slices.DeleteFunc(rows, func(rw *row) bool { return rw == pOnly })
 		}
 	}
+	// So are a failing-only and a passing-only step of one line (a
+	// panic there, a return in the passing run).
+	at := map[string]*row{}
+	for _, rw := range rows {
+		if st := rw.step; st.Side == Failing && rw.instead == nil && c.Counterpart(Failing, st.Event) < 0 {
+			at[c.place(st)] = rw
+		}
+	}
+	rows = slices.DeleteFunc(rows, func(rw *row) bool {
+		if rw.step.Side != Passing {
+			return false
+		}
+		f := at[c.place(rw.step)]
+		if f == nil || f.instead != nil {
+			return false
+		}
+		f.instead = rw
+		return true
+	})
 	pick := func(ok func(*row) bool) []*row {
 		var out []*row
 		for _, rw := range rows {
@@ -154,7 +181,11 @@ func (c *Comparison) Chain() []cause.Statement {
 		st := c.Statement(rw.step)
 		if in := rw.instead; in != nil {
 			pst := c.Statement(in.step)
-			st.Passing = &cause.Passing{Text: fmt.Sprintf("%s (line %d)", pst.Text, pst.Line), Values: pst.Values}
+			text := pst.Text
+			if pst.Line != st.Line || pst.File != st.File {
+				text = fmt.Sprintf("%s (line %d)", pst.Text, pst.Line)
+			}
+			st.Passing = &cause.Passing{Text: text, Values: pst.Values}
 		}
 		if rw.count > 1 {
 			st.Count = rw.count
@@ -162,6 +193,12 @@ func (c *Comparison) Chain() []cause.Statement {
 		out = append(out, st)
 	}
 	return out
+}
+
+// place is a step's head file and line.
+func (c *Comparison) place(s Step) string {
+	st := c.Statement(s)
+	return fmt.Sprintf("%s:%d", st.File, st.Line)
 }
 
 // isTransport reports whether an event only passes a value on: a

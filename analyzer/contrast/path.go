@@ -19,8 +19,8 @@ type Step struct {
 }
 
 // Path is the causal path of differences from the change to the failure,
-// in execution order (a passing-only step stands after the last shared
-// step before it).
+// in execution order (a passing-only step stands just before the next
+// shared event).
 type Path struct {
 	Steps []Step
 	// Divergence is the index in Steps of the first aligned branch whose
@@ -275,7 +275,7 @@ func (c *Comparison) why(s Side, e int) item {
 func isChanged(key string) bool { return len(key) > 0 && key[0] == '#' }
 
 // order sorts steps into execution order: the failing run's order, with a
-// passing-only step placed after the last shared event before it.
+// passing-only step placed just before the next shared event after it.
 func (c *Comparison) order(steps []Step) {
 	slices.SortStableFunc(steps, func(a, b Step) int {
 		return c.when(item{a.Side, a.Event}) - c.when(item{b.Side, b.Event})
@@ -309,10 +309,12 @@ func (c *Comparison) when(it item) int {
 	if w, ok := r.when[it.event]; ok {
 		return w
 	}
-	w := -1
-	for i := it.event; i >= 0 && i > it.event-100000; i-- {
+	// Just before the next shared event: what the passing run did
+	// instead of the failing run's own steps comes after them.
+	w := 2*len(c.runs[Failing].tr.Events) + 1
+	for i := it.event; i < len(r.tr.Events) && i < it.event+100000; i++ {
 		if j := c.Counterpart(Passing, i); j >= 0 {
-			w = 2*j + 1
+			w = 2*j - 1
 			break
 		}
 	}

@@ -358,7 +358,6 @@ func (a *Analysis) statement(i int, hunkAt func(string, int) diffhunks.ID) cause
 	return st
 }
 
-
 func isBlock(n ast.Node) bool {
 	switch n.(type) {
 	case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
