@@ -58,6 +58,16 @@ func words(n note.Note) string {
 		return fmt.Sprintf("the %s derived from the failing run touch no set of hunks whose revert passes: the root was found by the revert search over all hunks, and the explanation is dynamic only", plural(n.N, "cause", "causes"))
 	case note.SolverGaveUp:
 		return fmt.Sprintf("the solver gave up on %s: those causes may not be minimal", plural(n.N, "check", "checks"))
+	case note.ContrastSkipped:
+		return "the passing run was not compared with the failing run (" + code(n.Detail) + "): the tree shows the failing run alone"
+	case note.ContrastBudget:
+		return fmt.Sprintf("too little of the budget (%s) was left to trace the passing run: the tree shows the failing run alone", plain(n.Limit))
+	case note.ContrastOnly:
+		return "no cause could be derived from the failing run alone: the tree is the path of differences between the failing and the passing run"
+	case note.ContrastOutside:
+		return "the failing and the passing run first differ at " + code(n.Detail) + ", which the change did not touch"
+	case note.ContrastCut:
+		return fmt.Sprintf("the comparison of the runs stopped after %s: earlier differences are not shown", plural(n.N, "step", "steps"))
 	case note.SpecHunks:
 		return fmt.Sprintf("%s in the test's own _test.go files %s never root; they are reverted only as auxiliary hunks a root needs", plural(n.N, "hunk", "hunks"), isAre(n.N))
 	case note.NoCandidates:

@@ -287,8 +287,14 @@ func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diff
 			// controlling branch is among the statements.
 			n.Target = st(c.Target.Failure)
 		}
+		shown := c.Target.Event // the node's own target is not repeated among its statements
+		if c.Target.Failure >= 0 && c.Target.Failure != c.Target.Event {
+			shown = c.Target.Failure
+		}
 		for _, i := range c.Events {
-			n.Statements = append(n.Statements, st(i))
+			if i != shown {
+				n.Statements = append(n.Statements, st(i))
+			}
 		}
 		for _, k := range c.Omitted {
 			n.Statements = append(n.Statements, a.deletedStatement(k))

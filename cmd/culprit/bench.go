@@ -33,6 +33,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	only := fs.String("only", "", "run only scenarios (or corpus cases) whose name contains this")
 	corpus := fs.String("corpus", "", "explain the real regressions of a rebuilt corpus in this directory (eval/realworld) instead of the scenarios")
 	budget := fs.Duration("budget", 10*time.Minute, "with --corpus: the budget of each analysis")
+	reports := fs.String("reports", "", "with --corpus: write each case's Markdown report into this directory")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -49,7 +50,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if !isFlagSet(fs, "strategies") {
 			strats = []string{string(analyzer.StrategyAfter), string(analyzer.StrategyDDMin)}
 		}
-		return benchCorpus(ctx, *corpus, *only, strats, analyzer.Options{Budget: *budget, Progress: progressPrinter(stderr)}, stdout, stderr)
+		return benchCorpus(ctx, *corpus, *only, *reports, strats, analyzer.Options{Budget: *budget, Progress: progressPrinter(stderr)}, stdout, stderr)
 	}
 	scs, err := loadScenarios(*dir, *only)
 	if err != nil {

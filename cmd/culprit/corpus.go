@@ -17,6 +17,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/report"
 )
 
 // corpusCase is one real regression as eval/realworld/cases/*.json states
@@ -105,29 +106,31 @@ func loadCorpus(dir, only string) ([]*corpusCase, error) {
 // benchCorpus explains every case of a rebuilt corpus with each strategy
 // and prints one table. The first strategy is the one judged (root and
 // tree against the truth); the others are compared by trials.
-func benchCorpus(ctx context.Context, dir, only string, strats []string, opt analyzer.Options, stdout, stderr io.Writer) error {
+//
+// reports, when set, receives each case's Markdown report (NAME.md).
+func benchCorpus(ctx context.Context, dir, only, reports string, strats []string, opt analyzer.Options, stdout, stderr io.Writer) error {
 	cases, err := loadCorpus(dir, only)
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	head := []string{"case", "hunks", "status", "root", "root hits truth", "tree reaches truth"}
+	head := []string{"case", "hunks", "status", "root", "root hits truth", "tree reaches truth", "tree reaches root", "chain"}
 	for _, s := range strats {
 		head = append(head, s+" trials")
 	}
-	head = append(head, "ratio", "wall", "semantic s")
+	head = append(head, "ratio", "wall", "semantic s", "contrast s")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, c := range cases {
-		row := benchCase(ctx, dir, c, strats, opt, stderr)
+		row := benchCase(ctx, dir, reports, c, strats, opt, stderr)
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 		fmt.Fprintf(stderr, "bench: %s done\n", c.Name)
 	}
 	return tw.Flush()
 }
 
-func benchCase(ctx context.Context, dir string, c *corpusCase, strats []string, opt analyzer.Options, stderr io.Writer) []string {
-	judged := []string{"-", "error", "-", "-", "-"} // hunks, status, root, root hit, tree hit
-	tail := []string{"-", "-"}                      // wall, semantic
+func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats []string, opt analyzer.Options, stderr io.Writer) []string {
+	judged := []string{"-", "error", "-", "-", "-", "-", "-"} // hunks, status, root, root hit, tree hit, tree in root, chain
+	tail := []string{"-", "-", "-"}                           // wall, semantic, contrast
 	var trials []string
 	first, last := -1, -1
 	for i, s := range strats {
@@ -156,8 +159,15 @@ func benchCase(ctx context.Context, dir string, c *corpusCase, strats []string, 
 				// only because it holds nearly everything.
 				mark = "unminimised"
 			}
-			judged = []string{fmt.Sprint(len(res.Hunks)), string(res.Status), short(res.Root), mark, treeMark(c, res.Tree)}
-			tail = []string{res.Stats.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Stats.Semantic.Seconds())}
+			judged = []string{fmt.Sprint(len(res.Hunks)), string(res.Status), short(res.Root), mark, treeMark(c, res.Tree),
+				rootMark(res), fmt.Sprint(len(res.Chain))}
+			tail = []string{res.Stats.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Stats.Semantic.Seconds()),
+				fmt.Sprintf("%.1f", res.Stats.Contrast.Seconds())}
+			if reports != "" {
+				if err := os.WriteFile(filepath.Join(reports, c.Name+".md"), []byte(report.Markdown(report.New(res))), 0o644); err != nil {
+					fmt.Fprintf(stderr, "bench %s: %v\n", c.Name, err)
+				}
+			}
 		case len(strats) - 1:
 			last = res.Stats.Trials
 		}
@@ -184,6 +194,20 @@ func treeMark(c *corpusCase, tree *cause.Node) string {
 		return "no tree"
 	}
 	return yesNo(c.treeHits(tree))
+}
+
+// rootMark says whether the tree shows a statement of a root hunk.
+func rootMark(res *analyzer.Result) string {
+	if res.Tree == nil {
+		return "no tree"
+	}
+	hit := false
+	res.Tree.Walk(func(n *cause.Node) {
+		for _, s := range append([]cause.Statement{n.Target}, n.Statements...) {
+			hit = hit || s.Hunk != 0 && slices.Contains(res.Root, s.Hunk)
+		}
+	})
+	return yesNo(hit)
 }
 
 func yesNo(b bool) string {
