@@ -67,9 +67,8 @@ type run struct {
 	ctl    []int        // by event: the branch (or call) it ran under, -1 if none
 	made   map[node]int // the event that opened a region or frame step
 	objs   trace.Objects
-	last   map[node]int          // lazily: the last event under each node
-	callee map[int]trace.FrameID // lazily: the frame each call event made
-	when   map[int]int           // memo of Comparison.when for passing events
+	last   map[node]int // lazily: the last event under each node
+	when   map[int]int  // memo of Comparison.when for passing events
 }
 
 // span is a statement's extent in a file.

@@ -205,29 +205,17 @@ func callSites(s *trace.Site) []trace.SiteID {
 // callReturn finds the return of the latest call at site call made by
 // e's frame before e, -1 if it was not traced.
 func (c *Comparison) callReturn(s Side, e int, call trace.SiteID) int {
-	r := c.runs[s]
-	if r.callee == nil {
-		r.callee = map[int]trace.FrameID{}
-		for f := 1; f < len(r.tr.Frames); f++ {
-			if k := r.tr.Frames[f].Call; k >= 0 {
-				r.callee[k] = trace.FrameID(f)
-			}
-		}
-	}
-	fr := r.tr.Event(e).Frame
-	for i := e - 1; i >= 0 && i >= e-4096; i-- {
-		ev := r.tr.Event(i)
-		if ev.Frame != fr || ev.Kind != trace.EvCall || ev.Site != call {
-			continue
-		}
-		f, ok := r.callee[i]
-		if !ok {
-			return -1
-		}
-		if x := r.tr.Frame(f).Exit; x >= 0 && r.tr.Event(x).Kind == trace.EvReturn {
-			return x
-		}
+	tr := c.runs[s].tr
+	ci := tr.LastCall(e, call)
+	if ci < 0 || tr.Event(ci).Kind != trace.EvCall {
 		return -1
+	}
+	f := tr.Callee(ci)
+	if f == 0 {
+		return -1
+	}
+	if x := tr.Frame(f).Exit; x >= 0 && tr.Event(x).Kind == trace.EvReturn {
+		return x
 	}
 	return -1
 }

@@ -637,7 +637,7 @@ func (a *Analysis) nilDeref(i int) (nilPtr, bool) {
 			continue
 		}
 		loc := trace.Loc{Kind: trace.LocLocal, Frame: ev.Frame, Obj: lo.Obj}
-		d := a.idx.lastDef(loc, i)
+		d := a.tr.LastDef(loc, i)
 		if d < 0 {
 			continue
 		}
@@ -736,7 +736,7 @@ func (a *Analysis) implicitLocals(i int) [][2]int {
 	var out [][2]int
 	for _, o := range locals {
 		loc := trace.Loc{Kind: trace.LocLocal, Frame: ev.Frame, Obj: o.Obj, Path: o.Path}
-		d := a.idx.lastDef(loc, i)
+		d := a.tr.LastDef(loc, i)
 		if d < 0 {
 			return nil
 		}

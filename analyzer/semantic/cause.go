@@ -145,7 +145,7 @@ func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
 	}
 	sev := a.tr.Event(src)
 	for _, it := range reads {
-		d := a.idx.def(src, it.Slot)
+		d := a.tr.Def(src, it.Slot)
 		if d < 0 {
 			continue
 		}
@@ -194,8 +194,8 @@ func (a *Analysis) calleeReturns(g int) []int {
 			return
 		}
 		if e.Op == trace.ExprCall {
-			if ci := a.idx.lastCall(g, e.Call); ci >= 0 && a.tr.Event(ci).Kind == trace.EvCall {
-				if fr := a.idx.callee[ci]; fr != 0 {
+			if ci := a.tr.LastCall(g, e.Call); ci >= 0 && a.tr.Event(ci).Kind == trace.EvCall {
+				if fr := a.tr.Callee(ci); fr != 0 {
 					if exit := a.tr.Frame(fr).Exit; exit >= 0 && a.tr.Event(exit).Kind == trace.EvReturn {
 						out = append(out, exit)
 					}

@@ -160,7 +160,7 @@ func (b *builder) read(slot int, t trace.Type) smt.Term {
 		s, _ := sortOf(t)
 		return f.c.Var(fmt.Sprintf("u%d.%d", b.ev, slot), s)
 	}
-	if d := f.idx.def(b.ev, slot); d >= 0 {
+	if d := f.tr.Def(b.ev, slot); d >= 0 {
 		for _, w := range f.tr.Event(d).Writes {
 			if w.Loc == it.Loc {
 				b.deps = append(b.deps, d)
@@ -198,7 +198,7 @@ func (f *formula) localDef(i, slot int) (int, int, bool) {
 		return 0, 0, false
 	}
 	loc := trace.Loc{Kind: trace.LocLocal, Frame: fr, Obj: o.Obj}
-	d := f.idx.lastDef(loc, i)
+	d := f.tr.LastDef(loc, i)
 	if d < 0 {
 		return 0, 0, false
 	}
@@ -341,7 +341,7 @@ func (b *builder) binary(e *trace.Expr) smt.Term {
 func (b *builder) call(e *trace.Expr, res int) smt.Term {
 	f := b.f
 	s, _ := sortOf(e.Type)
-	ci := f.idx.lastCall(b.ev, e.Call)
+	ci := f.tr.LastCall(b.ev, e.Call)
 	if ci < 0 {
 		for _, c := range f.idx.argCalls(b.ev) {
 			if f.tr.Event(c).Site == e.Call {
@@ -357,7 +357,7 @@ func (b *builder) call(e *trace.Expr, res int) smt.Term {
 	ce := f.tr.Event(ci)
 	switch ce.Kind {
 	case trace.EvCall:
-		fr := f.idx.callee[ci]
+		fr := f.tr.Callee(ci)
 		if fr == 0 {
 			b.opaque = true
 			return f.c.Var(fmt.Sprintf("nocall%d", b.ev), s)

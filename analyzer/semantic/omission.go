@@ -95,7 +95,7 @@ func (a *Analysis) straightOmissions(g int) []int {
 	}
 	var out []int
 	for _, it := range ev.Reads {
-		d := a.idx.def(g, it.Slot)
+		d := a.tr.Def(g, it.Slot)
 		if d < 0 || a.tr.Event(d).Frame != ev.Frame {
 			continue
 		}

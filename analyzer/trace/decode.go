@@ -37,7 +37,7 @@ func Read(dir string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{Skipped: tab.Skipped, Frames: []Frame{{}}, defs: map[Loc][]int{}, Truncated: truncated}
+	t := &Trace{Skipped: tab.Skipped, Frames: []Frame{{}}, Truncated: truncated}
 	for _, s := range tab.Sites {
 		if s == nil {
 			s = &Site{}
@@ -215,11 +215,6 @@ func (d *decoder) record(h, frame uint64, items []uint64) {
 		d.pendingCall[e.Frame] = e.Index
 	default:
 		delete(d.pendingCall, e.Frame)
-	}
-	for _, it := range e.Writes {
-		if it.Loc.Kind != LocNone {
-			t.defs[it.Loc] = append(t.defs[it.Loc], e.Index)
-		}
 	}
 	t.Events = append(t.Events, e)
 }

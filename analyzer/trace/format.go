@@ -7,9 +7,25 @@ import (
 	"strings"
 )
 
-// String renders a value briefly for reports and tests, without naming
-// objects (see Objects).
-func (v Value) String() string { return v.Format(Type{}, nil) }
+// String renders a value exactly, for tests and debugging: pointers by
+// address, slices with their capacity. Reports use Format.
+func (v Value) String() string {
+	switch v.Kind {
+	case ValPointer, ValIface:
+		if v.Nil {
+			return "nil"
+		}
+		return fmt.Sprintf("0x%x", v.Bits)
+	case ValSlice:
+		return fmt.Sprintf("[]{len %d cap %d}", v.Len, v.Cap)
+	case ValString:
+		if int64(len(v.Prefix)) == v.Len {
+			return strconv.Quote(v.Prefix)
+		}
+		return fmt.Sprintf("%q…(len %d)", v.Prefix, v.Len)
+	}
+	return v.Format(Type{}, nil)
+}
 
 // Format renders a value for a reader: numbers and strings as Go writes
 // them (long strings cut, with their length), slices by length, and

@@ -2,7 +2,10 @@ package trace
 
 import (
 	"go/token"
+	"sort"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -30,7 +33,12 @@ type Trace struct {
 	// Result is the outcome of the traced test run (set by Run).
 	Result RunResult
 
-	defs map[Loc][]int // location -> indices of events writing it, ascending
+	// The def-use index, built on first use (see index), also for traces
+	// made in memory.
+	once    sync.Once
+	defs    map[Loc][]int     // location -> indices of events writing it, ascending
+	callee  map[int]FrameID   // Call event -> the frame it entered
+	byFrame map[FrameID][]int // each frame's events, in order
 }
 
 // RunResult is what the traced `go test` reported.
@@ -325,40 +333,65 @@ func (t *Trace) SiteOf(i int) *Site { return &t.Sites[t.Events[i].Site] }
 // FuncOf returns the function site of event i's frame.
 func (t *Trace) FuncOf(i int) *Site { return &t.Sites[t.Frames[t.Events[i].Frame].Func] }
 
+// index builds the def-use index once. The trace must not change after
+// its first lookup.
+func (t *Trace) index() {
+	t.once.Do(func() {
+		t.defs = map[Loc][]int{}
+		t.callee = map[int]FrameID{}
+		t.byFrame = map[FrameID][]int{}
+		for i := range t.Events {
+			ev := &t.Events[i]
+			for _, w := range ev.Writes {
+				if w.Loc.Kind != LocNone {
+					t.defs[w.Loc] = append(t.defs[w.Loc], i)
+				}
+			}
+			t.byFrame[ev.Frame] = append(t.byFrame[ev.Frame], i)
+		}
+		for id := 1; id < len(t.Frames); id++ {
+			if c := t.Frames[id].Call; c >= 0 {
+				t.callee[c] = FrameID(id)
+			}
+		}
+	})
+}
+
 // LastDef returns the index of the last event before event `before` that
 // wrote loc, or -1 if none did (the location is an input).
 func (t *Trace) LastDef(loc Loc, before int) int {
 	if loc.Kind == LocNone {
 		return -1
 	}
-	idx := t.defs[loc]
-	lo, hi := 0, len(idx)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if idx[m] < before {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == 0 {
+	t.index()
+	ds := t.defs[loc]
+	k := sort.SearchInts(ds, before)
+	if k == 0 {
 		return -1
 	}
-	return idx[lo-1]
+	return ds[k-1]
 }
 
 // Def returns the event that defined the value read in operand slot of event
 // i, or -1 when the read is an input: no traced definition, unknown identity,
 // or the defined value differs from the one read (an untraced write came
-// between).
+// between). A later write of the whole variable (or of an enclosing field)
+// defines the part too, with a value the trace does not break down, so the
+// part is then an input as well.
 func (t *Trace) Def(i, slot int) int {
 	it, ok := t.Events[i].Read(slot)
-	if !ok {
+	if !ok || it.Loc.Kind == LocNone {
 		return -1
 	}
 	d := t.LastDef(it.Loc, i)
 	if d < 0 {
 		return -1
+	}
+	for p := it.Loc; p.Path != ""; {
+		p.Path = parentPath(p.Path)
+		if w := t.LastDef(p, i); w > d {
+			return -1
+		}
 	}
 	for _, w := range t.Events[d].Writes {
 		if w.Loc == it.Loc && w.Value == it.Value {
@@ -368,15 +401,40 @@ func (t *Trace) Def(i, slot int) int {
 	return -1
 }
 
+// parentPath drops the last field or index step of a location path
+// (".a.b" -> ".a", ".a[2]" -> ".a", ".a" -> "").
+func parentPath(p string) string {
+	if k := strings.LastIndexAny(p, ".["); k >= 0 {
+		return p[:k]
+	}
+	return ""
+}
+
 // Callee returns the frame entered by the Call event i, or 0 if the callee
 // was not instrumented or never entered.
 func (t *Trace) Callee(i int) FrameID {
-	for f := range t.Frames {
-		if f > 0 && t.Frames[f].Call == i {
-			return FrameID(f)
+	t.index()
+	return t.callee[i]
+}
+
+// FrameEvents returns the events of frame f in order. The slice is
+// shared: callers must not change it.
+func (t *Trace) FrameEvents(f FrameID) []int {
+	t.index()
+	return t.byFrame[f]
+}
+
+// LastCall returns the latest Call or CallExt event of site call in the
+// frame of event i, before i; -1 if there is none.
+func (t *Trace) LastCall(i int, call SiteID) int {
+	evs := t.FrameEvents(t.Events[i].Frame)
+	for k := sort.SearchInts(evs, i) - 1; k >= 0; k-- {
+		e := &t.Events[evs[k]]
+		if e.Site == call && (e.Kind == EvCall || e.Kind == EvCallExt) {
+			return evs[k]
 		}
 	}
-	return 0
+	return -1
 }
 
 // Failures returns the indices of the failure events in order: EvFail
