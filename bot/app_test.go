@@ -77,3 +77,22 @@ func TestAppWithoutInstallation(t *testing.T) {
 		t.Errorf("API calls without an installation: %v", calls)
 	}
 }
+
+// A token exchange that fails with a server error is retried (after a
+// second) and the delivery's work goes on with the token it then gets.
+func TestAppTokenExchangeRetried(t *testing.T) {
+	api, key := appAPI(t)
+	api.Fail = map[string]fakegh.Fault{tokenExchange: {Status: http.StatusBadGateway, Times: 1}}
+	_, url, drain := startBot(t, appConfig(api.APIURL(), key))
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "d-1", fixture(t, "issue_comment_pr_created.json"))); got != http.StatusAccepted {
+		t.Fatalf("status = %d", got)
+	}
+	drain()
+	want := []string{tokenExchange, tokenExchange, permAlice, reactEyes, dispatchPath}
+	if diff := cmp.Diff(want, api.Requests()); diff != "" {
+		t.Errorf("API calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(dispatched("main", "TestSum TestSum/empty"), api.Dispatches()); diff != "" {
+		t.Errorf("dispatches (-want +got):\n%s", diff)
+	}
+}
