@@ -4,7 +4,8 @@ package action_test
 // go.mod has no YAML library, and action.yml needs only a small part of
 // YAML (block mappings and lists, plain/quoted scalars, | and >- blocks),
 // so a purpose-built reader of that subset is enough; any construct it
-// does not know fails the test, which keeps action.yml within it.
+// does not know fails the test, which keeps action.yml (and the example
+// workflow, read by workflows_test.go) within it.
 
 import (
 	"fmt"
@@ -68,6 +69,12 @@ func (p *yamlParser) block(i, indent int) (any, int) {
 	if i < len(p.lines) && strings.HasPrefix(p.lines[i].text, "- ") {
 		var list []any
 		for i = p.skip(i); i < len(p.lines) && p.lines[i].indent == indent && strings.HasPrefix(p.lines[i].text, "- "); i = p.skip(i) {
+			// "- v" is a scalar item when v is no "key:" or "key: v".
+			if item := p.lines[i].text[2:]; !strings.Contains(item, ": ") && !strings.HasSuffix(item, ":") {
+				list = append(list, p.scalar(p.lines[i], item))
+				i++
+				continue
+			}
 			// "- key: v" is a mapping whose first key sits two columns in.
 			p.lines[i].text = p.lines[i].text[2:]
 			p.lines[i].indent += 2
@@ -115,6 +122,10 @@ func (p *yamlParser) block(i, indent int) (any, int) {
 			} else {
 				m[key] = strings.Join(strings.Fields(strings.Join(body, " ")), " ")
 			}
+		case rest == "{}":
+			m[key] = map[string]any{}
+		case rest == "[]":
+			m[key] = []any{}
 		default:
 			m[key] = p.scalar(l, rest)
 		}
@@ -162,20 +173,63 @@ func evalExpr(t *testing.T, s string, ctx map[string]string) string {
 	})
 }
 
+// compositeRun is what runComposite saw.
+type compositeRun struct {
+	outputs map[string]string
+	log     string
+	// uses are the steps that run another action, with their inputs
+	// evaluated, in order; steps skipped by their if: are not listed.
+	uses []usedAction
+	err  error // the first failing step's
+}
+
+type usedAction struct {
+	uses string
+	with map[string]string
+}
+
+// actionsUsed are the actions action.yml may use; runComposite does not
+// run them (the test stands for what they do, as a cache miss does).
+var actionsUsed = map[string]bool{"actions/cache@v4": true}
+
+// ifRE is the one form of if: condition action.yml uses.
+var ifRE = regexp.MustCompile(`^(\S+) (==|!=) '([^']*)'$`)
+
+func evalIf(t *testing.T, cond string, ctx map[string]string) bool {
+	t.Helper()
+	m := ifRE.FindStringSubmatch(cond)
+	if m == nil {
+		t.Fatalf("action.yml: unsupported if: %q", cond)
+	}
+	v, ok := ctx[m[1]]
+	if !ok {
+		t.Fatalf("action.yml: if: %q uses an unknown value", cond)
+	}
+	return (v == m[3]) == (m[2] == "==")
+}
+
 // runComposite runs action.yml's steps with bash as the runner does: each
 // step gets the job's environment, its own GITHUB_OUTPUT file and its env:
 // block; step outputs feed the action's outputs.
-func runComposite(t *testing.T, actionPath string, with map[string]string, env map[string]string) (map[string]string, string) {
+func runComposite(t *testing.T, actionPath string, with map[string]string, env map[string]string) compositeRun {
 	t.Helper()
 	doc := readYAML(t, filepath.Join(actionPath, "action.yml"))
 	runs := doc["runs"].(map[string]any)
 	if runs["using"] != "composite" {
 		t.Fatalf("runs.using = %v, want composite", runs["using"])
 	}
+	orDefault := func(k, def string) string {
+		if v := env[k]; v != "" {
+			return v
+		}
+		return def
+	}
 	ctx := map[string]string{
 		"github.token":       env["GITHUB_TOKEN_FOR_TEST"],
 		"github.action_path": actionPath,
 		"runner.temp":        env["RUNNER_TEMP"],
+		"runner.os":          orDefault("RUNNER_OS", "Linux"),
+		"runner.arch":        orDefault("RUNNER_ARCH", "X64"),
 	}
 	for name, v := range doc["inputs"].(map[string]any) {
 		in := v.(map[string]any)
@@ -194,6 +248,7 @@ func runComposite(t *testing.T, actionPath string, with map[string]string, env m
 			t.Fatalf("with: %s is not an input of action.yml", name)
 		}
 	}
+	var run compositeRun
 	var log strings.Builder
 	base := []string{}
 	for _, kv := range os.Environ() {
@@ -202,12 +257,29 @@ func runComposite(t *testing.T, actionPath string, with map[string]string, env m
 		}
 		base = append(base, kv)
 	}
+	base = append(base, "RUNNER_OS="+ctx["runner.os"], "RUNNER_ARCH="+ctx["runner.arch"])
 	for k, v := range env {
 		base = append(base, k+"="+v)
 	}
 	base = append(base, "GITHUB_ACTION_PATH="+actionPath)
 	for i, s := range runs["steps"].([]any) {
 		step := s.(map[string]any)
+		if cond, ok := step["if"].(string); ok && !evalIf(t, cond, ctx) {
+			fmt.Fprintf(&log, "== %v (skipped)\n", step["name"])
+			continue
+		}
+		if uses, ok := step["uses"].(string); ok {
+			if !actionsUsed[uses] {
+				t.Fatalf("step %d uses %s, which the test does not know", i, uses)
+			}
+			u := usedAction{uses: uses, with: map[string]string{}}
+			for k, v := range step["with"].(map[string]any) {
+				u.with[k] = evalExpr(t, v.(string), ctx)
+			}
+			run.uses = append(run.uses, u)
+			fmt.Fprintf(&log, "== %v (uses %s, not run)\n", step["name"], uses)
+			continue
+		}
 		if step["shell"] != "bash" {
 			t.Fatalf("step %d: shell %v; the test runs bash steps only", i, step["shell"])
 		}
@@ -229,7 +301,9 @@ func runComposite(t *testing.T, actionPath string, with map[string]string, env m
 		out, err := cmd.CombinedOutput()
 		fmt.Fprintf(&log, "== %v\n%s", step["name"], out)
 		if err != nil {
-			t.Fatalf("step %q: %v\n%s", step["name"], err, log.String())
+			run.err = fmt.Errorf("step %q: %w", step["name"], err)
+			run.log = log.String()
+			return run
 		}
 		if id, ok := step["id"].(string); ok {
 			for k, v := range parseOutputFile(t, outFile) {
@@ -237,11 +311,12 @@ func runComposite(t *testing.T, actionPath string, with map[string]string, env m
 			}
 		}
 	}
-	outputs := map[string]string{}
+	run.outputs = map[string]string{}
 	for name, v := range doc["outputs"].(map[string]any) {
-		outputs[name] = evalExpr(t, v.(map[string]any)["value"].(string), ctx)
+		run.outputs[name] = evalExpr(t, v.(map[string]any)["value"].(string), ctx)
 	}
-	return outputs, log.String()
+	run.log = log.String()
+	return run
 }
 
 func TestActionYAMLInputsMatchTheProgram(t *testing.T) {
@@ -346,8 +421,19 @@ func TestActionYAML(t *testing.T) {
 	env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head))
 	delete(env.vars, "INPUT_GITHUB_TOKEN") // the action passes it from its input
 	env.vars["GITHUB_TOKEN_FOR_TEST"] = token
+	// No release of these sources, and no network: the action builds.
+	env.vars["CULPRIT_RELEASE_URL"] = "http://127.0.0.1:1/releases/download"
 	os.MkdirAll(env.vars["RUNNER_TEMP"], 0o755)
-	outputs, log := runComposite(t, actionPath, map[string]string{"max-tests": "1"}, env.vars)
+	run := runComposite(t, actionPath, map[string]string{"max-tests": "1"}, env.vars)
+	if run.err != nil {
+		t.Fatalf("%v\n%s", run.err, run.log)
+	}
+	outputs, log := run.outputs, run.log
+	if len(run.uses) != 1 || run.uses[0].uses != "actions/cache@v4" {
+		t.Errorf("actions used: %v, want the cache of the build", run.uses)
+	} else if b, err := os.ReadFile(filepath.Join(env.vars["RUNNER_TEMP"], "culprit-action", "culprit-action.source")); err != nil || !strings.HasSuffix(run.uses[0].with["key"], "-"+strings.TrimSpace(string(b))) {
+		t.Errorf("the build's source stamp %q (%v) is not the end of the cache key %q", b, err, run.uses[0].with["key"])
+	}
 	if outputs["status"] != "explained" || outputs["culprits"] != "2" || !strings.HasSuffix(outputs["report-json"], "report.json") {
 		t.Errorf("outputs %v\n%s", outputs, log)
 	}

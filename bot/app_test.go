@@ -6,27 +6,44 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"net/http"
-	"strings"
 	"testing"
 
-	"github.com/golang-jwt/jwt/v4"
+	"github.com/culprit-dev/culprit/internal/fakegh"
 	"github.com/google/go-cmp/cmp"
 )
 
-// The App path exchanges a JWT signed with the App's key for an
-// installation token, once per installation, and uses that token for the
-// event's API calls.
-func TestAppInstallationToken(t *testing.T) {
+const (
+	testAppID          = 842301
+	testInstallationID = 2311213 // the fixtures' installation
+	tokenExchange      = "POST /app/installations/2311213/access_tokens"
+)
+
+// appAPI is newAPI serving a GitHub App installation whose key is returned
+// PEM-encoded. Its installation token is testToken.
+func appAPI(t *testing.T) (*fakegh.Server, []byte) {
+	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	api := newAPI(t)
+	api.App = &fakegh.App{ID: testAppID, Slug: "culprit", Key: &key.PublicKey, InstallationID: testInstallationID}
+	return api, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+}
 
-	api := newFakeGitHub(t)
-	cfg := testConfig(api.url())
+func appConfig(apiURL string, key []byte) Config {
+	cfg := testConfig(apiURL)
 	cfg.Token, cfg.Repo = "", ""
-	cfg.AppID, cfg.PrivateKey = 842301, pemKey
+	cfg.AppID, cfg.PrivateKey = testAppID, key
+	return cfg
+}
+
+// The App path exchanges a JWT signed with the App's key for an
+// installation token, once per installation, and uses that token for the
+// event's API calls (the fake checks the JWT and every call's token).
+func TestAppInstallationToken(t *testing.T) {
+	api, key := appAPI(t)
+	cfg := appConfig(api.APIURL(), key)
 	cfg.Workers = 1 // one installation token exchange, deterministically
 	_, url, drain := startBot(t, cfg)
 
@@ -38,50 +55,44 @@ func TestAppInstallationToken(t *testing.T) {
 	}
 	drain()
 
-	calls := api.recorded()
-	var got []string
-	for _, c := range calls {
-		got = append(got, c.String())
-	}
-	tokenPath := "POST /api/v3/app/installations/2311213/access_tokens"
-	want := []string{tokenPath, permAlice, reactEyes, dispatchPath, permAlice, reactEyes, dispatchPath}
-	if diff := cmp.Diff(want, got); diff != "" {
+	want := []string{tokenExchange, permAlice, reactEyes, dispatchPath, permAlice, reactEyes, dispatchPath}
+	if diff := cmp.Diff(want, api.Requests()); diff != "" {
 		t.Fatalf("API calls (-want +got):\n%s", diff)
 	}
-
-	jwtAuth, ok := strings.CutPrefix(calls[0].Auth, "Bearer ")
-	if !ok {
-		t.Fatalf("token exchange Authorization = %q, want a Bearer JWT", calls[0].Auth)
+	if n := api.InstallationTokens(); n != 1 {
+		t.Errorf("installation tokens handed out = %d, want 1", n)
 	}
-	var claims jwt.RegisteredClaims
-	if _, err := jwt.ParseWithClaims(jwtAuth, &claims, func(*jwt.Token) (any, error) { return &key.PublicKey, nil }); err != nil {
-		t.Fatalf("JWT does not verify with the App's public key: %v", err)
-	}
-	if claims.Issuer != "842301" {
-		t.Errorf("JWT issuer = %q, want the app id", claims.Issuer)
-	}
-	for _, c := range calls[1:] {
-		if c.Auth != "token "+installToken {
-			t.Errorf("%s: Authorization = %q, want the installation token", c, c.Auth)
-		}
+	if n := len(api.Dispatches()); n != 2 {
+		t.Errorf("dispatches = %d, want 2", n)
 	}
 }
 
 func TestAppWithoutInstallation(t *testing.T) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := newFakeGitHub(t)
-	cfg := testConfig(api.url())
-	cfg.Token, cfg.Repo = "", ""
-	cfg.AppID = 1
-	cfg.PrivateKey = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	_, url, drain := startBot(t, cfg)
+	api, key := appAPI(t)
+	_, url, drain := startBot(t, appConfig(api.APIURL(), key))
 	body := edit(t, fixture(t, "issue_comment_pr_created.json"), map[string]any{"installation": nil})
 	send(t, http.DefaultClient, url, signed("issue_comment", "d-1", body))
 	drain()
-	if calls := api.recorded(); len(calls) != 0 {
+	if calls := api.Requests(); len(calls) != 0 {
 		t.Errorf("API calls without an installation: %v", calls)
+	}
+}
+
+// A token exchange that fails with a server error is retried (after a
+// second) and the delivery's work goes on with the token it then gets.
+func TestAppTokenExchangeRetried(t *testing.T) {
+	api, key := appAPI(t)
+	api.Fail = map[string]fakegh.Fault{tokenExchange: {Status: http.StatusBadGateway, Times: 1}}
+	_, url, drain := startBot(t, appConfig(api.APIURL(), key))
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "d-1", fixture(t, "issue_comment_pr_created.json"))); got != http.StatusAccepted {
+		t.Fatalf("status = %d", got)
+	}
+	drain()
+	want := []string{tokenExchange, tokenExchange, permAlice, reactEyes, dispatchPath}
+	if diff := cmp.Diff(want, api.Requests()); diff != "" {
+		t.Errorf("API calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(dispatched("main", "TestSum TestSum/empty"), api.Dispatches()); diff != "" {
+		t.Errorf("dispatches (-want +got):\n%s", diff)
 	}
 }

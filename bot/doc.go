@@ -9,4 +9,13 @@
 // reaction, dispatch, reply) run in a bounded worker pool. A full queue
 // answers 503 so that GitHub's redelivery retries it later: a delivery is
 // either accepted, ignored on purpose, or refused with a status that says so.
+//
+// What must outlive a restart is kept on GitHub, not in the process: the
+// one reply per pull request to someone who may not run /culprit carries
+// a hidden marker, an HMAC of the pull request under the webhook secret,
+// that the bot looks for before replying (refusal.go). The in-memory sets
+// only save API calls.
+//
+// The tests run against internal/fakegh, the fake GitHub API the Action's
+// tests use too; it fails a test on any request it does not serve.
 package bot

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 
-	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/culprit-dev/culprit/internal/ghclient"
 	"github.com/golang-jwt/jwt/v4"
 	"github.com/google/go-github/v60/github"
@@ -54,7 +52,8 @@ func (s *tokenSource) client(int64) (*github.Client, error) { return s.c, nil }
 
 // appSource authenticates as a GitHub App installation. Clients are kept per
 // installation so that an installation token is exchanged once and reused
-// until it nears expiry (ghinstallation refreshes it).
+// until it nears expiry (ghinstallation refreshes it); the exchange is
+// retried on rate limits and server errors like any call (ghclient.NewApp).
 type appSource struct {
 	appID int64
 	key   *rsa.PrivateKey
@@ -78,14 +77,12 @@ func (s *appSource) client(installationID int64) (*github.Client, error) {
 	if c, ok := s.clients[installationID]; ok {
 		return c, nil
 	}
-	// Each installation gets its own apps transport: ghinstallation writes
-	// to it when refreshing a token, so sharing one would race.
-	atr := ghinstallation.NewAppsTransportFromPrivateKey(s.tr, s.appID, s.key)
-	atr.BaseURL = strings.TrimSuffix(s.base.String(), "/")
-	itr := ghinstallation.NewFromAppsTransport(atr, installationID)
-	c, err := ghclient.New(&http.Client{Transport: itr}, s.base.String(), "", nil)
+	// Each installation gets its own transports: ghinstallation writes to
+	// them when refreshing a token, so sharing them would race.
+	c, err := ghclient.NewApp(s.tr, s.base.String(), s.appID, installationID, s.key, nil)
 	if err != nil {
-		// s.base was parsed by ghclient.BaseURL, which accepts its own output.
+		// NewApp fails only without an installation id, ruled out above,
+		// or for a URL that ghclient.BaseURL, which parsed s.base, rejects.
 		panic(fmt.Sprintf("API URL %s no longer parses: %v", s.base, err))
 	}
 	if len(s.clients) >= maxInstallations {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/culprit-dev/culprit/internal/fakegh"
 )
 
 const (
@@ -37,6 +39,39 @@ func testConfig(apiURL string) Config {
 		JobTimeout:      10 * time.Second,
 		ShutdownTimeout: 10 * time.Second,
 	}
+}
+
+// The repository of the fixtures, and the /culprit comment of
+// issue_comment_pr_created.json.
+const (
+	testOwner, testRepo = "octo-org", "calc"
+	commandCommentID    = 1978143220
+)
+
+// newAPI is the GitHub API of the fixtures' repository: pull requests 42
+// and 43, the /culprit comment on 42, the collaborators alice (write),
+// mallory (admin) and reader (read), and the culprit workflow with the
+// inputs the example workflow declares.
+func newAPI(t testing.TB) *fakegh.Server {
+	t.Helper()
+	api := fakegh.New(t, testOwner, testRepo, testToken)
+	api.PRs[42] = fakegh.PR{Number: 42}
+	api.PRs[43] = fakegh.PR{Number: 43}
+	api.PutIssueComment(42, commandCommentID, "alice", "/culprit explain TestSum TestSum/empty")
+	api.Permissions = map[string]string{"alice": "write", "mallory": "admin", "reader": "read"}
+	api.Workflows = map[string][]string{DefaultWorkflow: {"pr-number!", "tests"}}
+	return api
+}
+
+// replies are the comments on pr after the seeded ones: what the bot wrote.
+func replies(api *fakegh.Server, pr int) []string {
+	var out []string
+	for _, c := range api.IssueComments(pr) {
+		if c.ID != commandCommentID {
+			out = append(out, c.Body)
+		}
+	}
+	return out
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -17,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/culprit-dev/culprit/internal/fakegh"
 )
 
 // TestLoad sends 1,000 signed deliveries from 50 concurrent senders over
@@ -39,8 +40,8 @@ func TestLoad(t *testing.T) {
 	)
 	before := runtime.NumGoroutine()
 
-	api := newFakeGitHub(t)
-	cfg := testConfig(api.url())
+	api := newAPI(t)
+	cfg := testConfig(api.APIURL())
 	cfg.Workers, cfg.Queue = 8, 128
 	s, err := New(cfg, discardLogger())
 	if err != nil {
@@ -59,6 +60,8 @@ func TestLoad(t *testing.T) {
 	edited := fixture(t, "issue_comment_pr_edited.json")
 	var all []delivery
 	for i := range commands {
+		api.PRs[i+1] = fakegh.PR{Number: i + 1}
+		api.PutIssueComment(i+1, int64(5000+i), "alice", "/culprit")
 		body := edit(t, prComment, map[string]any{"issue.number": i + 1, "comment.id": 5000 + i})
 		all = append(all, signed("issue_comment", fmt.Sprintf("cmd-%d", i), body))
 	}
@@ -159,7 +162,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Serve: %v", err)
 	}
 	client.CloseIdleConnections()
-	api.srv.Close()
+	api.Close()
 
 	wantStatuses := map[int]int{
 		http.StatusAccepted:     commands,
@@ -171,15 +174,8 @@ func TestLoad(t *testing.T) {
 		t.Errorf("final statuses = %v, want %v", statuses, wantStatuses)
 	}
 	perPR := map[string]int{}
-	for _, c := range api.recorded() {
-		if c.Method != http.MethodPost || c.String() != dispatchPath {
-			continue
-		}
-		var req struct{ Inputs map[string]string }
-		if err := json.Unmarshal([]byte(c.Body), &req); err != nil {
-			t.Fatal(err)
-		}
-		perPR[req.Inputs["pr-number"]]++
+	for _, d := range api.Dispatches() {
+		perPR[d.Inputs["pr-number"]]++
 	}
 	for i := range commands {
 		if n := perPR[strconv.Itoa(i+1)]; n != 1 {
@@ -223,8 +219,8 @@ func TestLoad(t *testing.T) {
 // signature check, decoding, dedupe, queueing, and the worker's three API
 // calls against the fake API.
 func BenchmarkWebhook(b *testing.B) {
-	api := newFakeGitHub(b)
-	cfg := testConfig(api.url())
+	api := newAPI(b)
+	cfg := testConfig(api.APIURL())
 	cfg.Workers, cfg.Queue, cfg.DedupeSize = 8, 1024, 1<<16
 	s, err := New(cfg, discardLogger())
 	if err != nil {

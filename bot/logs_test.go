@@ -16,9 +16,9 @@ import (
 // Every log line of a delivery carries its id; once decoded, also the
 // repository and pull request, including the lines the worker writes.
 func TestLogsIdentifyTheDelivery(t *testing.T) {
-	api := newFakeGitHub(t)
+	api := newAPI(t)
 	var buf bytes.Buffer
-	s, err := New(testConfig(api.url()), slog.New(slog.NewJSONHandler(&buf, nil)))
+	s, err := New(testConfig(api.APIURL()), slog.New(slog.NewJSONHandler(&buf, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,9 +69,9 @@ func TestUnauthorizedLogsTheRemoteAddress(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			api := newFakeGitHub(t)
+			api := newAPI(t)
 			var buf bytes.Buffer
-			s, err := New(testConfig(api.url()), slog.New(slog.NewJSONHandler(&buf, nil)))
+			s, err := New(testConfig(api.APIURL()), slog.New(slog.NewJSONHandler(&buf, nil)))
 			if err != nil {
 				t.Fatal(err)
 			}

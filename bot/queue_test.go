@@ -9,10 +9,14 @@ import (
 // A full queue answers 503 and forgets the delivery id, so that GitHub's
 // redelivery of it is processed rather than taken for a duplicate.
 func TestFullQueueIsRetried(t *testing.T) {
-	api := newFakeGitHub(t)
+	api := newAPI(t)
 	release := make(chan struct{})
-	api.block = release
-	cfg := testConfig(api.url())
+	api.OnRequest = func(key string) {
+		if key == dispatchPath {
+			<-release
+		}
+	}
+	cfg := testConfig(api.APIURL())
 	cfg.Workers, cfg.Queue = 1, 1
 	_, url, drain := startBot(t, cfg)
 	body := fixture(t, "issue_comment_pr_created.json")
@@ -22,7 +26,7 @@ func TestFullQueueIsRetried(t *testing.T) {
 	if got := send(t, http.DefaultClient, url, signed("issue_comment", "first", body)); got != http.StatusAccepted {
 		t.Fatalf("first: status = %d", got)
 	}
-	waitFor(t, func() bool { return api.count("POST", "/reactions") == 1 })
+	waitFor(t, func() bool { return api.Calls()[reactEyes] == 1 })
 	if got := send(t, http.DefaultClient, url, signed("issue_comment", "second", body)); got != http.StatusAccepted {
 		t.Fatalf("second: status = %d", got)
 	}
@@ -30,12 +34,12 @@ func TestFullQueueIsRetried(t *testing.T) {
 		t.Fatalf("third with a full queue: status = %d, want 503", got)
 	}
 	close(release)
-	waitFor(t, func() bool { return api.count("POST", "/dispatches") == 2 })
+	waitFor(t, func() bool { return api.Calls()[dispatchPath] == 2 })
 	if got := send(t, http.DefaultClient, url, signed("issue_comment", "third", body)); got != http.StatusAccepted {
 		t.Errorf("redelivery of third: status = %d, want 202", got)
 	}
 	drain()
-	if n := api.count("POST", "/dispatches"); n != 3 {
+	if n := len(api.Dispatches()); n != 3 {
 		t.Errorf("dispatches = %d, want 3", n)
 	}
 }

@@ -24,7 +24,7 @@ type Server struct {
 	reads      chan struct{} // one token per webhook body being read
 	deliveries *seenSet      // X-GitHub-Delivery ids accepted
 	shas       *seenSet      // "owner/name@sha" heads already explained
-	refused    *seenSet      // "owner/name#pr" pull requests already told who may run /culprit
+	refused    *seenSet      // "owner/name#pr" already told who may run /culprit; a cache of the marked replies on GitHub (see refuse)
 }
 
 // New validates cfg and starts the worker pool; Close (or Serve's return)

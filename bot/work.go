@@ -53,23 +53,6 @@ func (s *Server) runCommand(ctx context.Context, gh *github.Client, t *task, log
 	return nil
 }
 
-// refuse tells someone without write access that they cannot run
-// /culprit, once per pull request: anyone can comment, and a reply to
-// every comment would let them make the bot spam the pull request.
-func (s *Server) refuse(ctx context.Context, gh *github.Client, t *task, perm string, log *slog.Logger) error {
-	key := t.fullName() + "#" + strconv.Itoa(t.pr)
-	if !s.refused.add(key) {
-		log.Info("command refused; already replied on this pull request", "author", t.author, "permission", perm)
-		return nil
-	}
-	log.Info("command refused", "author", t.author, "permission", perm)
-	if err := s.reply(ctx, gh, t, fmt.Sprintf("@%s only collaborators with write access can run `/culprit`.", t.author)); err != nil {
-		s.refused.remove(key) // nobody was told: a later comment may be
-		return err
-	}
-	return nil
-}
-
 // runFailure dispatches an explanation of a failed run, once per head SHA:
 // several workflows failing on one commit start one explanation.
 func (s *Server) runFailure(ctx context.Context, gh *github.Client, t *task, log *slog.Logger) error {

@@ -1,7 +1,8 @@
 // Package fakegh is an in-memory GitHub REST API for tests of the Action
 // and the bot: an httptest server with a mux mounted under a base path
 // that serves the few endpoints culprit uses, checks the method, path, body
-// and Authorization header of every request, and counts them.
+// and Authorization header of every request, and counts them. A request
+// to any other endpoint fails the test.
 package fakegh
 
 import (
@@ -35,6 +36,9 @@ type Comment struct {
 	CommitID  string `json:"commit_id,omitempty"`
 	InReplyTo int64  `json:"in_reply_to_id,omitempty"`
 	HTMLURL   string `json:"html_url"`
+	// Reactions are the contents of the reactions added through the API,
+	// in order ("eyes", "+1", …).
+	Reactions []string `json:"-"`
 }
 
 // User is a comment's author.
@@ -53,11 +57,31 @@ type PR struct {
 // Server is the fake API. Set its fields before the first request.
 type Server struct {
 	*httptest.Server
-	t *testing.T
+	t testing.TB
 
 	Owner, Repo string
-	// Token is the token every request must carry as a bearer token.
+	// Token is the token every request must carry: as a bearer token, or,
+	// when App is set, as the installation token ("token …") that the
+	// App's token exchange hands out.
 	Token string
+	// App, when set, makes the server a GitHub App installation: see
+	// [App].
+	App *App
+	// DefaultBranch is the repository's default branch, "main" unless set.
+	DefaultBranch string
+	// Permissions maps a login to its permission on the repository
+	// (admin, maintain, write, triage, read); a login not listed is not a
+	// collaborator (404).
+	Permissions map[string]string
+	// Workflows maps a workflow file name to the workflow_dispatch inputs
+	// it declares, required ones marked with a trailing "!"; a dispatch of
+	// another file answers 404, of an undeclared input 422.
+	Workflows map[string][]string
+	// Fail answers a "METHOD /path" key with an error (see [Fault]).
+	Fail map[string]Fault
+	// OnRequest, if set, is called with the key of every request before it
+	// is answered, outside the server's lock: a test can block there.
+	OnRequest func(key string)
 	// Login is what GET /user answers; "" answers 403 as the Actions
 	// GITHUB_TOKEN gets.
 	Login string
@@ -82,19 +106,30 @@ type Server struct {
 	Reviews  map[int]int        // reviews created by PR number
 	calls    map[string]int
 	limited  map[string]int
+	failed   map[string]int
 	requests []string
+
+	dispatches []Dispatch
+	tokens     int // installation tokens handed out
+}
+
+// Fault is an error answer injected by [Server.Fail].
+type Fault struct {
+	Status int // the HTTP status; the message is its text
+	// Times is how many requests get it; 0 means every one.
+	Times int
 }
 
 // New starts a fake API for owner/repo that expects token. It is closed
 // when the test ends.
-func New(t *testing.T, owner, repo, token string) *Server {
+func New(t testing.TB, owner, repo, token string) *Server {
 	t.Helper()
 	s := &Server{
 		t: t, Owner: owner, Repo: repo, Token: token, PageSize: 100,
 		nextID: 1000, PRs: map[int]PR{}, Issue: map[int][]*Comment{},
 		Reviewed: map[int][]*Comment{}, Reviews: map[int]int{},
-		calls: map[string]int{}, limited: map[string]int{},
-		RateLimitTimes: 1, RetryAfter: "3",
+		calls: map[string]int{}, limited: map[string]int{}, failed: map[string]int{},
+		RateLimitTimes: 1, RetryAfter: "3", DefaultBranch: "main",
 	}
 	mux := http.NewServeMux()
 	repoPath := BasePath + "/repos/{owner}/{repo}"
@@ -106,6 +141,11 @@ func New(t *testing.T, owner, repo, token string) *Server {
 	mux.HandleFunc("GET "+repoPath+"/pulls/{number}/comments", s.listReviewComments)
 	mux.HandleFunc("POST "+repoPath+"/pulls/{number}/reviews", s.createReview)
 	mux.HandleFunc("DELETE "+repoPath+"/pulls/comments/{id}", s.deleteReviewComment)
+	mux.HandleFunc("GET "+repoPath, s.getRepo)
+	mux.HandleFunc("GET "+repoPath+"/collaborators/{user}/permission", s.getPermission)
+	mux.HandleFunc("POST "+repoPath+"/issues/comments/{id}/reactions", s.createReaction)
+	mux.HandleFunc("POST "+repoPath+"/actions/workflows/{file}/dispatches", s.dispatch)
+	mux.HandleFunc("POST "+BasePath+"/app/installations/{id}/access_tokens", s.createInstallationToken)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("fake GitHub: unexpected request %s %s", r.Method, r.URL.Path)
 		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
@@ -142,6 +182,17 @@ func (s *Server) AddIssueComment(pr int, login, body string) *Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.newComment(login, body)
+	s.Issue[pr] = append(s.Issue[pr], c)
+	return c
+}
+
+// PutIssueComment seeds an issue comment with the given id (a webhook
+// fixture's), author and body and returns it.
+func (s *Server) PutIssueComment(pr int, id int64, login, body string) *Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.newComment(login, body)
+	c.ID = id
 	s.Issue[pr] = append(s.Issue[pr], c)
 	return c
 }
@@ -202,17 +253,36 @@ func (s *Server) check(next http.Handler) http.Handler {
 		} else {
 			limit = false
 		}
+		fault, faulty := s.Fail[key]
+		if faulty && (fault.Times == 0 || s.failed[key] < fault.Times) {
+			s.failed[key]++
+		} else {
+			faulty = false
+		}
+		hook := s.OnRequest
 		s.mu.Unlock()
-		if got, want := r.Header.Get("Authorization"), "Bearer "+s.Token; got != want {
-			s.t.Errorf("fake GitHub: %s: Authorization = %q, want %q", key, got, want)
-			http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
-			return
+		if hook != nil {
+			hook(key)
+		}
+		// The token exchange is authenticated by the App's JWT, checked
+		// by its handler.
+		if !s.isTokenExchange(r) {
+			if got, want := r.Header.Get("Authorization"), s.authorization(); got != want {
+				s.t.Errorf("fake GitHub: %s: Authorization = %q, want %q", key, got, want)
+				s.fail(w, http.StatusUnauthorized, "Bad credentials")
+				return
+			}
 		}
 		if !strings.HasPrefix(r.Header.Get("Accept"), "application/vnd.github") {
 			s.t.Errorf("fake GitHub: %s: Accept = %q", key, r.Header.Get("Accept"))
 		}
-		if strings.HasPrefix(r.URL.Path, BasePath+"/repos/") && !strings.HasPrefix(r.URL.Path, BasePath+"/repos/"+s.Owner+"/"+s.Repo+"/") {
+		repoPath := BasePath + "/repos/" + s.Owner + "/" + s.Repo
+		if strings.HasPrefix(r.URL.Path, BasePath+"/repos/") && r.URL.Path != repoPath && !strings.HasPrefix(r.URL.Path, repoPath+"/") {
 			s.t.Errorf("fake GitHub: %s: not repository %s/%s", key, s.Owner, s.Repo)
+		}
+		if faulty {
+			s.fail(w, fault.Status, http.StatusText(fault.Status))
+			return
 		}
 		if limit {
 			w.Header().Set("Content-Type", "application/json")
@@ -325,186 +395,6 @@ func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
 		"base":     map[string]any{"sha": p.BaseSHA, "ref": "main"},
 		"head":     map[string]any{"sha": p.HeadSHA, "ref": "feature"},
 	})
-}
-
-// page serves one page of cs with a Link header to the next.
-func (s *Server) page(w http.ResponseWriter, r *http.Request, cs []*Comment) {
-	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-	if per <= 0 || per > 100 {
-		per = 30
-	}
-	if per > s.PageSize {
-		per = s.PageSize
-	}
-	p, _ := strconv.Atoi(r.URL.Query().Get("page"))
-	if p <= 0 {
-		p = 1
-	}
-	lo, hi := (p-1)*per, p*per
-	if lo > len(cs) {
-		lo = len(cs)
-	}
-	if hi >= len(cs) {
-		hi = len(cs)
-	} else {
-		q := r.URL.Query()
-		q.Set("page", strconv.Itoa(p+1))
-		q.Set("per_page", strconv.Itoa(per))
-		w.Header().Set("Link", fmt.Sprintf(`<%s%s?%s>; rel="next"`, s.URL, r.URL.Path, q.Encode()))
-	}
-	out := make([]Comment, 0, hi-lo)
-	for _, c := range cs[lo:hi] {
-		out = append(out, *c)
-	}
-	s.json(w, http.StatusOK, out)
-}
-
-func (s *Server) listIssueComments(w http.ResponseWriter, r *http.Request) {
-	n, ok := s.number(w, r)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	cs := append([]*Comment(nil), s.Issue[n]...)
-	s.mu.Unlock()
-	s.page(w, r, cs)
-}
-
-func (s *Server) login() string {
-	if s.Login == "" {
-		return "github-actions[bot]"
-	}
-	return s.Login
-}
-
-func (s *Server) createIssueComment(w http.ResponseWriter, r *http.Request) {
-	n, ok := s.number(w, r)
-	if !ok || s.forbidWrite(w) {
-		return
-	}
-	var in struct {
-		Body string `json:"body"`
-	}
-	if !s.body(w, r, &in) || s.tooLong(w, in.Body) {
-		return
-	}
-	c := s.AddIssueComment(n, s.login(), in.Body)
-	s.json(w, http.StatusCreated, c)
-}
-
-func (s *Server) editIssueComment(w http.ResponseWriter, r *http.Request) {
-	if s.forbidWrite(w) {
-		return
-	}
-	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	var in struct {
-		Body string `json:"body"`
-	}
-	if !s.body(w, r, &in) || s.tooLong(w, in.Body) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, cs := range s.Issue {
-		for _, c := range cs {
-			if c.ID == id {
-				if c.User.Login != s.login() {
-					s.t.Errorf("fake GitHub: editing comment %d of %s as %s", id, c.User.Login, s.login())
-				}
-				c.Body = in.Body
-				s.json(w, http.StatusOK, c)
-				return
-			}
-		}
-	}
-	s.t.Errorf("fake GitHub: editing unknown comment %d", id)
-	s.fail(w, http.StatusNotFound, "Not Found")
-}
-
-func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request) {
-	n, ok := s.number(w, r)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	cs := append([]*Comment(nil), s.Reviewed[n]...)
-	s.mu.Unlock()
-	s.page(w, r, cs)
-}
-
-func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
-	n, ok := s.number(w, r)
-	if !ok || s.forbidWrite(w) {
-		return
-	}
-	var in struct {
-		CommitID string `json:"commit_id"`
-		Body     string `json:"body"`
-		Event    string `json:"event"`
-		Comments []struct {
-			Path      string `json:"path"`
-			StartLine int    `json:"start_line"`
-			Line      int    `json:"line"`
-			StartSide string `json:"start_side"`
-			Side      string `json:"side"`
-			Body      string `json:"body"`
-		} `json:"comments"`
-	}
-	if !s.body(w, r, &in) {
-		return
-	}
-	if in.Event != "COMMENT" {
-		s.t.Errorf("fake GitHub: review event %q, want COMMENT", in.Event)
-	}
-	if in.CommitID != s.PRs[n].HeadSHA {
-		s.t.Errorf("fake GitHub: review on commit %q, want the head %q", in.CommitID, s.PRs[n].HeadSHA)
-	}
-	for _, c := range in.Comments {
-		// A multi-line comment needs a start before its line, on the
-		// same side; a single-line one has neither start field.
-		badStart := c.StartLine != 0 && (c.StartLine >= c.Line || c.StartSide != "RIGHT") ||
-			c.StartLine == 0 && c.StartSide != ""
-		if c.Path == "" || c.Line <= 0 || c.Side != "RIGHT" || badStart || s.tooLong(w, c.Body) {
-			s.t.Errorf("fake GitHub: bad review comment %+v", c)
-			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
-			return
-		}
-	}
-	s.mu.Lock()
-	s.Reviews[n]++
-	s.mu.Unlock()
-	for _, c := range in.Comments {
-		s.mu.Lock()
-		rc := s.newComment(s.login(), c.Body)
-		rc.Path, rc.Line, rc.Side, rc.CommitID = c.Path, c.Line, c.Side, in.CommitID
-		rc.StartLine, rc.StartSide = c.StartLine, c.StartSide
-		s.Reviewed[n] = append(s.Reviewed[n], rc)
-		s.mu.Unlock()
-	}
-	s.json(w, http.StatusOK, map[string]any{"id": 1, "state": "COMMENTED"})
-}
-
-func (s *Server) deleteReviewComment(w http.ResponseWriter, r *http.Request) {
-	if s.forbidWrite(w) {
-		return
-	}
-	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for n, cs := range s.Reviewed {
-		for i, c := range cs {
-			if c.ID == id {
-				if c.User.Login != s.login() {
-					s.t.Errorf("fake GitHub: deleting comment %d of %s", id, c.User.Login)
-				}
-				s.Reviewed[n] = append(cs[:i:i], cs[i+1:]...)
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
-	}
-	s.t.Errorf("fake GitHub: deleting unknown review comment %d", id)
-	s.fail(w, http.StatusNotFound, "Not Found")
 }
 
 // Keys returns the sorted keys of a call-count map, for messages.

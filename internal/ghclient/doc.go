@@ -1,5 +1,6 @@
 // Package ghclient builds the go-github client that the Action and the bot
-// share, so that both treat GitHub's rate limits alike.
+// share, so that both treat GitHub's rate limits and transient errors
+// alike.
 //
 // Decisions worth knowing:
 //
@@ -14,6 +15,15 @@
 //     <time>") instead of GitHub's 403, so that no caller mistakes it for a
 //     missing permission. go-github wraps it in a *url.Error; use
 //     [IsRateLimit] or errors.As.
+//   - Server errors (500, 502, 503, 504) are retried, [MaxRetries] times
+//     after 1 s and 2 s (or Retry-After), only for requests that may be
+//     repeated: reads, PUT and DELETE, and the App installation-token
+//     exchange. A POST that creates something (a comment, a dispatch) is
+//     not, as GitHub may have acted on it before failing; its caller sees
+//     the 5xx.
+//   - [NewApp] puts [Transport] below ghinstallation's authentication, so
+//     an App's token exchange is retried under the same policy as its API
+//     calls, by one retry layer.
 //   - Waiting honours the request's context.
 //   - Like action/ and bot/, the only importers, this package may import
 //     go-github; the engine and the renderers still do not.

@@ -93,24 +93,34 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if sleep == nil {
 		sleep = sleepCtx
 	}
+	// A body already sent cannot be sent again without GetBody.
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	r := req
 	for retries := 0; ; retries++ {
 		resp, err := base.RoundTrip(r)
 		if err != nil {
 			return nil, err
 		}
-		if !rateLimited(resp) {
+		var wait time.Duration
+		switch {
+		case rateLimited(resp):
+			var until time.Time
+			until, wait = lifts(resp, now())
+			msg := message(resp) // also closes the body
+			if retries == MaxRetries || wait > MaxWait || !replayable {
+				return nil, &RateLimitError{Until: until, StatusCode: resp.StatusCode, Message: msg}
+			}
+		case serverError(resp) && repeatable(req) && replayable && retries < MaxRetries:
+			var ok bool
+			if wait, ok = backoff(resp, retries); !ok {
+				return resp, nil
+			}
+			discard(resp)
+		default:
 			return resp, nil
 		}
-		until, wait := lifts(resp, now())
-		msg := message(resp) // also closes the body
-		// A body already sent cannot be sent again without GetBody.
-		replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-		if retries == MaxRetries || wait > MaxWait || !replayable {
-			return nil, &RateLimitError{Until: until, StatusCode: resp.StatusCode, Message: msg}
-		}
 		if err := sleep(req.Context(), wait); err != nil {
-			return nil, fmt.Errorf("waiting out a rate limit: %w", err)
+			return nil, fmt.Errorf("waiting to retry %s %s: %w", req.Method, req.URL.Path, err)
 		}
 		r = req.Clone(req.Context())
 		if req.GetBody != nil {

@@ -1,0 +1,79 @@
+package action_test
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestExampleCommentJobNeedsNoGo: the example's comment job, which holds a
+// write token, neither checks out nor sets up Go; it downloads the report
+// and runs the action, which then uses the release binary.
+func TestExampleCommentJobNeedsNoGo(t *testing.T) {
+	doc := readYAML(t, "../.github/workflows/culprit-example.yml")
+	job := doc["jobs"].(map[string]any)["comment"].(map[string]any)
+	var uses []string
+	for _, s := range job["steps"].([]any) {
+		step := s.(map[string]any)
+		if u, ok := step["uses"].(string); ok {
+			uses = append(uses, u)
+		}
+		if _, ok := step["run"]; ok {
+			t.Errorf("comment job runs a command: %v", step["run"])
+		}
+	}
+	want := []string{"actions/download-artifact@v4", "culprit-dev/culprit@v1"}
+	if d := cmp.Diff(want, uses); d != "" {
+		t.Errorf("comment job steps (-want +got):\n%s", d)
+	}
+}
+
+// TestReleaseMatchesTheAction: the release workflow publishes the files
+// the action downloads, under the names it asks for, and records the
+// sources with the same script.
+func TestReleaseMatchesTheAction(t *testing.T) {
+	release, err := os.ReadFile("../.github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	action, err := os.ReadFile("../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"dist/culprit-action-linux-$ARCH"`, "bash action/sourcehash.sh . > \"dist/SOURCE-$ARCH\"",
+		"sha256sum culprit-* > SHA256SUMS", "arch: amd64", "arch: arm64", `tags: ["v*"]`, `"v$(cat VERSION)" != "$TAG"`} {
+		if !strings.Contains(string(release), s) {
+			t.Errorf("release.yml lacks %s", s)
+		}
+	}
+	for _, s := range []string{`name="culprit-action-linux-$arch"`, `"$base/SOURCE"`, `"$base/SHA256SUMS"`,
+		`"$GITHUB_ACTION_PATH/action/sourcehash.sh"`, `"$GITHUB_ACTION_PATH/VERSION"`, `/v$version"`} {
+		if !strings.Contains(string(action), s) {
+			t.Errorf("action.yml lacks %s", s)
+		}
+	}
+	v, err := os.ReadFile("../VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := regexp.MatchString(`^[0-9]+\.[0-9]+\.[0-9]+\n$`, string(v)); !ok {
+		t.Errorf("VERSION = %q, want X.Y.Z and a newline", v)
+	}
+}
+
+// TestWorkflowsLint runs actionlint on every workflow when it is installed.
+func TestWorkflowsLint(t *testing.T) {
+	bin, err := exec.LookPath("actionlint")
+	if err != nil {
+		t.Skip("actionlint is not installed (go install github.com/rhysd/actionlint/cmd/actionlint@latest)")
+	}
+	cmd := exec.Command(bin, "-no-color")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("actionlint: %v\n%s", err, out)
+	}
+}
