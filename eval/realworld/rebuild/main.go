@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -57,6 +58,9 @@ func (c *Case) validate() error {
 	}
 	if c.Test == "" || c.Package == "" || c.Module == "" || len(c.Tests) == 0 {
 		return fmt.Errorf("%s: test, tests, package and module are required", c.Name)
+	}
+	if _, err := modulePackage(c.Module, c.Package); err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
 	}
 	return nil
 }
@@ -360,12 +364,30 @@ func runPattern(test string) string {
 	return strings.Join(parts, "/")
 }
 
+// modulePackage turns pkg, relative to the repository root, into a package
+// pattern relative to the module directory mod.
+func modulePackage(mod, pkg string) (string, error) {
+	m := path.Clean(strings.TrimPrefix(mod, "./"))
+	p := path.Clean(strings.TrimPrefix(pkg, "./"))
+	if p == m {
+		return ".", nil
+	}
+	if m == "." {
+		return "./" + p, nil
+	}
+	if rel, ok := strings.CutPrefix(p, m+"/"); ok {
+		return "./" + rel, nil
+	}
+	return "", fmt.Errorf("package %s is not in module %s", pkg, mod)
+}
+
 // runTest runs the case's test in repo and reports pass, fail, broken (build
 // or setup failure, or no test ran) or timeout.
 func runTest(repo string, c *Case, timeout time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "-timeout", timeout.String(), "-run", runPattern(c.Test), c.Package)
+	pkg, _ := modulePackage(c.Module, c.Package) // checked by validate
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "-timeout", timeout.String(), "-run", runPattern(c.Test), pkg)
 	cmd.Dir = filepath.Join(repo, filepath.FromSlash(c.Module))
 	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOWORK=off")
 	b, err := cmd.CombinedOutput()
