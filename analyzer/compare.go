@@ -73,10 +73,9 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	if path.Cut {
 		res.Notes.Add(note.Note{Code: note.ContrastCut, N: len(path.Steps)})
 	}
-	if src := cmp.Sources(); len(src) > 0 {
-		if st := cmp.Statement(src[0]); st.Hunk == 0 {
-			res.Notes.Add(note.Note{Code: note.ContrastOutside, Detail: fmt.Sprintf("%s:%d", st.File, st.Line)})
-		}
+	if src := cmp.Sources(); len(src) > 0 && !pathTouches(cmp, path, res.Proof.Reverted) {
+		st := cmp.Statement(src[0])
+		res.Notes.Add(note.Note{Code: note.ContrastOutside, Detail: fmt.Sprintf("%s:%d", st.File, st.Line)})
 	}
 	res.Chain = cmp.Chain()
 	if failing.causes != nil {
@@ -128,18 +127,22 @@ func pathTree(cmp *contrast.Comparison, path contrast.Path, root []diffhunks.ID)
 	if len(path.Steps) == 0 {
 		return nil
 	}
-	last := path.Steps[len(path.Steps)-1]
-	n := &cause.Node{Target: cmp.Statement(last), Outcome: "failed"}
-	for _, s := range path.Steps[:len(path.Steps)-1] {
-		n.Statements = append(n.Statements, cmp.Statement(s))
-	}
-	if len(n.Statements) > maxTreeSteps {
-		n.Statements = n.Statements[len(n.Statements)-maxTreeSteps:]
-	}
+	steps := cmp.Summary(maxTreeSteps + 1)
+	n := &cause.Node{Target: steps[len(steps)-1], Outcome: "failed", Statements: steps[:len(steps)-1]}
 	if !touches(n.Statements, root) {
 		return nil
 	}
 	return n
+}
+
+// pathTouches reports whether a step of the path lies in one of the hunks.
+func pathTouches(cmp *contrast.Comparison, path contrast.Path, hunks []diffhunks.ID) bool {
+	for _, s := range path.Steps {
+		if touches([]cause.Statement{cmp.Statement(s)}, hunks) {
+			return true
+		}
+	}
+	return false
 }
 
 // touches reports whether a statement lies in one of the hunks.

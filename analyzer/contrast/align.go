@@ -72,20 +72,22 @@ func (c *Comparison) Counterpart(s Side, i int) int {
 
 // same compares two recorded values as far as they mean the same in two
 // runs: scalars and strings exactly, references by shape only (nil-ness,
-// length), since addresses differ between any two runs.
-func same(a, b trace.Value) bool {
+// length), since addresses differ between any two runs. known is false
+// for values the trace does not record comparably (structs, arrays):
+// they may or may not differ.
+func same(a, b trace.Value) (eq, known bool) {
 	if a.Kind != b.Kind {
-		return false
+		return false, true
 	}
 	switch a.Kind {
 	case trace.ValPointer, trace.ValIface:
-		return a.Nil == b.Nil
+		return a.Nil == b.Nil, true
 	case trace.ValSlice:
-		return a.Nil == b.Nil && a.Len == b.Len && a.Cap == b.Cap
+		return a.Nil == b.Nil && a.Len == b.Len && a.Cap == b.Cap, true
 	case trace.ValOpaque, trace.ValNone:
-		return true // not comparable: never a difference on its own
+		return false, false
 	}
-	return a == b
+	return a == b, true
 }
 
 // outputs are what an event produced: values written, a branch's outcome,
@@ -107,14 +109,15 @@ func outputs(e *trace.Event) []trace.Value {
 }
 
 // differs reports whether event i of run s and its counterpart j produced
-// different outputs.
+// different outputs, or outputs that cannot be compared (which may
+// differ, so a walk must not stop there).
 func (c *Comparison) differs(s Side, i, j int) bool {
 	a, b := outputs(c.runs[s].tr.Event(i)), outputs(c.runs[s.other()].tr.Event(j))
 	if len(a) != len(b) {
 		return true
 	}
 	for k := range a {
-		if !same(a[k], b[k]) {
+		if eq, known := same(a[k], b[k]); !eq || !known {
 			return true
 		}
 	}
@@ -123,7 +126,7 @@ func (c *Comparison) differs(s Side, i, j int) bool {
 
 // relevant reports whether event i of run s is part of the difference
 // between the runs: it has no counterpart, or its counterpart produced
-// something else.
+// something else (or something not comparable).
 func (c *Comparison) relevant(s Side, i int) bool {
 	j := c.Counterpart(s, i)
 	return j < 0 || c.differs(s, i, j)

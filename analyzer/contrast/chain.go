@@ -31,7 +31,7 @@ func (c *Comparison) Statement(s Step) cause.Statement {
 		Text:    site.Text,
 		Values:  c.values(s.Side, s.Event),
 		Outcome: c.outcome(s.Side, s.Event),
-		Hunk:    r.hunkOf[site.ID],
+		Hunk:    r.hunkOf[r.tr.Event(s.Event).Site],
 	}
 	if s.Side == Failing {
 		st.Passing, _ = c.Annotate(s.Event)
@@ -57,7 +57,13 @@ func (c *Comparison) Diverges(i int) bool {
 // order (COMPARATIVE.md §4): the steps in changed code, the divergence,
 // the omissions and the failure always; other differences unless they
 // only pass a value on; repeats of one statement folded with a count.
-func (c *Comparison) Chain() []cause.Statement {
+func (c *Comparison) Chain() []cause.Statement { return c.pick(chainMin, chainMax) }
+
+// Summary is the path as at most max steps, picked as Chain picks them,
+// for a tree made of the path alone.
+func (c *Comparison) Summary(max int) []cause.Statement { return c.pick(0, max) }
+
+func (c *Comparison) pick(least, most int) []cause.Statement {
 	p := c.path
 	if p == nil || len(p.Steps) == 0 {
 		return nil
@@ -80,17 +86,21 @@ func (c *Comparison) Chain() []cause.Statement {
 		// Steps that ran on one side only are kept, except the failing
 		// run's own reporting of the failure (the calls that format it).
 		omission := ctr < 0 && !(s.Side == Failing && failure.Side == Failing && r.ctl[s.Event] == r.ctl[failure.Event])
-		must := k == p.Divergence || k == last || r.hunkOf[ev.Site] != 0 || omission
+		inHunk := r.hunkOf[ev.Site] != 0 && ev.Kind != trace.EvCallExt // a call's result shows in its statement
+		must := k == p.Divergence || k == last || inHunk || omission
 		key := [2]int{int(s.Side), int(ev.Site)}
 		if prev := bySite[key]; prev != nil && k != p.Divergence && k != last {
 			// A repeat (another iteration or call): the latest instance
-			// speaks for all.
-			prev.step, prev.count = s, prev.count+1
+			// speaks for all, except that the divergence stays shown.
+			if prev.step != p.Steps[max(p.Divergence, 0)] {
+				prev.step = s
+			}
+			prev.count++
 			continue
 		}
 		// An aligned step that did the same in both runs explains nothing
 		// by itself: it only fills a chain that is too short.
-		filler := isTransport(r.tr.SiteOf(s.Event), ev) || ctr >= 0 && !c.differs(s.Side, s.Event, ctr) || ctr < 0 && !omission
+		filler := isTransport(r.tr.SiteOf(s.Event), ev) || ctr >= 0 && !c.provenDifferent(s.Side, s.Event) || ctr < 0 && !omission
 		rw := &row{step: s, count: 1, must: must, transport: filler}
 		bySite[key] = rw
 		rows = append(rows, rw)
@@ -144,7 +154,7 @@ func (c *Comparison) Chain() []cause.Statement {
 		return out
 	}
 	chosen := pick(func(rw *row) bool { return rw.must || !rw.transport })
-	if len(chosen) > chainMax {
+	if len(chosen) > most {
 		// The divergence, each hunk's last step and the last two stay;
 		// the rest fill what room is left, nearest the failure first.
 		keep := map[*row]bool{}
@@ -161,17 +171,17 @@ func (c *Comparison) Chain() []cause.Statement {
 		for _, rw := range byHunk {
 			keep[rw] = true
 		}
-		for k := len(chosen) - 1; k >= 0 && len(keep) < chainMax; k-- {
+		for k := len(chosen) - 1; k >= 0 && len(keep) < most; k-- {
 			keep[chosen[k]] = true
 		}
 		chosen = pick(func(rw *row) bool { return keep[rw] })
 	}
-	if len(chosen) < chainMin {
+	if len(chosen) < least {
 		in := map[*row]bool{}
 		for _, rw := range chosen {
 			in[rw] = true
 		}
-		for k := len(rows) - 1; k >= 0 && len(in) < chainMin; k-- {
+		for k := len(rows) - 1; k >= 0 && len(in) < least; k-- {
 			in[rows[k]] = true
 		}
 		chosen = pick(func(rw *row) bool { return in[rw] })
@@ -206,7 +216,9 @@ func (c *Comparison) place(s Step) string {
 // result.
 func isTransport(s *trace.Site, e *trace.Event) bool {
 	switch e.Kind {
-	case trace.EvEntry:
+	case trace.EvEntry, trace.EvCallExt:
+		// A binding, or a call the tracer does not enter: its result
+		// shows again in the statement that uses it.
 		return true
 	case trace.EvReturn, trace.EvAssign:
 		if len(s.Exprs) != 1 || s.Exprs[0] == nil {
@@ -218,10 +230,33 @@ func isTransport(s *trace.Site, e *trace.Event) bool {
 	return false
 }
 
-// Sources are the path's steps where a difference starts, in order.
+// Sources are the path's steps where a proven difference starts (a value
+// that differs, or a step the other run lacks), in order. Steps whose
+// values cannot be compared are not among them.
 func (c *Comparison) Sources() []Step {
 	if c.path == nil {
 		return nil
 	}
-	return slices.DeleteFunc(slices.Clone(c.path.Steps), func(s Step) bool { return !s.Source })
+	return slices.DeleteFunc(slices.Clone(c.path.Steps), func(s Step) bool {
+		return !s.Source || !c.provenDifferent(s.Side, s.Event)
+	})
+}
+
+// provenDifferent reports whether event i of run s has no counterpart or
+// an output that differs comparably from its counterpart's.
+func (c *Comparison) provenDifferent(s Side, i int) bool {
+	j := c.Counterpart(s, i)
+	if j < 0 {
+		return true
+	}
+	a, b := outputs(c.runs[s].tr.Event(i)), outputs(c.runs[s.other()].tr.Event(j))
+	if len(a) != len(b) {
+		return true
+	}
+	for k := range a {
+		if eq, known := same(a[k], b[k]); known && !eq {
+			return true
+		}
+	}
+	return false
 }

@@ -78,8 +78,10 @@ func (c *Comparison) Path() (Path, error) {
 		n := work.Len()
 		for _, rd := range c.reads(r, e) {
 			if ctr >= 0 && rd.text != "" {
-				if v, ok := c.readOf(o, ctr, rd.text); ok && same(rd.value, v) {
-					continue // no difference flows in through this read
+				if v, ok := c.readOf(o, ctr, rd.text); ok {
+					if eq, known := same(rd.value, v); eq && known {
+						continue // no difference flows in through this read
+					}
 				}
 			}
 			if rd.def >= 0 && c.relevant(r, rd.def) {
@@ -103,11 +105,17 @@ func (c *Comparison) Path() (Path, error) {
 	}
 	p := Path{Steps: kept, Cut: cut, Divergence: -1}
 	c.order(p.Steps)
+	// The failure ends the path, whatever the passing run did after the
+	// last shared event.
+	if k := slices.IndexFunc(p.Steps, func(s Step) bool { return s.Side == start.side && s.Event == start.event }); k >= 0 {
+		f := p.Steps[k]
+		p.Steps = append(slices.Delete(p.Steps, k, k+1), f)
+	}
 	for k, s := range p.Steps {
 		if s.Side != Failing || c.runs[Failing].tr.Event(s.Event).Kind != trace.EvBranch {
 			continue
 		}
-		if j := c.Counterpart(Failing, s.Event); j >= 0 && c.differs(Failing, s.Event, j) {
+		if c.Counterpart(Failing, s.Event) >= 0 && c.provenDifferent(Failing, s.Event) {
 			p.Divergence = k
 			break
 		}
@@ -149,7 +157,7 @@ func (c *Comparison) reads(s Side, e int) []read {
 		}
 	}
 	for _, call := range callSites(site) {
-		if ret := c.callReturn(s, e, call); ret >= 0 {
+		if ret := c.callResult(s, e, call); ret >= 0 {
 			out = append(out, read{def: ret})
 		}
 	}
@@ -202,13 +210,18 @@ func callSites(s *trace.Site) []trace.SiteID {
 	return out
 }
 
-// callReturn finds the return of the latest call at site call made by
-// e's frame before e, -1 if it was not traced.
-func (c *Comparison) callReturn(s Side, e int, call trace.SiteID) int {
+// callResult finds what gave e the result of the latest call at site
+// call made by e's frame before e: the callee's return, or the call
+// itself when the callee is not traced (its result is recorded there);
+// -1 if neither is.
+func (c *Comparison) callResult(s Side, e int, call trace.SiteID) int {
 	tr := c.runs[s].tr
 	ci := tr.LastCall(e, call)
-	if ci < 0 || tr.Event(ci).Kind != trace.EvCall {
+	if ci < 0 {
 		return -1
+	}
+	if tr.Event(ci).Kind == trace.EvCallExt {
+		return ci
 	}
 	f := tr.Callee(ci)
 	if f == 0 {

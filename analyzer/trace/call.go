@@ -121,6 +121,14 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 	evBefore := kind == SiteCall || kind == SiteFail
 	evAfter := kind == SiteCallExt && rt != nil && !tuple && !at.IsValid()
 	marked := (evBefore || evAfter) && r.markable(c.Fun)
+	if marked && evAfter {
+		// The receiver of a method the tracer cannot enter (t.Minute(),
+		// b.String()) is what its result depends on: read it for the
+		// enclosing statement, before the call's mark.
+		if x, ok := r.copyableReceiver(c.Fun); ok {
+			r.expr(x, st)
+		}
+	}
 	if marked {
 		r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.M(%s, ", rtName, r.fa()), ")")
 	}
@@ -155,6 +163,41 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 	}
 	r.es.wrap(r.off(c.Pos()), r.off(c.End()), open, ")")
 	return out
+}
+
+// copyableReceiver returns the receiver of a method call fun when reading
+// it (which copies it) leaves the call's meaning alone: a value receiver,
+// or a receiver that is a pointer or interface already.
+func (r *rewriter) copyableReceiver(fun ast.Expr) (ast.Expr, bool) {
+	sel, ok := unparen(fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil, false
+	}
+	s := r.info.Selections[sel]
+	if s == nil || s.Kind() != types.MethodVal {
+		return nil, false
+	}
+	switch unparen(sel.X).(type) {
+	case *ast.Ident, *ast.SelectorExpr:
+	default:
+		return nil, false
+	}
+	xt := r.info.TypeOf(sel.X)
+	if xt == nil {
+		return nil, false
+	}
+	switch xt.Underlying().(type) {
+	case *types.Pointer, *types.Interface:
+		return sel.X, true
+	}
+	sig, ok := s.Obj().Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return nil, false
+	}
+	if _, ptr := sig.Recv().Type().(*types.Pointer); ptr || s.Indirect() {
+		return nil, false
+	}
+	return sel.X, true
 }
 
 // before emits event ev once the call's operands are evaluated: around the
