@@ -276,7 +276,22 @@ func reviewBody(r *Report, h Hunk) string {
 		b.WriteString(".\n")
 	}
 	var steps []string
+	for _, s := range r.Chain {
+		if int(s.Hunk) == h.ID {
+			steps = append(steps, chainStep(s))
+		}
+	}
+	if len(steps) > 0 {
+		b.WriteString("\nWith the change, and without it:\n")
+		for _, s := range steps {
+			b.WriteString("- " + s + "\n")
+		}
+		return b.String()
+	}
 	r.Tree.Walk(func(n *cause.Node) {
+		if n.Via != nil && int(n.Target.Hunk) == h.ID {
+			steps = append(steps, step(n.Target))
+		}
 		for _, s := range n.Statements {
 			if int(s.Hunk) == h.ID {
 				steps = append(steps, step(s))

@@ -236,3 +236,26 @@ func TestReviewCommentSuggestions(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewCommentCarriesTheChain: a review comment on a culprit hunk
+// shows that hunk's chain steps, with what the passing run did there.
+func TestReviewCommentCarriesTheChain(t *testing.T) {
+	rcs := ReviewComments(New(explainedWithChain()))
+	want := map[int]string{
+		8:  "- `calc/calc.go:8` `x < y` is **false** (x = 3, y = 1); without the change: `x > y` **true** (x = 3, y = 1) — **the runs first differ here** ← hunk #2\n",
+		17: "- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2); without the change: `sum += z` (sum = 5, z = 2) ← hunk #3\n",
+	}
+	if len(rcs) != len(want) {
+		t.Fatalf("%d review comments, want %d", len(rcs), len(want))
+	}
+	for _, rc := range rcs {
+		w, ok := want[rc.Line]
+		if !ok {
+			t.Errorf("unexpected review comment on line %d", rc.Line)
+			continue
+		}
+		if !strings.Contains(rc.Body, "With the change, and without it:\n"+w) {
+			t.Errorf("comment on line %d:\n%s\nlacks the chain step\n%s", rc.Line, rc.Body, w)
+		}
+	}
+}
