@@ -80,7 +80,7 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	res.Chain = cmp.Chain()
 	if failing.causes != nil {
 		res.Tree = failing.tree(cmp)
-		addOnlyPassing(res.Tree, cmp, path)
+		addPathSteps(res.Tree, cmp)
 		return
 	}
 	if t := pathTree(cmp, path, res.Root); t != nil {
@@ -95,24 +95,24 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	}
 }
 
-// addOnlyPassing adds to the tree's root the path's steps that ran in the
-// passing run only (the reset an early return skipped), which the failing
-// run's causes cannot name.
-func addOnlyPassing(tree *cause.Node, cmp *contrast.Comparison, path contrast.Path) {
+// addPathSteps adds to the tree's root the steps of the path of
+// differences that the failing run's causes cannot name or did not keep:
+// those that ran in the passing run only (the reset an early return
+// skipped), those in the proof's hunks, and the divergence.
+func addPathSteps(tree *cause.Node, cmp *contrast.Comparison) {
 	if tree == nil {
 		return
 	}
 	seen := map[string]bool{}
 	tree.Walk(func(n *cause.Node) {
-		for _, s := range n.Statements {
+		for _, s := range append([]cause.Statement{n.Target}, n.Statements...) {
 			seen[fmt.Sprintf("%s:%d", s.File, s.Line)] = true
 		}
 	})
-	for _, s := range path.Steps {
-		if s.Side != contrast.Passing {
+	for _, st := range cmp.Summary(maxTreeSteps) {
+		if !st.OnlyPassing && st.Hunk == 0 && !st.Diverges {
 			continue
 		}
-		st := cmp.Statement(s)
 		if k := fmt.Sprintf("%s:%d", st.File, st.Line); !seen[k] {
 			seen[k] = true
 			tree.Statements = append(tree.Statements, st)
