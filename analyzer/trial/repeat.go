@@ -3,31 +3,51 @@ package trial
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
 // Repeat runs the same variant n times, bypassing the cache, to tell a
-// deterministic outcome from a flaky one. When the variant has no cached
+// deterministic outcome from a flaky one. The runs go Config.Workers at a
+// time, as every other trial does, so that a rate measured here compares
+// with rates measured by later repeats under the same load. Results come
+// back in the order the runs were started. When the variant has no cached
 // run yet, the first result becomes its cached Run result, so the search
 // that follows does not pay for it again.
 func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Result, error) {
 	ids := normalize(revert)
-	out := make([]Result, 0, n)
-	for i := 0; i < n; i++ {
+	out := make([]Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
 		select {
 		case r.sem <- struct{}{}:
 		case <-ctx.Done():
-			return out, ctx.Err()
+			errs[i] = ctx.Err()
+		}
+		if errs[i] != nil {
+			break
 		}
 		r.count(func(s *Stats) { s.Trials++ })
-		res, err := r.trial(ctx, ids, false)
-		<-r.sem
+		wg.Go(func() {
+			defer func() { <-r.sem }()
+			res, err := r.trial(ctx, ids, false)
+			if err != nil {
+				errs[i] = fmt.Errorf("run %d of %v: %w", i+1, ids, err)
+				return
+			}
+			res.Reverted = ids
+			out[i] = res
+		})
+	}
+	wg.Wait()
+	// Keep the runs before the first error: a caller that stops on the
+	// budget still sees what ran.
+	for i, err := range errs {
 		if err != nil {
-			return out, fmt.Errorf("run %d of %v: %w", i+1, ids, err)
+			return out[:i], err
 		}
-		res.Reverted = ids
-		out = append(out, res)
 	}
 	if len(out) > 0 {
 		r.mu.Lock()
