@@ -17,6 +17,10 @@ import (
 // that follows does not pay for it again.
 func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Result, error) {
 	ids := normalize(revert)
+	run, err := r.repeatable(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("building %v to run it %d times: %w", ids, n, err)
+	}
 	out := make([]Result, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -32,7 +36,7 @@ func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Re
 		r.count(func(s *Stats) { s.Trials++ })
 		wg.Go(func() {
 			defer func() { <-r.sem }()
-			res, err := r.trial(ctx, ids, false)
+			res, err := run(ctx)
 			if err != nil {
 				errs[i] = fmt.Errorf("run %d of %v: %w", i+1, ids, err)
 				return
@@ -60,4 +64,33 @@ func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Re
 		r.mu.Unlock()
 	}
 	return out, nil
+}
+
+// repeatable returns how to run the variant once: its prebuilt test binary
+// when it has one (see binary.go), else a go test run.
+func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (func(context.Context) (Result, error), error) {
+	slow := func(ctx context.Context) (Result, error) { return r.trial(ctx, ids, false) }
+	if r.cfg.Mode != ModeGo {
+		return slow, nil
+	}
+	v, err := r.variant(ids)
+	if err != nil || !v.overlayable() {
+		return slow, nil // the go test run reports a broken variant
+	}
+	// Builds take a worker's place like trials do.
+	select {
+	case r.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-r.sem }()
+	t2j, err := r.test2json(ctx)
+	if err != nil || t2j == "" {
+		return slow, err
+	}
+	bin, err := r.testBinary(ctx, ids, v)
+	if err != nil || bin == "" {
+		return slow, err
+	}
+	return func(ctx context.Context) (Result, error) { return r.runBinary(ctx, t2j, bin) }, nil
 }

@@ -39,3 +39,41 @@ func TestRepeat(t *testing.T) {
 		t.Errorf("Repeat on a cancelled context = %d runs, %v", len(runs), err)
 	}
 }
+
+// TestRepeatMatchesRun: a repeat through the prebuilt test binary gives
+// the outcome, signature and subtests that a go test run gives.
+func TestRepeatMatchesRun(t *testing.T) {
+	dir, head := gitRepo(t, calcRepo)
+	cfg := Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF", Timeout: time.Minute, Workers: 2}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		revert []diffhunks.ID
+		want   Outcome
+	}{
+		{"fails", nil, Fail},
+		{"passes", []diffhunks.ID{1}, Pass},
+		{"does not build", []diffhunks.ID{2}, BuildError},
+		{"panics", []diffhunks.ID{4}, Fail},
+		{"no test", []diffhunks.ID{5}, NoTests},
+		{"exits", []diffhunks.ID{7}, Crash},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Separate runners: Repeat would otherwise fill Run's cache.
+			want, err := newRunner(t, cfg).Run(ctx, tc.revert)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newRunner(t, cfg)
+			got, err := r.Repeat(ctx, tc.revert, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range got {
+				if g.Outcome != tc.want || g.Outcome != want.Outcome || g.Signature != want.Signature || len(g.Subtests) != len(want.Subtests) {
+					t.Errorf("Repeat = %s at %q, Run = %s at %q; want %s\n%s", g.Outcome, g.Signature, want.Outcome, want.Signature, tc.want, g.Output)
+				}
+			}
+		})
+	}
+}

@@ -94,6 +94,7 @@ type Runner struct {
 
 	mu    sync.Mutex
 	cache map[string]*call
+	bins  map[string]*binary // test binaries by variant, and test2json
 	stats Stats
 	seq   int
 }
