@@ -59,9 +59,11 @@ type BaseRate struct {
 // and their verdict; ProofRuns and ProofFailures are the fresh runs that
 // proved it, when it was the answer.
 type VariantRuns struct {
-	Reverted                 []diffhunks.ID
-	Runs, Failures           int
-	Verdict                  string // "passes", "fails" or "undecided"
+	Reverted       []diffhunks.ID
+	Runs, Failures int
+	// Verdict is "passes", "fails" or "undecided", or the outcome of a
+	// variant that could not run the test ("build-error", "no-tests").
+	Verdict                  string
 	ProofRuns, ProofFailures int
 }
 
@@ -201,10 +203,14 @@ func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error
 	}
 	judged := nt.Judged()
 	for _, j := range judged {
-		res.Flakiness.Variants = append(res.Flakiness.Variants, VariantRuns{
+		v := VariantRuns{
 			Reverted: j.Reverted, Runs: j.Runs, Failures: j.Failures, Verdict: j.Verdict.String(),
 			ProofRuns: j.ProofRuns, ProofFailures: j.ProofFailures,
-		})
+		}
+		if j.Outcome != "" {
+			v.Verdict = string(j.Outcome)
+		}
+		res.Flakiness.Variants = append(res.Flakiness.Variants, v)
 	}
 	switch {
 	case spent(ctx, err):

@@ -61,6 +61,9 @@ type Judged struct {
 	Reverted       []diffhunks.ID
 	Runs, Failures int
 	Verdict        stats.Decision
+	// Outcome is set when the variant could not run the test (BuildError,
+	// NoTests): one run answers it, and Verdict stays Undecided.
+	Outcome trial.Outcome
 	// ProofRuns and ProofFailures count the proof's fresh runs, when the
 	// variant was proven.
 	ProofRuns, ProofFailures int
@@ -141,6 +144,7 @@ func (t *NoisyTester) judge(ctx context.Context, j *judgement) (trial.Result, er
 			case o == trial.BuildError || o == trial.NoTests:
 				// Not noisy: the variant cannot run the test.
 				j.runs.Runs++
+				j.runs.Outcome = o
 				return runs[i], nil
 			case o == trial.Pass:
 				pass = &runs[i]
