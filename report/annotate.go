@@ -96,6 +96,8 @@ func statusWords(s analyzer.Status) string {
 		return "fails on base too"
 	case analyzer.Flaky:
 		return "is flaky"
+	case analyzer.FlakyRegression:
+		return "became flaky in this PR"
 	case analyzer.HeadBuildFails:
 		return "cannot run: head does not build"
 	case analyzer.Unexplained:
