@@ -98,6 +98,13 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 		checkFlakyRegression(t, sc, res)
 		return
 	}
+	if fl := res.Flakiness; res.Status == analyzer.Flaky && fl != nil {
+		// Flaky, not a regression: base failed too, or could not be
+		// shown not to.
+		if fl.Base.Failures == 0 && !res.Notes.Has(note.FlakyInconclusive) {
+			t.Errorf("flaky with a base that never failed and no note why: %+v, notes %+v", fl.Base, res.Notes)
+		}
+	}
 	if res.Status != analyzer.Explained {
 		if len(res.Root) != 0 || res.Tree != nil {
 			t.Errorf("status %s must claim no culprit, got root %v", res.Status, res.Root)
