@@ -246,6 +246,9 @@ func checkFlakyRegression(t *testing.T, sc *scenario.Scenario, res *analyzer.Res
 	if want := resolve(t, res.Hunks, sc.Root); !slices.Equal(res.Root, want) {
 		t.Fatalf("root = %v, want %v (%s); aux %v; notes %+v", res.Root, want, sc.Root, res.Aux, res.Notes)
 	}
+	if want := resolve(t, res.Hunks, sc.Aux); !slices.Equal(res.Aux, want) {
+		t.Errorf("aux = %v, want %v (%s)", res.Aux, want, sc.Aux)
+	}
 	if res.Proof == nil || !res.Proof.Passed() {
 		t.Fatalf("root without a passing proof: %+v", res.Proof)
 	}
