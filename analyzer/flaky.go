@@ -16,11 +16,12 @@ import (
 
 // Limits of the flaky classification (FLAKY.md §5).
 const (
-	maxHeadRuns     = 60   // head runs at most, the first reruns included
-	maxBaseRuns     = 60   // base runs at most
-	minHeadFailures = 5    // head failures wanted before its rate is trusted
-	maxHalfWidth    = 0.15 // widest Wilson half-width of head's rate that stops head's runs
-	baseAlpha       = 0.01 // (1 − L_h)^n_b at most: base ruled out as failing like head
+	maxHeadRuns     = 60               // head runs at most, the first reruns included
+	maxBaseRuns     = 60               // base runs at most
+	minHeadFailures = 5                // head failures wanted before its rate is trusted
+	maxHalfWidth    = 0.15             // widest Wilson half-width of head's rate that stops head's runs
+	baseAlpha       = 0.01             // (1 − L_h)^n_b at most: base ruled out as failing like head
+	minRunTimeout   = 10 * time.Second // least time limit of one repeated run
 	// Shares of the remaining budget planned for each phase of a flaky
 	// regression; unspent time rolls over to the next.
 	classifyShare = 0.20
@@ -67,6 +68,12 @@ type VariantRuns struct {
 	ProofRuns, ProofFailures int
 }
 
+// runTimer is the optional ability of a repeater to bound its runs more
+// tightly than its builds (*trial.Runner has it).
+type runTimer interface {
+	SetRunTimeout(d time.Duration)
+}
+
 // planRuns is how many runs of duration d fit in share of the time left
 // before ctx's deadline, workers at a time, with a tenth kept spare.
 // Without a deadline or a duration the plan is unbounded (-1).
@@ -100,7 +107,11 @@ func median(runs []trial.Result) time.Duration {
 // not to fail like head, or fails. It sets c's status, notes and rates.
 func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.ID, head []trial.Result, workers int) error {
 	batch := max(workers, 1)
-	plan := planRuns(ctx, classifyShare, batch, median(head))
+	d := median(head)
+	if rt, ok := r.(runTimer); ok && d > 0 {
+		rt.SetRunTimeout(max(10*d, minRunTimeout))
+	}
+	plan := planRuns(ctx, classifyShare, batch, d)
 	capped := func(limit, used int) int {
 		if plan >= 0 {
 			limit = min(limit, max(plan-used, 0))

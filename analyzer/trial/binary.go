@@ -106,9 +106,10 @@ func (r *Runner) once(ctx context.Context, k string, build func() (string, error
 func (r *Runner) runBinary(ctx context.Context, t2j, bin string) (Result, error) {
 	cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.pkgDir))
 	c := classifier{root: r.wtHead, cwd: cwd, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
-	out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(false), t2j, "-t", "-p", r.cfg.Pkg, bin,
+	timeout := r.runTimeout()
+	out, err := execute(ctx, timeout, cwd, r.env(false), t2j, "-t", "-p", r.cfg.Pkg, bin,
 		"-test.v=test2json", "-test.count=1", "-test.run", gotest.RunPattern(r.cfg.Test),
-		"-test.timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10*time.Second).String())
+		"-test.timeout", (timeout + timeout/10 + 10*time.Second).String())
 	if err != nil {
 		return Result{}, err
 	}
@@ -120,4 +121,23 @@ func (r *Runner) runBinary(ctx context.Context, t2j, bin string) (Result, error)
 		res.Outcome = Crash
 	}
 	return res, err
+}
+
+// SetRunTimeout bounds each run of a prebuilt test binary (Repeat) by d
+// instead of Config.Timeout, which also covers a build: once a test's
+// usual duration is known, a hung run need not cost minutes. d is capped
+// by Config.Timeout; zero restores it.
+func (r *Runner) SetRunTimeout(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runLimit = d
+}
+
+func (r *Runner) runTimeout() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.runLimit > 0 && r.runLimit < r.cfg.Timeout {
+		return r.runLimit
+	}
+	return r.cfg.Timeout
 }

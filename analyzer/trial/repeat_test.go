@@ -2,6 +2,7 @@ package trial
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -75,5 +76,22 @@ func TestRepeatMatchesRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSetRunTimeout: a hung repeat ends at the run limit, not at the
+// trial timeout, and counts as a timeout.
+func TestSetRunTimeout(t *testing.T) {
+	dir, head := gitRepo(t, calcRepo)
+	r := newRunner(t, Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF",
+		Timeout: 2 * time.Minute, Workers: 1, Env: []string{"CULPRIT_PIDFILE=" + filepath.Join(t.TempDir(), "pid")}})
+	r.SetRunTimeout(2 * time.Second)
+	start := time.Now()
+	runs, err := r.Repeat(context.Background(), []diffhunks.ID{3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs[0].Outcome != Timeout || time.Since(start) > time.Minute {
+		t.Errorf("hung run: %s after %v", runs[0].Outcome, time.Since(start))
 	}
 }

@@ -95,8 +95,10 @@ type Runner struct {
 	mu    sync.Mutex
 	cache map[string]*call
 	bins  map[string]*binary // test binaries by variant, and test2json
-	stats Stats
-	seq   int
+	// runLimit bounds one run of a prebuilt test binary (SetRunTimeout).
+	runLimit time.Duration
+	stats    Stats
+	seq      int
 }
 
 // New checks out Head in a fresh detached worktree and returns a Runner.
