@@ -172,7 +172,7 @@ func overallStatus(an *analysis) string {
 	if len(an.Reports) == 0 {
 		return an.Status
 	}
-	for _, s := range []analyzer.Status{analyzer.Explained, analyzer.Unexplained, analyzer.Flaky, analyzer.NotRegression, analyzer.HeadBuildFails} {
+	for _, s := range []analyzer.Status{analyzer.Explained, analyzer.FlakyRegression, analyzer.Unexplained, analyzer.Flaky, analyzer.NotRegression, analyzer.HeadBuildFails} {
 		for _, r := range an.Reports {
 			if r.Status == s {
 				return string(s)
@@ -186,7 +186,8 @@ func overallStatus(an *analysis) string {
 func culpritCount(reps []*report.Report) int {
 	n := 0
 	for _, r := range reps {
-		if r.Status == analyzer.Explained {
+		// A flaky regression's root is named only once its proof passed.
+		if r.Status == analyzer.Explained || r.Status == analyzer.FlakyRegression {
 			n += len(r.Root)
 		}
 	}

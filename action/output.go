@@ -17,7 +17,7 @@ import (
 // a run of the pull request's code, so its status is checked against them.
 var statuses = map[string]bool{
 	string(analyzer.Explained): true, string(analyzer.NotRegression): true,
-	string(analyzer.Flaky): true, "flaky-regression": true,
+	string(analyzer.Flaky): true, string(analyzer.FlakyRegression): true,
 	string(analyzer.HeadBuildFails): true, string(analyzer.Unexplained): true,
 	StatusNoFailingTests: true, StatusError: true,
 }

@@ -3,6 +3,8 @@ package action
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,6 +85,41 @@ func TestValidCommentID(t *testing.T) {
 	for id, want := range map[string]bool{"": true, "linux-1.22_x": true, "a b": false, "x-->": false, "@me": false, strings.Repeat("a", 65): false} {
 		if got := validCommentID(id); got != want {
 			t.Errorf("validCommentID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+// TestStatusesDocumented: action.yml's description of the status output
+// and the README's table of outputs name every status, and no other.
+func TestStatusesDocumented(t *testing.T) {
+	var want []string
+	for s := range statuses {
+		want = append(want, s)
+	}
+	slices.Sort(want)
+	word := regexp.MustCompile(`[a-z]+(-[a-z]+)*`)
+	for file, re := range map[string]*regexp.Regexp{
+		"../action.yml": regexp.MustCompile(`(?m)^  status:\n    description: "([^"]*)"`),
+		"../README.md":  regexp.MustCompile("(?m)^\\| `status` \\| (.*) \\|$"),
+	} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := re.FindSubmatch(data)
+		if m == nil {
+			t.Fatalf("%s: no description of the status output", file)
+		}
+		var got []string
+		for _, w := range word.FindAllString(string(m[1]), -1) {
+			// A status, or a hyphenated word that looks like one.
+			if statuses[w] || strings.Contains(w, "-") {
+				got = append(got, w)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(slices.Compact(got), want) {
+			t.Errorf("%s documents statuses %v, want %v", file, got, want)
 		}
 	}
 }

@@ -89,6 +89,12 @@ func (b *budget) Build(ctx context.Context, revert []diffhunks.ID) (trial.Result
 
 // Repeat runs a variant n times (classification) and reports progress.
 func (b *budget) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]trial.Result, error) {
+	if err := b.check(ctx); err != nil {
+		return nil, err
+	}
+	if b.maxTrials > 0 {
+		n = min(n, max(b.maxTrials-b.Runner.Stats().Trials, 1))
+	}
 	out, err := b.Runner.Repeat(ctx, revert, n)
 	b.report()
 	return out, err

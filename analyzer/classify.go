@@ -27,11 +27,16 @@ type classification struct {
 	notes  note.List
 	runs   []trial.Result
 	head   trial.Result // the first failing head run
+	// rates are the statistics of a flaky test (nil unless head's
+	// outcomes were mixed).
+	rates *Flakiness
 }
 
 // classify runs head and base req.Reruns times each and decides whether the
-// failure is a deterministic regression worth explaining.
-func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns int) (*classification, error) {
+// failure is a deterministic regression worth explaining. When head's
+// outcomes are mixed it goes on measuring both (flaky), workers runs at a
+// time, to tell a flaky regression from a test that is flaky anyway.
+func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, workers int) (*classification, error) {
 	c := &classification{}
 	headRuns, err := r.Repeat(ctx, nil, reruns)
 	if err != nil {
@@ -39,12 +44,7 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns int) (
 	}
 	c.runs = append(c.runs, headRuns...)
 	hf, hp := count(headRuns)
-	for _, run := range headRuns {
-		if failing(run.Outcome) {
-			c.head = run
-			break
-		}
-	}
+	c.head = firstFailing(headRuns)
 	switch {
 	case headRuns[0].Outcome == trial.BuildError:
 		c.status = HeadBuildFails
@@ -57,9 +57,7 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns int) (
 		c.notes.Add(note.Note{Code: note.PassesOnHead, N: hp})
 		return c, nil
 	case hp > 0:
-		c.status = Flaky
-		c.notes.Add(note.Note{Code: note.FlakyOnHead, N: hf, M: hf + hp})
-		return c, nil
+		return c, c.flaky(ctx, r, all, headRuns, workers)
 	}
 
 	baseRuns, err := r.Repeat(ctx, all, reruns)

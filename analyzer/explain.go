@@ -131,7 +131,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	}()
 
 	all := ids(res.Hunks)
-	cls, err := classify(ctx, b, all, req.Reruns)
+	cls, err := classify(ctx, b, all, req.Reruns, req.Workers)
 	if spent(ctx, err) {
 		res.Status = Unexplained
 		res.Notes.Add(note.Note{Code: note.BudgetClassify, Limit: limit(req)})
@@ -141,8 +141,16 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	res.Evidence = cls.runs
+	res.Flakiness = cls.rates
 	for _, n := range cls.notes {
 		res.Notes.Add(n)
+	}
+	if cls.status == FlakyRegression {
+		res.Status = FlakyRegression
+		if err := searchFlaky(ctx, req, b, res); err != nil {
+			return nil, err
+		}
+		return res, nil
 	}
 	if cls.status != "" {
 		res.Status = cls.status

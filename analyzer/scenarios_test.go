@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/cause"
@@ -92,6 +93,17 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 	}
 	if want := strings.Fields(sc.Keys["new-subtests"]); len(want) > 0 && !slices.Equal(res.Subtests.New, want) {
 		t.Errorf("new subtests = %q, want %q", res.Subtests.New, want)
+	}
+	if res.Status == analyzer.FlakyRegression {
+		checkFlakyRegression(t, sc, res)
+		return
+	}
+	if fl := res.Flakiness; res.Status == analyzer.Flaky && fl != nil {
+		// Flaky, not a regression: base failed too, or could not be
+		// shown not to.
+		if fl.Base.Failures == 0 && !res.Notes.Has(note.FlakyInconclusive) {
+			t.Errorf("flaky with a base that never failed and no note why: %+v, notes %+v", fl.Base, res.Notes)
+		}
 	}
 	if res.Status != analyzer.Explained {
 		if len(res.Root) != 0 || res.Tree != nil {
@@ -205,6 +217,52 @@ func checkChain(t *testing.T, sc *scenario.Scenario, res *analyzer.Result) {
 		if gf != fail || gp != pass {
 			t.Errorf("%s: %s = %s failing, %s passing; want %s, %s (step %+v)", f[0], name, gf, gp, fail, pass, st)
 		}
+	}
+}
+
+// checkFlakyRegression checks what a flaky regression must show, with
+// bounds generous enough for any machine: a head rate strictly between 0
+// and 1 whose interval holds it, a base that never failed in enough runs,
+// a root proven by a batch of runs without failure, and no causal tree
+// (none is derived for a flaky test, and a note says so).
+func checkFlakyRegression(t *testing.T, sc *scenario.Scenario, res *analyzer.Result) {
+	t.Helper()
+	fl := res.Flakiness
+	if fl == nil {
+		t.Fatal("flaky-regression without rates")
+	}
+	t.Logf("head %d/%d failed (%.2f, CI [%.2f, %.2f]), base %d/%d; %d trials, %v; variants %+v",
+		fl.Head.Failures, fl.Head.Runs, fl.Head.Rate, fl.Head.CI.Lo, fl.Head.CI.Hi,
+		fl.Base.Failures, fl.Base.Runs, res.Stats.Trials, res.Stats.Wall.Round(time.Millisecond), fl.Variants)
+	if h := fl.Head; h.Rate < 0.02 || h.Rate > 0.98 || h.CI.Lo <= 0 || h.CI.Lo > h.Rate || h.CI.Hi < h.Rate {
+		t.Errorf("head rate %+v", h)
+	}
+	if b := fl.Base; b.Failures != 0 || b.Runs == 0 || b.Upper >= fl.Head.CI.Lo {
+		t.Errorf("base %+v against head %+v", b, fl.Head)
+	}
+	if res.Tree != nil || !res.Notes.Has(note.NoIntervention) {
+		t.Errorf("tree %v, notes %+v: a flaky regression has no derived tree and says so", res.Tree, res.Notes)
+	}
+	if want := resolve(t, res.Hunks, sc.Root); !slices.Equal(res.Root, want) {
+		t.Fatalf("root = %v, want %v (%s); aux %v; notes %+v", res.Root, want, sc.Root, res.Aux, res.Notes)
+	}
+	if want := resolve(t, res.Hunks, sc.Aux); !slices.Equal(res.Aux, want) {
+		t.Errorf("aux = %v, want %v (%s)", res.Aux, want, sc.Aux)
+	}
+	if res.Proof == nil || !res.Proof.Passed() {
+		t.Fatalf("root without a passing proof: %+v", res.Proof)
+	}
+	proven := false
+	for _, v := range fl.Variants {
+		if v.ProofRuns > 0 && v.ProofFailures == 0 && slices.Equal(v.Reverted, res.Proof.Reverted) {
+			proven = true
+		}
+		if v.Verdict == "passes" && v.Failures != 0 {
+			t.Errorf("variant %v judged passing with %d failures", v.Reverted, v.Failures)
+		}
+	}
+	if !proven {
+		t.Errorf("no proof batch for %v among %+v", res.Proof.Reverted, fl.Variants)
 	}
 }
 

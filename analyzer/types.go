@@ -78,11 +78,14 @@ type Request struct {
 type Status string
 
 const (
-	Explained      Status = "explained"
-	NotRegression  Status = "not-regression"
-	Flaky          Status = "flaky"
-	HeadBuildFails Status = "head-build-fails"
-	Unexplained    Status = "unexplained"
+	Explained     Status = "explained"
+	NotRegression Status = "not-regression"
+	Flaky         Status = "flaky"
+	// FlakyRegression: head fails in some runs, base in none of enough
+	// runs to rule out head's rate (Result.Flakiness has the numbers).
+	FlakyRegression Status = "flaky-regression"
+	HeadBuildFails  Status = "head-build-fails"
+	Unexplained     Status = "unexplained"
 )
 
 // Stats describe the cost of an analysis.
@@ -125,6 +128,9 @@ type Result struct {
 	Proof *trial.Result
 	// Evidence holds the classification runs of base and head.
 	Evidence []trial.Result
+	// Flakiness holds the failure rates of a flaky test (Flaky or
+	// FlakyRegression when head's outcomes were mixed), nil otherwise.
+	Flakiness *Flakiness
 	// Subtests says which failing subtest was explained, and which failing
 	// subtests were not (new in the change, or failing another way).
 	Subtests SubtestChoice

@@ -32,8 +32,32 @@ type Annotation struct {
 // Annotations gives an error on each root hunk and a notice on each
 // auxiliary hunk of an explained test, and one warning without a file for
 // any other status: those name no culprit.
+//
+// A flaky regression whose root passed its proof gets a warning on each
+// root hunk: the rates show the hunk made the test flaky, but no causal
+// chain says how, so it is not worded as an error.
 func Annotations(r *Report) []Annotation {
 	name := testName(r)
+	if v, ok := flakyProof(r); ok && r.Status == analyzer.FlakyRegression && v.ProofFailures == 0 && proofPassed(r) {
+		var out []Annotation
+		for _, id := range r.Root {
+			h, ok := r.hunk(id)
+			if !ok {
+				continue
+			}
+			a := Annotation{
+				Level:   LevelWarning,
+				File:    h.File,
+				Title:   fmt.Sprintf("culprit: this change makes %s flaky (hunk #%d)", name, id),
+				Message: plainVerdict(r),
+			}
+			a.Line, a.EndLine = annotationLines(h)
+			out = append(out, a)
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
 	if r.Status != analyzer.Explained {
 		return []Annotation{{
 			Level:   LevelWarning,
@@ -96,6 +120,8 @@ func statusWords(s analyzer.Status) string {
 		return "fails on base too"
 	case analyzer.Flaky:
 		return "is flaky"
+	case analyzer.FlakyRegression:
+		return "became flaky in this PR"
 	case analyzer.HeadBuildFails:
 		return "cannot run: head does not build"
 	case analyzer.Unexplained:

@@ -103,13 +103,14 @@ func commentBody(reports []*Report, d detail, limit int) string {
 
 // tally gives "3 failing tests analysed: 1 explained, 2 flaky."
 func tally(reports []*Report) string {
-	order := []analyzer.Status{analyzer.Explained, analyzer.Unexplained, analyzer.HeadBuildFails, analyzer.NotRegression, analyzer.Flaky}
+	order := []analyzer.Status{analyzer.Explained, analyzer.FlakyRegression, analyzer.Unexplained, analyzer.HeadBuildFails, analyzer.NotRegression, analyzer.Flaky}
 	words := map[analyzer.Status]string{
-		analyzer.Explained:      "explained",
-		analyzer.Unexplained:    "not explained",
-		analyzer.HeadBuildFails: "head does not build",
-		analyzer.NotRegression:  "failing on base too",
-		analyzer.Flaky:          "flaky",
+		analyzer.Explained:       "explained",
+		analyzer.FlakyRegression: "made flaky by this PR",
+		analyzer.Unexplained:     "not explained",
+		analyzer.HeadBuildFails:  "head does not build",
+		analyzer.NotRegression:   "failing on base too",
+		analyzer.Flaky:           "flaky",
 	}
 	count := map[analyzer.Status]int{}
 	other := 0

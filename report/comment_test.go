@@ -118,18 +118,26 @@ func TestCommentSizeLimit(t *testing.T) {
 }
 
 // TestCommentNamesNoCulprit checks that only an explained test's comment
-// shows root hunks, a causal tree or a claim of cause.
+// shows root hunks, a causal tree or a claim of cause, and that a flaky
+// regression's shows its proven root hunks but never a causal tree.
 func TestCommentNamesNoCulprit(t *testing.T) {
 	claims := []string{"fails because of", "Root cause", "← hunk", "Why it fails", "makes it pass", "auxiliary"}
+	tree := []string{"fails because of", "← hunk", "Why it fails"}
 	for _, tc := range fixtures {
 		r := New(tc.res())
 		t.Run(tc.name, func(t *testing.T) {
 			got := Comment([]*Report{r}, CommentOptions{})
-			if r.Status == analyzer.Explained {
+			switch r.Status {
+			case analyzer.Explained:
 				if !strings.Contains(got, "fails because of") {
 					t.Errorf("explained test's comment names no culprit:\n%s", got)
 				}
 				return
+			case analyzer.FlakyRegression:
+				if !strings.Contains(got, "Root cause") || !strings.Contains(got, "became flaky in this PR") {
+					t.Errorf("flaky regression's comment names no root:\n%s", got)
+				}
+				claims = tree
 			}
 			for _, c := range claims {
 				if strings.Contains(got, c) {

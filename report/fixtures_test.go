@@ -6,6 +6,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/stats"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -186,6 +187,60 @@ func flaky() *analyzer.Result {
 	}
 }
 
+// flakyRegression: hunk 2 made the test fail 18 of 40 runs; base passed
+// 13 of 13, and reverting hunk 2 passed its proof batch.
+func flakyRegression() *analyzer.Result {
+	return &analyzer.Result{
+		Status: analyzer.FlakyRegression,
+		Test:   afterTest,
+		Base:   "3f1c2a9",
+		Head:   "8be04d1",
+		Hunks:  afterHunks(),
+		Root:   []diffhunks.ID{2},
+		Proof:  &trial.Result{Reverted: []diffhunks.ID{2}, Outcome: trial.Pass, Duration: 40 * time.Millisecond},
+		Evidence: concat(
+			runs(22, nil, trial.Pass, "", ""),
+			runs(18, nil, trial.Fail, failSig, failMsg),
+			runs(13, allFour, trial.Pass, "", "")),
+		Flakiness: &analyzer.Flakiness{
+			Workers: 2,
+			Head:    analyzer.HeadRate{Runs: 40, Failures: 18, Rate: 0.45, CI: stats.Wilson(18, 40, stats.Z95)},
+			Base:    analyzer.BaseRate{Runs: 13, Upper: stats.ZeroUpper(13, 0.01)},
+			Variants: []analyzer.VariantRuns{
+				{Reverted: allFour, Runs: 14, Verdict: "passes"},
+				{Reverted: []diffhunks.ID{1, 2}, Runs: 14, Verdict: "passes"},
+				{Reverted: []diffhunks.ID{1}, Runs: 2, Failures: 1, Verdict: "fails"},
+				{Reverted: []diffhunks.ID{2}, Runs: 14, Verdict: "passes", ProofRuns: 19},
+			},
+		},
+		Notes: note.List{{Code: note.NoIntervention}},
+		Stats: analyzer.Stats{Strategy: analyzer.StrategyAfter, Trials: 116, Builds: 5, Wall: 27 * time.Second},
+	}
+}
+
+// flakyOnBoth: base failed too, so no regression is claimed.
+func flakyOnBoth() *analyzer.Result {
+	return &analyzer.Result{
+		Status: analyzer.Flaky,
+		Test:   afterTest,
+		Base:   "3f1c2a9",
+		Head:   "8be04d1",
+		Hunks:  afterHunks(),
+		Evidence: concat(
+			runs(20, nil, trial.Pass, "", ""),
+			runs(20, nil, trial.Fail, failSig, failMsg),
+			runs(1, allFour, trial.Pass, "", ""),
+			runs(1, allFour, trial.Fail, failSig, failMsg)),
+		Flakiness: &analyzer.Flakiness{
+			Workers: 2,
+			Head:    analyzer.HeadRate{Runs: 40, Failures: 20, Rate: 0.5, CI: stats.Wilson(20, 40, stats.Z95)},
+			Base:    analyzer.BaseRate{Runs: 2, Failures: 1},
+		},
+		Notes: note.List{{Code: note.FlakyOnBoth, N: 1, M: 2}},
+		Stats: analyzer.Stats{Strategy: analyzer.StrategyAfter, Trials: 42, Builds: 2, Wall: 4 * time.Second},
+	}
+}
+
 func headBuildFails() *analyzer.Result {
 	msg := "# example.com/calc/calc\ncalc/calc.go:9:4: undefined: sortd\ncalc/calc.go:12:2: declared and not used: tmp\n"
 	return &analyzer.Result{
@@ -227,6 +282,8 @@ var fixtures = []struct {
 	{"explained-dynamic", explainedDynamicOnly},
 	{"not-regression", notRegression},
 	{"flaky", flaky},
+	{"flaky-regression", flakyRegression},
+	{"flaky-on-both", flakyOnBoth},
 	{"head-build-fails", headBuildFails},
 	{"unexplained", unexplained},
 }

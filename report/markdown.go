@@ -88,6 +88,9 @@ func render(b *strings.Builder, r *Report, d detail) {
 				renderTree(b, r, d, true)
 			}
 		}
+	case analyzer.FlakyRegression:
+		renderRoot(b, r, d, sub)
+		renderAux(b, r, d)
 	case analyzer.HeadBuildFails:
 		if r.Failure.Message != "" {
 			b.WriteString("The compiler says:\n\n")
@@ -109,16 +112,19 @@ func render(b *strings.Builder, r *Report, d detail) {
 	if r.Proof != nil {
 		p := r.Proof
 		label := "Proof"
-		if r.Status != analyzer.Explained {
+		if r.Status != analyzer.Explained && r.Status != analyzer.FlakyRegression {
 			label = "Best attempt"
 		}
 		fmt.Fprintf(b, "**%s:** reverting %s → %s", label, hunksNamed(p.Reverted), outcomeAt(p.Outcome, p.Signature))
-		if p.DurationSeconds > 0 {
+		if v, ok := flakyProof(r); ok {
+			fmt.Fprintf(b, " in %d of %s", v.ProofRuns-v.ProofFailures, plural(v.ProofRuns, "run", "runs"))
+		} else if p.DurationSeconds > 0 {
 			fmt.Fprintf(b, " (%s)", seconds(p.DurationSeconds))
 		}
 		b.WriteString(".\n\n")
 	}
 	if d.evidence {
+		renderRates(b, r, sub)
 		renderEvidence(b, r, d, sub)
 	}
 	if d.notes {
@@ -306,4 +312,35 @@ func statsLine(r *Report) string {
 	}
 	parts = append(parts, wall)
 	return "<sub>" + strings.Join(parts, " · ") + "</sub>"
+}
+
+// renderRates shows the failure rates of a flaky test and the runs of the
+// variants the noisy search judged.
+func renderRates(b *strings.Builder, r *Report, sub string) {
+	f := r.Flakiness
+	if f == nil {
+		return
+	}
+	fmt.Fprintf(b, "%s Failure rates\n\n", sub)
+	fmt.Fprintf(b, "- head: failed %d of %s: %s (95 %% interval %s–%s)\n",
+		f.Head.Failures, plural(f.Head.Runs, "run", "runs"), percent(f.Head.Rate), percent(f.Head.CI[0]), percent(f.Head.CI[1]))
+	if f.Base.Failures == 0 && f.Base.Runs > 0 {
+		fmt.Fprintf(b, "- base: failed none of %s: at most %s (99 %% bound)\n", plural(f.Base.Runs, "run", "runs"), percent(f.Base.Upper))
+	} else {
+		fmt.Fprintf(b, "- base: failed %d of %s\n", f.Base.Failures, plural(f.Base.Runs, "run", "runs"))
+	}
+	fmt.Fprintf(b, "\nEvery run went %d at a time, so that the rates compare.\n\n", f.Workers)
+	if len(f.Variants) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "<details><summary>%s judged by their failure rate</summary>\n\n", capitalize(plural(len(f.Variants), "variant", "variants")))
+	b.WriteString("| reverted | runs | failures | verdict | proof |\n|---|---|---|---|---|\n")
+	for _, v := range f.Variants {
+		proof := ""
+		if v.ProofRuns > 0 {
+			proof = fmt.Sprintf("%d of %d passed", v.ProofRuns-v.ProofFailures, v.ProofRuns)
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %s | %s |\n", hunkRefs(v.Reverted), v.Runs, v.Failures, v.Verdict, proof)
+	}
+	b.WriteString("\n</details>\n\n")
 }

@@ -27,6 +27,14 @@ func words(n note.Note) string {
 		return fmt.Sprintf("the test fails on base too (%d of %s): the failure is not caused by this change", n.N, plural(n.M, "run", "runs"))
 	case note.FlakyOnBase:
 		return fmt.Sprintf("the test is flaky on base: %d of %s failed, while it failed in every head run", n.N, plural(n.M, "run", "runs"))
+	case note.FlakyOnBoth:
+		return fmt.Sprintf("the test is flaky on base too: %d of %s failed, so the change did not make it flaky", n.N, plural(n.M, "base run", "base runs"))
+	case note.FlakyInconclusive:
+		return fmt.Sprintf("base passed all %s that fit the budget, but %d without a failure were needed to rule out head's failure rate: no regression is claimed", plural(n.M, "run", "runs"), n.N)
+	case note.NoIntervention:
+		return "no causal chain was derived: the root hunks are shown by failure rates (reverting them brings head's rate down to base's), not by tracing or interventions"
+	case note.BudgetSuspect:
+		return fmt.Sprintf("the budget (%s) ran out during the search: reverting %s stopped the failures in the search's runs, but was neither minimised nor proven", plain(n.Limit), hunks)
 	case note.TimedOutOnBoth:
 		return fmt.Sprintf("the test timed out on head and on base alike (%s): raise --timeout (the Action's timeout input) if it needs longer", plural(n.N, "run", "runs"))
 	case note.BudgetClassify:

@@ -47,6 +47,10 @@ type Report struct {
 	Findings note.List `json:"findings,omitempty"`
 	// Evidence are the classification runs of base and head.
 	Evidence []Run `json:"evidence"`
+	// Flakiness holds the failure rates of a test whose outcomes on head
+	// were mixed (statuses flaky and flaky-regression), and the runs of
+	// the variants the noisy revert search judged.
+	Flakiness *Flakiness `json:"flakiness,omitempty"`
 	// Failure is the first failure seen on head.
 	Failure Failure `json:"failure"`
 	// Subtests, when the named test has failing subtests, says which one
@@ -127,6 +131,43 @@ type Run struct {
 	Message   string `json:"message,omitempty"`
 }
 
+// Flakiness is the statistics of a flaky test. Every run behind it went
+// Workers at a time, so that the rates compare.
+type Flakiness struct {
+	Workers  int           `json:"workers"`
+	Head     HeadRate      `json:"head"`
+	Base     BaseRate      `json:"base"`
+	Variants []VariantRuns `json:"variants,omitempty"`
+}
+
+// HeadRate is head's failure rate with its 95 % Wilson interval.
+type HeadRate struct {
+	Runs     int        `json:"runs"`
+	Failures int        `json:"failures"`
+	Rate     float64    `json:"rate"`
+	CI       [2]float64 `json:"ci"`
+}
+
+// BaseRate is base's runs; Upper is the 99 % upper bound of its failure
+// rate when it never failed.
+type BaseRate struct {
+	Runs     int     `json:"runs"`
+	Failures int     `json:"failures"`
+	Upper    float64 `json:"upper,omitempty"`
+}
+
+// VariantRuns is one variant's runs in the noisy revert search: its
+// verdict ("passes", "fails", "undecided", or the outcome of a variant that
+// could not run the test) and, for the answer, the proof's fresh runs.
+type VariantRuns struct {
+	Reverted      []int  `json:"reverted"`
+	Runs          int    `json:"runs"`
+	Failures      int    `json:"failures"`
+	Verdict       string `json:"verdict"`
+	ProofRuns     int    `json:"proof_runs,omitempty"`
+	ProofFailures int    `json:"proof_failures,omitempty"`
+}
+
 // Failure is how the test failed on head.
 type Failure struct {
 	Signature string `json:"signature,omitempty"`
@@ -198,6 +239,7 @@ func New(res *analyzer.Result) *Report {
 			DurationSeconds: p.Duration.Seconds(),
 		}
 	}
+	r.Flakiness = flakiness(res.Flakiness)
 	for _, e := range res.Evidence {
 		side, ok := sideOf(e, res.Hunks)
 		if !ok {
@@ -210,6 +252,22 @@ func New(res *analyzer.Result) *Report {
 		}
 	}
 	return r
+}
+
+func flakiness(f *analyzer.Flakiness) *Flakiness {
+	if f == nil {
+		return nil
+	}
+	out := &Flakiness{
+		Workers: f.Workers,
+		Head:    HeadRate{Runs: f.Head.Runs, Failures: f.Head.Failures, Rate: f.Head.Rate, CI: [2]float64{f.Head.CI.Lo, f.Head.CI.Hi}},
+		Base:    BaseRate{Runs: f.Base.Runs, Failures: f.Base.Failures, Upper: f.Base.Upper},
+	}
+	for _, v := range f.Variants {
+		out.Variants = append(out.Variants, VariantRuns{Reverted: ids(v.Reverted), Runs: v.Runs, Failures: v.Failures,
+			Verdict: v.Verdict, ProofRuns: v.ProofRuns, ProofFailures: v.ProofFailures})
+	}
+	return out
 }
 
 // sideOf tells which tree a classification run ran: head reverts nothing,
@@ -347,7 +405,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 
 func (r *Report) validate() error {
 	switch r.Status {
-	case analyzer.Explained, analyzer.NotRegression, analyzer.Flaky, analyzer.HeadBuildFails, analyzer.Unexplained:
+	case analyzer.Explained, analyzer.NotRegression, analyzer.Flaky, analyzer.FlakyRegression, analyzer.HeadBuildFails, analyzer.Unexplained:
 	default:
 		return fmt.Errorf("unknown status %q", r.Status)
 	}
@@ -385,6 +443,16 @@ func (r *Report) validate() error {
 	for i, e := range r.Evidence {
 		if e.Side != SideBase && e.Side != SideHead {
 			return fmt.Errorf("evidence[%d]: side %q is neither %q nor %q", i, e.Side, SideBase, SideHead)
+		}
+	}
+	if f := r.Flakiness; f != nil {
+		if f.Head.Failures > f.Head.Runs || f.Base.Failures > f.Base.Runs {
+			return errors.New("flakiness: more failures than runs")
+		}
+		for i, v := range f.Variants {
+			if err := check(fmt.Sprintf("flakiness.variants[%d].reverted", i), v.Reverted); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -49,7 +49,13 @@ func verdict(r *Report) string {
 			return "base and head are identical, so " + who + " cannot have regressed."
 		}
 		return who + " fails on base too, so the failure is not a regression of this PR."
+	case analyzer.FlakyRegression:
+		return flakyVerdict(r, who)
 	case analyzer.Flaky:
+		if f := r.Flakiness; f != nil && f.Base.Failures > 0 {
+			return fmt.Sprintf("%s is flaky on base too: head failed %d of %s and base %d of %s, so no culprit is named.",
+				who, f.Head.Failures, plural(f.Head.Runs, "run", "runs"), f.Base.Failures, plural(f.Base.Runs, "run", "runs"))
+		}
 		pass, total := headCounts(r)
 		if total == 0 {
 			return who + " is flaky: its outcome changes between identical runs, so no culprit is named."
@@ -207,3 +213,41 @@ func joinNonEmpty(sep string, parts ...string) string {
 	}
 	return strings.Join(keep, sep)
 }
+
+// flakyVerdict words a flaky regression: the rates that show it and, when
+// the search proved one, the root whose revert brings the rate to base's.
+func flakyVerdict(r *Report, who string) string {
+	f := r.Flakiness
+	if f == nil {
+		return who + " became flaky in this PR; the report holds no failure rates."
+	}
+	s := fmt.Sprintf("%s became flaky in this PR: it failed %d of %s on head (%s) and none of %d on base",
+		who, f.Head.Failures, plural(f.Head.Runs, "run", "runs"), percent(f.Head.Rate), f.Base.Runs)
+	proof, ok := flakyProof(r)
+	switch {
+	case len(r.Root) == 0:
+		return s + "; no subset of the PR's " + plural(r.codeHunks(), "hunk", "hunks") + " was proven to cause it."
+	case !ok || proof.ProofFailures > 0 || !proofPassed(r):
+		return s + "; " + shareOf(len(r.Root), r.codeHunks()) + " were searched out, but their proof is not recorded."
+	}
+	return s + fmt.Sprintf("; with %s reverted (%s) it passed all %s of the proof.",
+		hunksNamed(r.Root), shareOf(len(r.Root), r.codeHunks()), plural(proof.ProofRuns, "run", "runs"))
+}
+
+// flakyProof is the proof batch of the reverted set of r's proof.
+func flakyProof(r *Report) (VariantRuns, bool) {
+	if r.Flakiness == nil || r.Proof == nil {
+		return VariantRuns{}, false
+	}
+	want := slices.Clone(r.Proof.Reverted)
+	slices.Sort(want)
+	for _, v := range r.Flakiness.Variants {
+		if v.ProofRuns > 0 && slices.Equal(v.Reverted, want) {
+			return v, true
+		}
+	}
+	return VariantRuns{}, false
+}
+
+// percent gives "45 %".
+func percent(x float64) string { return fmt.Sprintf("%.0f %%", 100*x) }

@@ -25,6 +25,11 @@ const (
 	FailsOnBase    Code = "fails-on-base"    // N of M base runs failed
 	FlakyOnBase    Code = "flaky-on-base"    // N of M base runs failed, every head run failed
 	TimedOutOnBoth Code = "timed-out"        // the test hung on head and base alike
+	// Flaky tests (head's outcomes mixed); the rates are in the result's
+	// flakiness data.
+	FlakyOnBoth       Code = "flaky-on-both"      // N of M base runs failed too
+	FlakyInconclusive Code = "flaky-inconclusive" // base needed N runs without a failure, M fit the budget
+	NoIntervention    Code = "no-intervention"    // no causal chain derived: the root is proven by failure rates only
 )
 
 // Budgets.
@@ -32,6 +37,7 @@ const (
 	BudgetClassify    Code = "budget-classify"    // Limit: ran out while base and head ran
 	BudgetNothing     Code = "budget-nothing"     // Limit: ran out before any variant passed
 	BudgetUnminimised Code = "budget-unminimised" // Limit; N: hunks of the passing variant kept
+	BudgetSuspect     Code = "budget-suspect"     // Limit; Hunks: judged passing in the noisy search, not proven
 	SemanticBudget    Code = "semantic-budget"    // Limit; N: causes derived before it ran out
 	LargeAux          Code = "large-aux"          // N auxiliary hunks remain after minimising
 )

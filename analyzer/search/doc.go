@@ -20,4 +20,9 @@
 //
 // Every root a strategy reports has been proven: the variant with Root and
 // Aux reverted is run once more and must pass.
+//
+// A flaky test is searched by the same strategies through NoisyTester,
+// whose Run is a sequential test on the variant's failure rate over
+// repeated runs, and whose second Run of a passing variant (the proof) is
+// a fresh batch of runs that must all pass.
 package search

@@ -3,31 +3,55 @@ package trial
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
 // Repeat runs the same variant n times, bypassing the cache, to tell a
-// deterministic outcome from a flaky one. When the variant has no cached
+// deterministic outcome from a flaky one. The runs go Config.Workers at a
+// time, as every other trial does, so that a rate measured here compares
+// with rates measured by later repeats under the same load. Results come
+// back in the order the runs were started. When the variant has no cached
 // run yet, the first result becomes its cached Run result, so the search
 // that follows does not pay for it again.
 func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Result, error) {
 	ids := normalize(revert)
-	out := make([]Result, 0, n)
-	for i := 0; i < n; i++ {
+	run, err := r.repeatable(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("building %v to run it %d times: %w", ids, n, err)
+	}
+	out := make([]Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
 		select {
 		case r.sem <- struct{}{}:
 		case <-ctx.Done():
-			return out, ctx.Err()
+			errs[i] = ctx.Err()
+		}
+		if errs[i] != nil {
+			break
 		}
 		r.count(func(s *Stats) { s.Trials++ })
-		res, err := r.trial(ctx, ids, false)
-		<-r.sem
+		wg.Go(func() {
+			defer func() { <-r.sem }()
+			res, err := run(ctx)
+			if err != nil {
+				errs[i] = fmt.Errorf("run %d of %v: %w", i+1, ids, err)
+				return
+			}
+			res.Reverted = ids
+			out[i] = res
+		})
+	}
+	wg.Wait()
+	// Keep the runs before the first error: a caller that stops on the
+	// budget still sees what ran.
+	for i, err := range errs {
 		if err != nil {
-			return out, fmt.Errorf("run %d of %v: %w", i+1, ids, err)
+			return out[:i], err
 		}
-		res.Reverted = ids
-		out = append(out, res)
 	}
 	if len(out) > 0 {
 		r.mu.Lock()
@@ -40,4 +64,33 @@ func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Re
 		r.mu.Unlock()
 	}
 	return out, nil
+}
+
+// repeatable returns how to run the variant once: its prebuilt test binary
+// when it has one (see binary.go), else a go test run.
+func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (func(context.Context) (Result, error), error) {
+	slow := func(ctx context.Context) (Result, error) { return r.trial(ctx, ids, false) }
+	if r.cfg.Mode != ModeGo {
+		return slow, nil
+	}
+	v, err := r.variant(ids)
+	if err != nil || !v.overlayable() {
+		return slow, nil // the go test run reports a broken variant
+	}
+	// Builds take a worker's place like trials do.
+	select {
+	case r.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-r.sem }()
+	t2j, err := r.test2json(ctx)
+	if err != nil || t2j == "" {
+		return slow, err
+	}
+	bin, err := r.testBinary(ctx, ids, v)
+	if err != nil || bin == "" {
+		return slow, err
+	}
+	return func(ctx context.Context) (Result, error) { return r.runBinary(ctx, t2j, bin) }, nil
 }

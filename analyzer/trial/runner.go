@@ -94,8 +94,11 @@ type Runner struct {
 
 	mu    sync.Mutex
 	cache map[string]*call
-	stats Stats
-	seq   int
+	bins  map[string]*binary // test binaries by variant, and test2json
+	// runLimit bounds one run of a prebuilt test binary (SetRunTimeout).
+	runLimit time.Duration
+	stats    Stats
+	seq      int
 }
 
 // New checks out Head in a fresh detached worktree and returns a Runner.

@@ -120,11 +120,21 @@ func (r *Runner) Checkout(ctx context.Context, ids []diffhunks.ID) (dir string, 
 func (r *Runner) overlayTrial(ctx context.Context, v variant, build bool) (Result, error) {
 	dir := filepath.Join(r.tmp, fmt.Sprintf("ov%d", r.nextSeq()))
 	defer os.RemoveAll(dir)
+	overlay, err := r.writeOverlay(dir, v)
+	if err != nil {
+		return Result{}, err
+	}
+	return r.goTest(ctx, r.wtHead, dir, []string{"-overlay", overlay}, false, build)
+}
+
+// writeOverlay writes the variant's files under dir and the overlay file
+// that names them, and returns the overlay file's path.
+func (r *Runner) writeOverlay(dir string, v variant) (string, error) {
 	replace := map[string]string{}
 	for p, data := range v.files {
 		dst := filepath.Join(dir, filepath.FromSlash(p))
 		if err := writeFile(dst, data, 0o644); err != nil {
-			return Result{}, err
+			return "", err
 		}
 		replace[filepath.Join(r.wtHead, filepath.FromSlash(p))] = dst
 	}
@@ -134,12 +144,12 @@ func (r *Runner) overlayTrial(ctx context.Context, v variant, build bool) (Resul
 	overlay := filepath.Join(dir, "overlay.json")
 	data, err := json.Marshal(struct{ Replace map[string]string }{replace})
 	if err != nil {
-		return Result{}, fmt.Errorf("writing overlay: %w", err)
+		return "", fmt.Errorf("writing overlay: %w", err)
 	}
 	if err := writeFile(overlay, data, 0o644); err != nil {
-		return Result{}, err
+		return "", err
 	}
-	return r.goTest(ctx, r.wtHead, dir, []string{"-overlay", overlay}, false, build)
+	return overlay, nil
 }
 
 // inPlaceTrial writes the variant into worktree wt and runs the test there.

@@ -12,6 +12,7 @@
 //	timeout: 10s                 per-trial timeout
 //	mode:    command             trial mode (default go)
 //	command: go test ./...       the test command in command mode
+//	reruns:  20                  runs of base and head before a flaky test is measured
 //
 // A hunk reference is "file:line" for a hunk whose head lines contain line,
 // "file:-line" for a pure deletion at base line line, or "file" for a
@@ -43,6 +44,10 @@ type Scenario struct {
 	Root    []string
 	Aux     []string
 	Timeout time.Duration
+	// Reruns is the classification's first runs of head (0: the default).
+	// A flaky scenario asks for enough that head's outcomes are mixed in
+	// them on any machine.
+	Reruns  int
 	Mode    string
 	Command string
 	// Keys holds every header key, including ones this package does not
@@ -92,6 +97,12 @@ func Parse(name string, data []byte) (*Scenario, error) {
 			s.Mode = v
 		case "command":
 			s.Command = v
+		case "reruns":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("scenario %s: reruns: want a positive number, got %q", name, v)
+			}
+			s.Reruns = n
 		case "timeout":
 			d, err := time.ParseDuration(v)
 			if err != nil {

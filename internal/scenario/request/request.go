@@ -19,6 +19,7 @@ func For(sc *scenario.Scenario, repo *scenario.Repo, strategy analyzer.Strategy)
 		Options: analyzer.Options{
 			Strategy: strategy,
 			Timeout:  sc.Timeout,
+			Reruns:   sc.Reruns,
 		},
 	}
 	if sc.Mode != "" {

@@ -1,0 +1,266 @@
+package analyzer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/search"
+	"github.com/culprit-dev/culprit/analyzer/stats"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Limits of the flaky classification (FLAKY.md §5).
+const (
+	maxHeadRuns     = 60               // head runs at most, the first reruns included
+	maxBaseRuns     = 60               // base runs at most
+	minHeadFailures = 5                // head failures wanted before its rate is trusted
+	maxHalfWidth    = 0.15             // widest Wilson half-width of head's rate that stops head's runs
+	baseAlpha       = 0.01             // (1 − L_h)^n_b at most: base ruled out as failing like head
+	minRunTimeout   = 10 * time.Second // least time limit of one repeated run
+	// Shares of the remaining budget planned for each phase of a flaky
+	// regression; unspent time rolls over to the next.
+	classifyShare = 0.20
+	searchShare   = 0.35
+)
+
+// Flakiness is the statistics behind a flaky verdict: how often head and
+// base failed in repeated runs under the same parallelism, and, for a
+// flaky regression, the runs of each variant the revert search judged.
+type Flakiness struct {
+	// Workers is how many runs went at once in every measurement: load
+	// moves a flaky test's rate, so only rates measured alike compare.
+	Workers int
+	Head    HeadRate
+	Base    BaseRate
+	// Variants are the variants the noisy revert search judged, in the
+	// order it judged them.
+	Variants []VariantRuns
+}
+
+// HeadRate is head's measured failure rate with its 95 % Wilson interval.
+type HeadRate struct {
+	Runs, Failures int
+	Rate           float64
+	CI             stats.Interval
+}
+
+// BaseRate is base's runs; Upper is the 99 % upper bound of its failure
+// rate when it never failed (1 − 0.01^{1/Runs}), 0 otherwise.
+type BaseRate struct {
+	Runs, Failures int
+	Upper          float64
+}
+
+// VariantRuns is one variant's repeated runs in the noisy revert search
+// and their verdict; ProofRuns and ProofFailures are the fresh runs that
+// proved it, when it was the answer.
+type VariantRuns struct {
+	Reverted       []diffhunks.ID
+	Runs, Failures int
+	// Verdict is "passes", "fails" or "undecided", or the outcome of a
+	// variant that could not run the test ("build-error", "no-tests").
+	Verdict                  string
+	ProofRuns, ProofFailures int
+}
+
+// runTimer is the optional ability of a repeater to bound its runs more
+// tightly than its builds (*trial.Runner has it).
+type runTimer interface {
+	SetRunTimeout(d time.Duration)
+}
+
+// planRuns is how many runs of duration d fit in share of the time left
+// before ctx's deadline, workers at a time, with a tenth kept spare.
+// Without a deadline or a duration the plan is unbounded (-1).
+func planRuns(ctx context.Context, share float64, workers int, d time.Duration) int {
+	dl, ok := ctx.Deadline()
+	if !ok || d <= 0 {
+		return -1
+	}
+	left := time.Until(dl)
+	if left <= 0 {
+		return 0
+	}
+	return int(0.9 * share * left.Seconds() * float64(workers) / d.Seconds())
+}
+
+// median is the median duration of runs.
+func median(runs []trial.Result) time.Duration {
+	ds := make([]time.Duration, 0, len(runs))
+	for _, r := range runs {
+		ds = append(ds, r.Duration)
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// flaky goes on from head runs with mixed outcomes (FLAKY.md §5): it runs
+// head until its rate is known well enough, then base until base is shown
+// not to fail like head, or fails. It sets c's status, notes and rates.
+func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.ID, head []trial.Result, workers int) error {
+	batch := max(workers, 1)
+	d := median(head)
+	if rt, ok := r.(runTimer); ok && d > 0 {
+		rt.SetRunTimeout(max(10*d, minRunTimeout))
+	}
+	plan := planRuns(ctx, classifyShare, batch, d)
+	capped := func(limit, used int) int {
+		if plan >= 0 {
+			limit = min(limit, max(plan-used, 0))
+		}
+		return limit
+	}
+	headCap := max(capped(maxHeadRuns, 0), len(head))
+	for {
+		f, _ := count(head)
+		ci := stats.Wilson(f, len(head), stats.Z95)
+		if f >= minHeadFailures && ci.HalfWidth() <= maxHalfWidth || len(head) >= headCap {
+			break
+		}
+		more, err := r.Repeat(ctx, nil, min(batch, headCap-len(head)))
+		head = append(head, more...)
+		c.runs = append(c.runs, more...)
+		if err != nil {
+			return fmt.Errorf("running the test on head: %w", err)
+		}
+	}
+	hf, _ := count(head)
+	ci := stats.Wilson(hf, len(head), stats.Z95)
+	c.rates = &Flakiness{Workers: batch, Head: HeadRate{Runs: len(head), Failures: hf, Rate: stats.Rate(hf, len(head)), CI: ci}}
+
+	need := stats.RunsToRuleOut(ci.Lo, baseAlpha)
+	baseCap := capped(maxBaseRuns, len(head))
+	var base []trial.Result
+	for len(base) < min(need, baseCap) {
+		more, err := r.Repeat(ctx, all, min(batch, need-len(base)))
+		base = append(base, more...)
+		c.runs = append(c.runs, more...)
+		if err != nil {
+			return fmt.Errorf("running the test on base: %w", err)
+		}
+		if bf, _ := count(more); bf > 0 || more[0].Outcome == trial.BuildError || more[0].Outcome == trial.NoTests {
+			break
+		}
+	}
+	bf, _ := count(base)
+	c.rates.Base = BaseRate{Runs: len(base), Failures: bf}
+	c.status = Flaky
+	switch {
+	case len(base) == 0:
+		c.notes.Add(note.Note{Code: note.FlakyInconclusive, N: need, M: 0})
+	case base[0].Outcome == trial.NoTests:
+		c.notes.Add(note.Note{Code: note.FlakyOnHead, N: hf, M: len(head)})
+		c.notes.Add(note.Note{Code: note.NewTest})
+	case base[0].Outcome == trial.BuildError:
+		c.notes.Add(note.Note{Code: note.FlakyOnHead, N: hf, M: len(head)})
+		c.notes.Add(note.Note{Code: note.BaseBuildFails, Detail: firstLine(base[0].Message)})
+	case bf > 0:
+		c.notes.Add(note.Note{Code: note.FlakyOnBoth, N: bf, M: len(base)})
+	case len(base) < need:
+		c.notes.Add(note.Note{Code: note.FlakyInconclusive, N: need, M: len(base)})
+	default:
+		c.status = FlakyRegression
+		c.rates.Base.Upper = stats.ZeroUpper(len(base), baseAlpha)
+		c.head = firstFailing(head)
+	}
+	return nil
+}
+
+func firstFailing(runs []trial.Result) trial.Result {
+	for _, r := range runs {
+		if failing(r.Outcome) {
+			return r
+		}
+	}
+	return trial.Result{}
+}
+
+// searchFlaky looks for the root hunks of a flaky regression: the revert
+// search of req's strategy over a NoisyTester, which judges every variant
+// by its failure rate against head's. The status stays FlakyRegression
+// whatever the search finds; a root is reported only when its proof (a
+// fresh batch of runs, none failing) passed. No causal chain is derived:
+// the tree stays empty and a note says so.
+func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error {
+	res.Notes.Add(note.Note{Code: note.NoIntervention})
+	all := ids(res.Hunks)
+	candidates, spec := revertible(res.Hunks, req.Test)
+	res.Spec = spec
+	if len(spec) > 0 {
+		res.Notes.Add(note.Note{Code: note.SpecHunks, N: len(spec)})
+	}
+	nt := search.NewNoisyTester(b, res.Flakiness.Head.CI.Lo, req.Workers)
+	// One variant at a time: its own repeats use the workers, so every
+	// rate is measured under the load head's was.
+	opt := search.Options{Revertible: all, Spec: spec, Parallel: 1}
+	b.enter(PhaseSearch)
+	var found *search.Found
+	var err error
+	switch req.Strategy {
+	case StrategyDDMin:
+		found, err = search.DDMin(ctx, nt, res.Hunks, candidates, opt)
+	case StrategyOneByOne:
+		found, err = search.OneByOne(ctx, nt, res.Hunks, candidates, opt)
+	default:
+		found, err = search.Asymmetric(ctx, nt, res.Hunks, candidates, opt)
+	}
+	judged := nt.Judged()
+	for _, j := range judged {
+		v := VariantRuns{
+			Reverted: j.Reverted, Runs: j.Runs, Failures: j.Failures, Verdict: j.Verdict.String(),
+			ProofRuns: j.ProofRuns, ProofFailures: j.ProofFailures,
+		}
+		if j.Outcome != "" {
+			v.Verdict = string(j.Outcome)
+		}
+		res.Flakiness.Variants = append(res.Flakiness.Variants, v)
+	}
+	switch {
+	case spent(ctx, err):
+		if s, ok := smallestJudgedPassing(judged); ok {
+			res.Notes.Add(note.Note{Code: note.BudgetSuspect, Limit: limit(req), Hunks: s})
+		} else {
+			res.Notes.Add(note.Note{Code: note.BudgetNothing, Limit: limit(req)})
+		}
+		return nil
+	case errors.Is(err, search.ErrProofFailed):
+		addAll(&res.Notes, found.Notes)
+		res.Notes.Add(note.Note{Code: note.FlakyProof, Hunks: found.Suspect})
+		return nil
+	case err != nil:
+		return fmt.Errorf("searching for the culprit hunks of a flaky regression: %w", err)
+	}
+	if len(found.Root) == 0 || !found.Proof.Passed() {
+		res.Notes.Add(note.Note{Code: note.NothingPasses})
+		addAll(&res.Notes, found.Notes)
+		return nil
+	}
+	if err := preferUses(ctx, b, found, res.Hunks); err != nil && !spent(ctx, err) {
+		return fmt.Errorf("telling root from auxiliary hunks: %w", err)
+	}
+	proof := found.Proof
+	res.Proof = &proof
+	res.Root, res.Aux = found.Root, found.Aux
+	addAll(&res.Notes, found.Notes)
+	return nil
+}
+
+// smallestJudgedPassing is the passing variant with the fewest hunks.
+func smallestJudgedPassing(judged []search.Judged) ([]diffhunks.ID, bool) {
+	var best []diffhunks.ID
+	ok := false
+	for _, j := range judged {
+		if j.Verdict == stats.Passes && (!ok || len(j.Reverted) < len(best)) {
+			best, ok = j.Reverted, true
+		}
+	}
+	return best, ok
+}

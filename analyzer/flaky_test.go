@@ -1,0 +1,118 @@
+package analyzer
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/stats"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// simulated is a repeater whose head and base fail at given rates, drawn
+// from a seeded PCG.
+type simulated struct {
+	head, base  float64
+	baseOutcome trial.Outcome // when set, every base run gives it
+	rng         *rand.Rand
+	runs        map[bool]int // by "is base"
+}
+
+func (s *simulated) Repeat(_ context.Context, revert []diffhunks.ID, n int) ([]trial.Result, error) {
+	isBase := len(revert) > 0
+	p := s.head
+	if isBase {
+		p = s.base
+	}
+	out := make([]trial.Result, n)
+	for i := range out {
+		s.runs[isBase]++
+		out[i] = trial.Result{Reverted: revert, Outcome: trial.Pass}
+		switch {
+		case isBase && s.baseOutcome != "":
+			out[i].Outcome = s.baseOutcome
+		case s.rng.Float64() < p:
+			out[i].Outcome = trial.Fail
+		}
+	}
+	return out, nil
+}
+
+func TestClassifyFlaky(t *testing.T) {
+	all := []diffhunks.ID{1, 2}
+	tests := []struct {
+		name      string
+		sim       simulated
+		status    Status
+		note      note.Code
+		wantRates bool
+	}{
+		{"flaky regression", simulated{head: 0.4}, FlakyRegression, "", true},
+		{"flaky on base too", simulated{head: 0.4, base: 0.3}, Flaky, note.FlakyOnBoth, true},
+		{"new flaky test", simulated{head: 0.4, baseOutcome: trial.NoTests}, Flaky, note.NewTest, true},
+		{"deterministic regression", simulated{head: 1}, "", "", false},
+		{"passes on head", simulated{head: 0}, NotRegression, note.PassesOnHead, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 30; seed++ {
+				sim := tc.sim
+				sim.rng = rand.New(rand.NewPCG(seed, 3))
+				sim.runs = map[bool]int{}
+				c, err := classify(context.Background(), &sim, all, 10, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.status != tc.status || tc.note != "" && !c.notes.Has(tc.note) {
+					t.Fatalf("seed %d: status %q, notes %+v; want %q with %s", seed, c.status, c.notes, tc.status, tc.note)
+				}
+				if (c.rates != nil) != tc.wantRates {
+					t.Fatalf("seed %d: rates %+v", seed, c.rates)
+				}
+				if c.rates == nil {
+					continue
+				}
+				h, b := c.rates.Head, c.rates.Base
+				if h.Runs != sim.runs[false] || b.Runs != sim.runs[true] || h.Runs > maxHeadRuns || b.Runs > maxBaseRuns {
+					t.Errorf("seed %d: head %d/%d runs, base %d/%d", seed, h.Runs, sim.runs[false], b.Runs, sim.runs[true])
+				}
+				if h.Runs < maxHeadRuns && (h.Failures < minHeadFailures || h.CI.HalfWidth() > maxHalfWidth) {
+					t.Errorf("seed %d: head stopped early at %+v", seed, h)
+				}
+				if h.CI.Lo > h.Rate || h.CI.Hi < h.Rate {
+					t.Errorf("seed %d: rate %v outside %+v", seed, h.Rate, h.CI)
+				}
+				if c.status == FlakyRegression {
+					if b.Failures != 0 || b.Runs != stats.RunsToRuleOut(h.CI.Lo, baseAlpha) || b.Upper >= h.CI.Lo {
+						t.Errorf("seed %d: base %+v against head %+v", seed, b, h)
+					}
+					if c.head.Outcome != trial.Fail {
+						t.Errorf("seed %d: no failing head run kept", seed)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestClassifyFlakyPlan: a deadline too close leaves no room for base, and
+// the verdict is an inconclusive flaky, not a regression.
+func TestClassifyFlakyPlan(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	sim := simulated{head: 0.5, rng: rand.New(rand.NewPCG(1, 1)), runs: map[bool]int{}}
+	head, _ := sim.Repeat(ctx, nil, 4)
+	head[0].Outcome, head[1].Outcome = trial.Pass, trial.Fail
+	for i := range head {
+		head[i].Duration = 1e9
+	}
+	c := &classification{}
+	if err := c.flaky(ctx, &sim, []diffhunks.ID{1}, head, 2); err != nil {
+		t.Fatal(err)
+	}
+	if c.status != Flaky || !c.notes.Has(note.FlakyInconclusive) || c.rates.Base.Runs != 0 {
+		t.Errorf("status %q, notes %+v, rates %+v", c.status, c.notes, c.rates)
+	}
+}

@@ -1,0 +1,143 @@
+package trial
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/gotest"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// Repeated runs of one variant (a flaky test's measurements) build its
+// test binary once (go test -c) and run the binary itself, through
+// test2json, in the package directory as go test would: a run then costs
+// the test's own time instead of the go command's and the linker's (about
+// 40 ms instead of 700 ms for a small package). Only variants that -overlay
+// can express take this path; the others run go test each time.
+
+// binary is one build shared by every caller that needs it.
+type binary struct {
+	done chan struct{}
+	path string // "" when the build failed: run go test instead
+	err  error
+}
+
+// testBinary returns the path of the variant's test binary, building it
+// the first time; "" when the variant cannot be built this way.
+func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant) (string, error) {
+	k := "bin:" + key(ids)
+	return r.once(ctx, k, func() (string, error) {
+		dir := filepath.Join(r.tmp, fmt.Sprintf("bin%d", r.nextSeq()))
+		overlay, err := r.writeOverlay(dir, v)
+		if err != nil {
+			return "", err
+		}
+		r.count(func(s *Stats) { s.Builds++ })
+		bin := filepath.Join(dir, "test.bin")
+		cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
+		out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(false), "go", "test", "-c", "-vet=off", "-o", bin, "-overlay", overlay, r.cfg.Pkg)
+		if err != nil {
+			return "", err
+		}
+		if out.exitCode != 0 || out.timedOut {
+			return "", nil // go test, run the usual way, will say why
+		}
+		if _, err := os.Stat(bin); err != nil {
+			return "", nil // no test files: go test -c writes nothing
+		}
+		return bin, nil
+	})
+}
+
+// test2json returns the path of a test2json built for this runner: the go
+// command no longer ships it prebuilt, and go tool test2json costs as much
+// as the go test it would spare.
+func (r *Runner) test2json(ctx context.Context) (string, error) {
+	return r.once(ctx, "test2json", func() (string, error) {
+		bin := filepath.Join(r.tmp, "test2json")
+		out, err := execute(ctx, r.cfg.Timeout, r.tmp, r.env(false), "go", "build", "-o", bin, "cmd/test2json")
+		if err != nil {
+			return "", err
+		}
+		if out.exitCode != 0 {
+			return "", nil
+		}
+		return bin, nil
+	})
+}
+
+// once runs build once per key for every concurrent caller. A failed
+// build (an error, not an empty path) is forgotten, so a later call
+// retries it.
+func (r *Runner) once(ctx context.Context, k string, build func() (string, error)) (string, error) {
+	r.mu.Lock()
+	if r.bins == nil {
+		r.bins = map[string]*binary{}
+	}
+	b, ok := r.bins[k]
+	if !ok {
+		b = &binary{done: make(chan struct{})}
+		r.bins[k] = b
+		r.mu.Unlock()
+		b.path, b.err = build()
+		if b.err != nil {
+			r.mu.Lock()
+			delete(r.bins, k)
+			r.mu.Unlock()
+		}
+		close(b.done)
+		return b.path, b.err
+	}
+	r.mu.Unlock()
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return b.path, b.err
+}
+
+// runBinary runs the test once with the prebuilt binary, under test2json
+// as go test -json does, and classifies it as a go test run.
+func (r *Runner) runBinary(ctx context.Context, t2j, bin string) (Result, error) {
+	cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.pkgDir))
+	c := classifier{root: r.wtHead, cwd: cwd, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
+	timeout := r.runTimeout()
+	out, err := execute(ctx, timeout, cwd, r.env(false), t2j, "-t", "-p", r.cfg.Pkg, bin,
+		"-test.v=test2json", "-test.count=1", "-test.run", gotest.RunPattern(r.cfg.Test),
+		"-test.timeout", (timeout + timeout/10 + 10*time.Second).String())
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := c.classify(out)
+	// test2json marks a test that the binary's exit cut short (os.Exit in
+	// the test) as failed; go test gives it no verdict. Only a test that
+	// reported its failure failed.
+	if err == nil && res.Outcome == Fail && !bytes.Contains(out.stdout, []byte("--- FAIL: "+gotest.TestName(r.cfg.Test))) {
+		res.Outcome = Crash
+	}
+	return res, err
+}
+
+// SetRunTimeout bounds each run of a prebuilt test binary (Repeat) by d
+// instead of Config.Timeout, which also covers a build: once a test's
+// usual duration is known, a hung run need not cost minutes. d is capped
+// by Config.Timeout; zero restores it.
+func (r *Runner) SetRunTimeout(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runLimit = d
+}
+
+func (r *Runner) runTimeout() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.runLimit > 0 && r.runLimit < r.cfg.Timeout {
+		return r.runLimit
+	}
+	return r.cfg.Timeout
+}

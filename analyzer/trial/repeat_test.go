@@ -1,0 +1,97 @@
+package trial
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// TestRepeat runs one variant several times, Workers at a time: every run
+// is executed (no cache), in order, and the first becomes the variant's
+// cached Run.
+func TestRepeat(t *testing.T) {
+	dir, head := gitRepo(t, calcRepo)
+	r := newRunner(t, Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF",
+		Timeout: time.Minute, Workers: 2})
+	ctx := context.Background()
+	runs, err := r.Repeat(ctx, []diffhunks.ID{1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 || r.Stats().Trials != 3 {
+		t.Fatalf("%d runs, %d trials, want 3 and 3", len(runs), r.Stats().Trials)
+	}
+	for i, run := range runs {
+		if run.Outcome != Pass || !slices.Equal(run.Reverted, []diffhunks.ID{1}) || run.Cached {
+			t.Errorf("run %d: %+v", i, run)
+		}
+	}
+	again, err := r.Run(ctx, []diffhunks.ID{1})
+	if err != nil || !again.Cached || again.Outcome != Pass {
+		t.Errorf("Run after Repeat = %+v, %v; want the cached first run", again, err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if runs, err := r.Repeat(cancelled, nil, 2); err == nil || len(runs) != 0 {
+		t.Errorf("Repeat on a cancelled context = %d runs, %v", len(runs), err)
+	}
+}
+
+// TestRepeatMatchesRun: a repeat through the prebuilt test binary gives
+// the outcome, signature and subtests that a go test run gives.
+func TestRepeatMatchesRun(t *testing.T) {
+	dir, head := gitRepo(t, calcRepo)
+	cfg := Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF", Timeout: time.Minute, Workers: 2}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		revert []diffhunks.ID
+		want   Outcome
+	}{
+		{"fails", nil, Fail},
+		{"passes", []diffhunks.ID{1}, Pass},
+		{"does not build", []diffhunks.ID{2}, BuildError},
+		{"panics", []diffhunks.ID{4}, Fail},
+		{"no test", []diffhunks.ID{5}, NoTests},
+		{"exits", []diffhunks.ID{7}, Crash},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Separate runners: Repeat would otherwise fill Run's cache.
+			want, err := newRunner(t, cfg).Run(ctx, tc.revert)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newRunner(t, cfg)
+			got, err := r.Repeat(ctx, tc.revert, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range got {
+				if g.Outcome != tc.want || g.Outcome != want.Outcome || g.Signature != want.Signature || len(g.Subtests) != len(want.Subtests) {
+					t.Errorf("Repeat = %s at %q, Run = %s at %q; want %s\n%s", g.Outcome, g.Signature, want.Outcome, want.Signature, tc.want, g.Output)
+				}
+			}
+		})
+	}
+}
+
+// TestSetRunTimeout: a hung repeat ends at the run limit, not at the
+// trial timeout, and counts as a timeout.
+func TestSetRunTimeout(t *testing.T) {
+	dir, head := gitRepo(t, calcRepo)
+	r := newRunner(t, Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF",
+		Timeout: 2 * time.Minute, Workers: 1, Env: []string{"CULPRIT_PIDFILE=" + filepath.Join(t.TempDir(), "pid")}})
+	r.SetRunTimeout(2 * time.Second)
+	start := time.Now()
+	runs, err := r.Repeat(context.Background(), []diffhunks.ID{3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs[0].Outcome != Timeout || time.Since(start) > time.Minute {
+		t.Errorf("hung run: %s after %v", runs[0].Outcome, time.Since(start))
+	}
+}
