@@ -22,7 +22,7 @@ demo: build
 
 test: deps
 	$(GO) vet $$($(GO) list ./... )
-	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test -count=1 -timeout 25m ./...
 
 bench: build
 	./bin/culprit bench
