@@ -71,17 +71,24 @@ func (c *Comparison) Counterpart(s Side, i int) int {
 }
 
 // same compares two recorded values as far as they mean the same in two
-// runs: scalars and strings exactly, references by shape only (nil-ness,
-// length), since addresses differ between any two runs. known is false
-// for values the trace does not record comparably (structs, arrays):
-// they may or may not differ.
+// runs: scalars and strings exactly, pointers and slices by shape only
+// (nil-ness, length), since addresses differ between any two runs. known
+// is false for values the trace does not record comparably (structs,
+// arrays, non-nil interfaces): they may or may not differ.
 func same(a, b trace.Value) (eq, known bool) {
 	if a.Kind != b.Kind {
 		return false, true
 	}
 	switch a.Kind {
-	case trace.ValPointer, trace.ValIface:
+	case trace.ValPointer:
 		return a.Nil == b.Nil, true
+	case trace.ValIface:
+		// Two non-nil interfaces may hold different dynamic types or
+		// values, which the trace records only as addresses.
+		if a.Nil || b.Nil {
+			return a.Nil == b.Nil, true
+		}
+		return false, false
 	case trace.ValSlice:
 		return a.Nil == b.Nil && a.Len == b.Len && a.Cap == b.Cap, true
 	case trace.ValOpaque, trace.ValNone:
