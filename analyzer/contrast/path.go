@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"slices"
+	"sort"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -261,6 +262,10 @@ func (c *Comparison) why(s Side, e int) item {
 					return item{s, r.made[nd]}
 				}
 			}
+		case 'D':
+			// Called back from code the tracer does not enter: the
+			// uninstrumented call that was running decided it.
+			return item{s, c.runningCall(s, e)}
 		case '.':
 			if j, ok := r.byNode[prev]; ok && isChanged(r.keys[r.tr.Event(j).Site]) {
 				return none // changed code: the difference starts here
@@ -270,6 +275,33 @@ func (c *Comparison) why(s Side, e int) item {
 		return none
 	}
 	return none
+}
+
+// runningCall returns the call of the parent frame that was running when
+// event e's frame was entered from code the tracer does not enter: the
+// latest call before the entry that entered no traced frame (an
+// interface method of an untraced type), else the first untraced call
+// after it (its CallExt event comes once it returns); -1 if there is
+// none.
+func (c *Comparison) runningCall(s Side, e int) int {
+	tr := c.runs[s].tr
+	fr := tr.Frame(tr.Event(e).Frame)
+	if fr.Parent == 0 {
+		return -1
+	}
+	evs := tr.FrameEvents(fr.Parent)
+	k := sort.SearchInts(evs, fr.Entry)
+	if k > 0 {
+		if i := evs[k-1]; tr.Event(i).Kind == trace.EvCall && tr.Callee(i) == 0 {
+			return i
+		}
+	}
+	for ; k < len(evs); k++ {
+		if ev := tr.Event(evs[k]); ev.Kind == trace.EvCallExt {
+			return evs[k]
+		}
+	}
+	return -1
 }
 
 // isChanged reports whether a site key names code inside a proof hunk.

@@ -121,12 +121,19 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 	evBefore := kind == SiteCall || kind == SiteFail
 	evAfter := kind == SiteCallExt && rt != nil && !tuple && !at.IsValid()
 	marked := (evBefore || evAfter) && r.markable(c.Fun)
-	if marked && evAfter {
-		// The receiver of a method the tracer cannot enter (t.Minute(),
-		// b.String()) is what its result depends on: read it for the
-		// enclosing statement, before the call's mark.
+	// The receiver of a method the tracer cannot enter (t.Minute(),
+	// h.ServeHTTP(w, r)) is what the call depends on: read it for the
+	// enclosing statement before the call's mark, or for the call itself
+	// when the call is the statement (its event, after the call, takes
+	// every read since the last event).
+	switch {
+	case marked && evAfter:
 		if x, ok := r.copyableReceiver(c.Fun); ok {
 			r.expr(x, st)
+		}
+	case kind == SiteCallExt && at.IsValid():
+		if x, ok := r.copyableReceiver(c.Fun); ok {
+			r.expr(x, cs)
 		}
 	}
 	if marked {
