@@ -39,22 +39,7 @@ type Annotation struct {
 func Annotations(r *Report) []Annotation {
 	name := testName(r)
 	if v, ok := flakyProof(r); ok && r.Status == analyzer.FlakyRegression && v.ProofFailures == 0 && proofPassed(r) {
-		var out []Annotation
-		for _, id := range r.Root {
-			h, ok := r.hunk(id)
-			if !ok {
-				continue
-			}
-			a := Annotation{
-				Level:   LevelWarning,
-				File:    h.File,
-				Title:   fmt.Sprintf("culprit: this change makes %s flaky (hunk #%d)", name, id),
-				Message: plainVerdict(r),
-			}
-			a.Line, a.EndLine = annotationLines(h)
-			out = append(out, a)
-		}
-		if len(out) > 0 {
+		if out := rootAnnotations(r, LevelWarning, "flaky"); len(out) > 0 {
 			return out
 		}
 	}
@@ -65,21 +50,7 @@ func Annotations(r *Report) []Annotation {
 			Message: plainVerdict(r),
 		}}
 	}
-	var out []Annotation
-	for _, id := range r.Root {
-		h, ok := r.hunk(id)
-		if !ok {
-			continue
-		}
-		a := Annotation{
-			Level:   LevelError,
-			File:    h.File,
-			Title:   fmt.Sprintf("culprit: this change makes %s fail (hunk #%d)", name, id),
-			Message: plainVerdict(r),
-		}
-		a.Line, a.EndLine = annotationLines(h)
-		out = append(out, a)
-	}
+	out := rootAnnotations(r, LevelError, "fail")
 	for _, id := range r.Aux {
 		h, ok := r.hunk(id)
 		if !ok {
@@ -90,6 +61,27 @@ func Annotations(r *Report) []Annotation {
 			File:    h.File,
 			Title:   fmt.Sprintf("culprit: reverted with the culprit so the code compiles (hunk #%d)", id),
 			Message: fmt.Sprintf("Hunk #%d is not a cause of the failure of %s; it is reverted together with %s so that the code still compiles.", id, name, hunksNamed(r.Root)),
+		}
+		a.Line, a.EndLine = annotationLines(h)
+		out = append(out, a)
+	}
+	return out
+}
+
+// rootAnnotations puts one annotation of level on each root hunk, saying
+// the change makes the test do what (fail, flaky).
+func rootAnnotations(r *Report, level, what string) []Annotation {
+	var out []Annotation
+	for _, id := range r.Root {
+		h, ok := r.hunk(id)
+		if !ok {
+			continue
+		}
+		a := Annotation{
+			Level:   level,
+			File:    h.File,
+			Title:   fmt.Sprintf("culprit: this change makes %s %s (hunk #%d)", testName(r), what, id),
+			Message: plainVerdict(r),
 		}
 		a.Line, a.EndLine = annotationLines(h)
 		out = append(out, a)
