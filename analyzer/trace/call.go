@@ -136,7 +136,13 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 			r.expr(x, cs)
 		}
 	}
-	if marked {
+	if x, ok := r.ifaceReceiver(c.Fun); ok && marked && evBefore {
+		// A call through an interface: the receiver's dynamic value
+		// decides where it goes. The mark goes around the receiver, so
+		// that its read, taken after the mark, is the call's own.
+		r.es.wrap(r.off(x.Pos()), r.off(x.End()), fmt.Sprintf("%s.M(%s, ", rtName, r.fa()), ")")
+		r.expr(x, cs)
+	} else if marked {
 		r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.M(%s, ", rtName, r.fa()), ")")
 	}
 	if evBefore {
@@ -205,6 +211,20 @@ func (r *rewriter) copyableReceiver(fun ast.Expr) (ast.Expr, bool) {
 		return nil, false
 	}
 	return sel.X, true
+}
+
+// ifaceReceiver returns the receiver of a call of an interface method
+// when it is a variable or field (reading it copies the interface value
+// only).
+func (r *rewriter) ifaceReceiver(fun ast.Expr) (ast.Expr, bool) {
+	x, ok := r.copyableReceiver(fun)
+	if !ok {
+		return nil, false
+	}
+	if _, iface := r.info.TypeOf(x).Underlying().(*types.Interface); !iface {
+		return nil, false
+	}
+	return x, true
 }
 
 // before emits event ev once the call's operands are evaluated: around the
