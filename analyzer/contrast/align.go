@@ -64,7 +64,7 @@ func (c *Comparison) Counterpart(s Side, i int) int {
 	if i < 0 {
 		return -1
 	}
-	if j, ok := c.runs[s.other()].byNode[c.runs[s].node[i]]; ok {
+	if j, ok := c.runs[s.other()].event(c.runs[s].node[i]); ok {
 		return j
 	}
 	return -1

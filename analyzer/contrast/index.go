@@ -18,17 +18,21 @@ import (
 // equal nodes name corresponding instances (COMPARATIVE.md §2).
 type node int32
 
-// step is one element of an index.
+// step is one element of an index. Its key is a name interned by the
+// trie, so a step holds no pointers: the trie has an entry for nearly
+// every event of both runs, and that is most of a comparison's memory.
 type step struct {
 	kind byte // 'G' goroutine root, 'I' package init, 'C' call, 'D' entry without a call, 'R' branch side, 'L' loop iteration, '.' leaf
-	key  string
-	n    int
+	ev   trace.EventKind
+	key  int32
+	n    int32
 }
 
 type trie struct {
 	ids    map[trieKey]node
 	parent []node
 	steps  []step
+	names  map[string]int32 // interned keys
 }
 
 type trieKey struct {
@@ -37,7 +41,23 @@ type trieKey struct {
 }
 
 func newTrie() *trie {
-	return &trie{ids: map[trieKey]node{}, parent: []node{-1}, steps: []step{{}}}
+	return &trie{ids: map[trieKey]node{}, parent: []node{-1}, steps: []step{{}}, names: map[string]int32{}}
+}
+
+// name interns a key.
+func (t *trie) name(s string) int32 {
+	if k, ok := t.names[s]; ok {
+		return k
+	}
+	k := int32(len(t.names))
+	t.names[s] = k
+	return k
+}
+
+// child returns the node below parent for s, and whether it exists.
+func (t *trie) child(parent node, s step) (node, bool) {
+	n, ok := t.ids[trieKey{parent, s}]
+	return n, ok
 }
 
 // root is the empty index.
@@ -60,15 +80,24 @@ type run struct {
 	tr     *trace.Trace
 	side   side
 	keys   []string // by SiteID: the key that crosses runs
+	keyIDs []int32  // by SiteID: keys interned by the trie
 	hunkOf []diffhunks.ID
 	spans  map[trace.SiteID]span // extent of each branch site's statement
 	node   []node                // by event
-	byNode map[node]int
-	ctl    []int        // by event: the branch (or call) it ran under, -1 if none
-	made   map[node]int // the event that opened a region or frame step
+	byNode []int32               // by node: the event it names, -1 if none
+	ctl    []int                 // by event: the branch (or call) it ran under, -1 if none
+	made   map[node]int          // the event that opened a region or frame step
 	objs   trace.Objects
-	last   map[node]int // lazily: the last event under each node
-	when   map[int]int  // memo of Comparison.when for passing events
+	last   []int32     // lazily, by node: the last event under it, -1 if none
+	when   map[int]int // memo of Comparison.when for passing events
+}
+
+// event returns the event named by n in this run.
+func (r *run) event(n node) (int, bool) {
+	if int(n) < len(r.byNode) && r.byNode[n] >= 0 {
+		return int(r.byNode[n]), true
+	}
+	return -1, false
 }
 
 // span is a statement's extent in a file.
@@ -131,8 +160,12 @@ func (sd side) headLine(file string, line int) (int, diffhunks.ID) {
 
 // newRun keys the sites of tr and indexes its events into t.
 func newRun(tr *trace.Trace, sd side, t *trie) (*run, error) {
-	r := &run{tr: tr, side: sd, byNode: map[node]int{}, made: map[node]int{}}
+	r := &run{tr: tr, side: sd, made: map[node]int{}}
 	r.siteKeys(sd)
+	r.keyIDs = make([]int32, len(r.keys))
+	for id, k := range r.keys {
+		r.keyIDs[id] = t.name(k)
+	}
 	var err error
 	if r.spans, err = branchSpans(tr, sd.dir); err != nil {
 		return nil, err
@@ -235,7 +268,7 @@ type region struct {
 	site trace.SiteID
 	span span
 	loop bool
-	k    int // iteration, for a loop
+	k    int32 // iteration, for a loop
 }
 
 // frameState is the indexing state of one frame.
@@ -243,8 +276,8 @@ type frameState struct {
 	prefix  node
 	call    int // the event that made the frame (its Call), -1 if none
 	stack   []region
-	leaves  map[trieKey]int // instances so far of each leaf below a region node
-	entries map[string]int  // D steps so far, by function
+	leaves  map[trieKey]int32 // instances so far of each leaf below a region node
+	entries map[int32]int32   // D steps so far, by function
 }
 
 func (f *frameState) cur() node {
@@ -262,7 +295,7 @@ func (r *run) index(t *trie) {
 	r.node = make([]node, len(tr.Events))
 	r.ctl = make([]int, len(tr.Events))
 	frames := make([]*frameState, len(tr.Frames))
-	roots := map[string]int{}
+	roots := map[int32]int32{}
 	initFrame := &frameState{prefix: t.intern(root, step{kind: 'I'}), call: -1}
 	state := func(id trace.FrameID) *frameState {
 		if id == 0 {
@@ -272,7 +305,7 @@ func (r *run) index(t *trie) {
 			return fs
 		}
 		fr := tr.Frame(id)
-		fn := tr.Site(fr.Func).Func
+		fn := t.name(tr.Site(fr.Func).Func)
 		fs := &frameState{call: -1}
 		switch {
 		case fr.Call >= 0 && fr.Call < len(r.node):
@@ -285,7 +318,7 @@ func (r *run) index(t *trie) {
 				ps = initFrame
 			}
 			if ps.entries == nil {
-				ps.entries = map[string]int{}
+				ps.entries = map[int32]int32{}
 			}
 			ps.entries[fn]++
 			fs.prefix = t.intern(ps.cur(), step{kind: 'D', key: fn, n: ps.entries[fn]})
@@ -304,7 +337,7 @@ func (r *run) index(t *trie) {
 		for n := len(fs.stack); n > 0 && !fs.stack[n-1].span.holds(site.Pos); n-- {
 			fs.stack = fs.stack[:n-1]
 		}
-		key := r.keys[e.Site]
+		key := r.keyIDs[e.Site]
 		loop := e.Kind == trace.EvBranch && (site.Kind == trace.SiteFor || site.Kind == trace.SiteRange)
 		// The control of an event is the region it runs in; a loop's own
 		// check is controlled by what holds the loop.
@@ -331,25 +364,31 @@ func (r *run) index(t *trie) {
 		}
 		cur := fs.cur()
 		if fs.leaves == nil {
-			fs.leaves = map[trieKey]int{}
+			fs.leaves = map[trieKey]int32{}
 		}
-		leaf := step{kind: '.', key: key + "/" + e.Kind.String()}
+		leaf := step{kind: '.', ev: e.Kind, key: key}
 		lk := trieKey{cur, leaf}
 		fs.leaves[lk]++
 		leaf.n = fs.leaves[lk]
 		nd := t.intern(cur, leaf)
 		r.node[i] = nd
-		r.byNode[nd] = i
 		if e.Kind == trace.EvBranch && !loop {
 			switch site.Kind {
 			case trace.SiteIf, trace.SiteSwitch, trace.SiteSelect:
 				if sp, ok := r.spans[e.Site]; ok && len(e.Values) > 0 {
-					rn := t.intern(cur, step{kind: 'R', key: key, n: int(e.Values[0].Int())})
+					rn := t.intern(cur, step{kind: 'R', key: key, n: int32(e.Values[0].Int())})
 					fs.stack = append(fs.stack, region{node: rn, base: cur, site: e.Site, span: sp})
 					r.made[rn] = i
 				}
 			}
 		}
+	}
+	r.byNode = make([]int32, len(t.parent))
+	for k := range r.byNode {
+		r.byNode[k] = -1
+	}
+	for i, nd := range r.node {
+		r.byNode[nd] = int32(i)
 	}
 }
 
@@ -357,15 +396,23 @@ func (r *run) index(t *trie) {
 // -1 if none does.
 func (r *run) lastUnder(t *trie, n node) int {
 	if r.last == nil {
-		r.last = map[node]int{}
+		// A parent is interned before its children, so one pass from the
+		// newest node down carries each node's last event to its parent.
+		r.last = make([]int32, len(t.parent))
+		for k := range r.last {
+			r.last[k] = -1
+		}
 		for i, nd := range r.node {
-			for a := nd; a > root; a = t.parent[a] {
-				r.last[a] = i
+			r.last[nd] = int32(i)
+		}
+		for a := len(r.last) - 1; a > int(root); a-- {
+			if p := t.parent[a]; p > root && r.last[a] > r.last[p] {
+				r.last[p] = r.last[a]
 			}
 		}
 	}
-	if i, ok := r.last[n]; ok {
-		return i
+	if int(n) < len(r.last) {
+		return int(r.last[n])
 	}
 	return -1
 }

@@ -258,7 +258,7 @@ func (c *Comparison) why(s Side, e int) item {
 			// The other run iterated fewer times: its last check there
 			// said stop. Name this run's check of that iteration.
 			for m := st.n - 1; m >= 1; m-- {
-				if nd, ok := c.t.ids[trieKey{a, step{kind: 'L', key: st.key, n: m}}]; ok && o.lastUnder(c.t, nd) >= 0 {
+				if nd, ok := c.t.child(a, step{kind: 'L', key: st.key, n: m}); ok && o.lastUnder(c.t, nd) >= 0 {
 					return item{s, r.made[nd]}
 				}
 			}
@@ -267,7 +267,7 @@ func (c *Comparison) why(s Side, e int) item {
 			// uninstrumented call that was running decided it.
 			return item{s, c.runningCall(s, e)}
 		case '.':
-			if j, ok := r.byNode[prev]; ok && isChanged(r.keys[r.tr.Event(j).Site]) {
+			if j, ok := r.event(prev); ok && isChanged(r.keys[r.tr.Event(j).Site]) {
 				return none // changed code: the difference starts here
 			}
 			return item{s.other(), o.lastUnder(c.t, a)} // the other run left the region early
