@@ -22,7 +22,9 @@ demo: build
 
 test: deps
 	$(GO) vet $$($(GO) list ./... )
-	$(GO) test -count=1 -timeout 25m ./...
+	# The soft memory limit makes the collector work harder before a test
+	# binary grows past it (scenarios hold two decoded traces at a time).
+	GOMEMLIMIT=8GiB $(GO) test -count=1 -timeout 25m ./...
 
 bench: build
 	./bin/culprit bench

@@ -261,7 +261,7 @@ func (d *decoder) items(e *Event, ws []uint64) {
 		case LocMap:
 			if len(rest) > 1 {
 				kv, _ := decodeItem(rest[1], rest[2:])
-				it.Loc = Loc{Kind: LocMap, Addr: rest[0], Key: kv}
+				it.Loc = Loc{Kind: LocMap, Addr: rest[0], Key: kv.digest()}
 			}
 		default:
 			if op := &s.Operands[slot]; op.Obj != 0 {

@@ -35,40 +35,17 @@ type instrumented struct {
 // are observed. A large module traces much faster when only the packages
 // the change touches and the test's own are instrumented.
 func instrument(ctx context.Context, dir, pkg, tmp string, only []string) (*instrumented, error) {
-	cfg := &packages.Config{
-		Context: ctx,
-		Dir:     dir,
-		Tests:   true,
-		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
-			packages.NeedDeps | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
-	}
-	roots, err := packages.Load(cfg, pkg)
+	roots, mod, target, err := load(ctx, dir, pkg, only)
 	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", pkg, err)
+		return nil, err
 	}
-	var mod *packages.Module
 	all := map[string]*packages.Package{}
-	packages.Visit(roots, nil, func(p *packages.Package) {
+	for _, p := range roots {
 		if p.Module != nil && p.Module.Main {
 			all[p.ID] = p
-			if mod == nil {
-				mod = p.Module
-			}
 		}
-	})
-	if mod == nil {
-		return nil, fmt.Errorf("loading %s: no package of the main module", pkg)
 	}
-	selected := func(path string) bool {
-		if len(only) == 0 {
-			return true
-		}
-		rel := "."
-		if path != mod.Path {
-			rel = strings.TrimPrefix(path, mod.Path+"/")
-		}
-		return slices.Contains(only, rel)
-	}
+	selected := func(path string) bool { return selectedPackage(mod.Path, only, path) }
 	inScope := func(tp *types.Package) bool {
 		return tp != nil && (tp.Path() == mod.Path || strings.HasPrefix(tp.Path(), mod.Path+"/")) && !strings.HasSuffix(tp.Path(), rtDir) &&
 			selected(strings.TrimSuffix(tp.Path(), "_test"))
@@ -101,7 +78,8 @@ func instrument(ctx context.Context, dir, pkg, tmp string, only []string) (*inst
 		}
 		for i, f := range p.Syntax {
 			name := p.CompiledGoFiles[i]
-			if done[name] || !strings.HasSuffix(name, ".go") || !strings.HasPrefix(name, mod.Dir) {
+			if done[name] || !strings.HasSuffix(name, ".go") || !strings.HasPrefix(name, mod.Dir) ||
+				strings.HasSuffix(name, "_test.go") && strings.TrimSuffix(p.PkgPath, "_test") != target {
 				continue
 			}
 			done[name] = true
@@ -128,6 +106,71 @@ func instrument(ctx context.Context, dir, pkg, tmp string, only []string) (*inst
 		return nil, err
 	}
 	return in, nil
+}
+
+// loadMode is what the rewriter needs of a package it instruments.
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
+	packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule
+
+// load returns, parsed and type-checked from source, the packages that may
+// be instrumented: pkg with its tests, and the main module's other packages
+// that pkg's tests import (those in only, when only is not empty). It also
+// returns the main module and pkg's import path. The types of every other
+// dependency come from export data in the build cache: type-checking the
+// whole import graph from source, the standard library included, cost
+// several times the time and memory.
+func load(ctx context.Context, dir, pkg string, only []string) ([]*packages.Package, *packages.Module, string, error) {
+	graph, err := packages.Load(&packages.Config{Context: ctx, Dir: dir, Tests: true,
+		Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, pkg)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("loading %s: %w", pkg, err)
+	}
+	var mod *packages.Module
+	target := ""
+	for _, p := range graph {
+		if p.Module != nil && p.Module.Main && !strings.HasSuffix(p.PkgPath, ".test") {
+			mod, target = p.Module, strings.TrimSuffix(p.PkgPath, "_test")
+			break
+		}
+	}
+	if mod == nil {
+		return nil, nil, "", fmt.Errorf("loading %s: no package of the main module", pkg)
+	}
+	var others []string
+	packages.Visit(graph, nil, func(p *packages.Package) {
+		path := strings.TrimSuffix(p.PkgPath, "_test")
+		if p.Module != nil && p.Module.Path == mod.Path && !strings.HasSuffix(path, ".test") && path != target &&
+			!slices.Contains(others, path) && selectedPackage(mod.Path, only, path) {
+			others = append(others, path)
+		}
+	})
+	roots, err := packages.Load(&packages.Config{Context: ctx, Dir: dir, Tests: true, Mode: loadMode}, pkg)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("loading %s: %w", pkg, err)
+	}
+	if len(others) > 0 {
+		sort.Strings(others)
+		more, err := packages.Load(&packages.Config{Context: ctx, Dir: dir, Mode: loadMode}, others...)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("loading the packages %s imports: %w", pkg, err)
+		}
+		roots = append(roots, more...)
+	}
+	return roots, mod, target, nil
+}
+
+// selectedPackage reports whether the package at import path is one of
+// only (directories relative to the module root, "." for the root); an
+// empty only selects every package.
+func selectedPackage(modPath string, only []string, path string) bool {
+	if len(only) == 0 {
+		return true
+	}
+	rel := "."
+	if path != modPath {
+		rel = strings.TrimPrefix(path, modPath+"/")
+	}
+	return slices.Contains(only, rel)
 }
 
 // rewriteOne instruments one file; a panic in the rewriter (a construct it

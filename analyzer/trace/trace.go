@@ -1,7 +1,9 @@
 package trace
 
 import (
+	"encoding/binary"
 	"go/token"
+	"hash/fnv"
 	"sort"
 	"strconv"
 	"strings"
@@ -271,7 +273,7 @@ type Loc struct {
 	Obj   int
 	Path  string
 	Addr  uint64
-	Key   Value
+	Key   uint64 // LocMap: the key's digest (Value.digest)
 }
 
 // ValueKind classifies a recorded value.
@@ -299,6 +301,25 @@ type Value struct {
 	Hash     uint64
 	Prefix   string
 	Nil      bool
+}
+
+// digest condenses the value into a word that names it as a map key: equal
+// values have equal digests, and a string is named by its length and hash.
+// A location holds the digest rather than the value, which keeps every
+// recorded item small.
+func (v Value) digest() uint64 {
+	h := fnv.New64a()
+	var b [33]byte
+	b[0] = byte(v.Kind)
+	if v.Nil {
+		b[0] |= 0x80
+	}
+	binary.LittleEndian.PutUint64(b[1:], v.Bits)
+	binary.LittleEndian.PutUint64(b[9:], uint64(v.Len))
+	binary.LittleEndian.PutUint64(b[17:], uint64(v.Cap))
+	binary.LittleEndian.PutUint64(b[25:], v.Hash)
+	h.Write(b[:33])
+	return h.Sum64()
 }
 
 // Int returns the value as a signed integer (ints, uints, bools).
