@@ -2,13 +2,16 @@ package contrast
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/diffhunks"
 	"golang.org/x/tools/txtar"
 )
 
@@ -113,4 +116,70 @@ func testOf(t *testing.T, scenario string) string {
 	}
 	t.Fatalf("%s names no test", scenario)
 	return ""
+}
+
+// TestPathFollowsReferencesIntoUntracedCode: a pattern changed by the
+// change is compiled by the regexp package, which the tracer does not
+// enter. Both runs hold a *Regexp of the same shape, so only following
+// what untraced code reads through and returns (whatever its shape)
+// leads from the failed check back to the changed line.
+func TestPathFollowsReferencesIntoUntracedCode(t *testing.T) {
+	src := func(pattern string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nimport \"regexp\"\n\nvar pattern = `" + pattern + "`\n\n" +
+				"func Match(s string) bool {\n\tre := regexp.MustCompile(pattern)\n\treturn re.FindString(s) == s\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestMatch(t *testing.T) {\n\tif !Match(\"a_b\") {\n\t\tt.Fatal(\"no match\")\n\t}\n}\n",
+		}
+	}
+	write := func(files map[string]string) string {
+		dir := t.TempDir()
+		for name, data := range files {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	baseDir, headDir := write(src(`[a-z_]+`)), write(src(`[a-z]+`))
+	set, err := diffhunks.FromDirs(baseDir, headDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hunks := set.Hunks()
+	if len(hunks) != 1 {
+		t.Fatalf("%d hunks, want the pattern's line", len(hunks))
+	}
+	h := hunks[0]
+	failing, passing := traceTest(t, headDir, "./p", "TestMatch"), traceTest(t, baseDir, "./p", "TestMatch")
+	c, err := Compare(Runs{Failing: failing, Passing: passing, FailingDir: headDir, PassingDir: baseDir, Prefix: ".",
+		Hunks: hunks, Proof: []diffhunks.ID{h.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	reached := false
+	for _, s := range p.Steps {
+		st := c.Statement(s)
+		lines = append(lines, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
+		if st.File == h.File && h.Head.Contains(st.Line) {
+			reached = true
+		}
+	}
+	if !reached {
+		t.Errorf("the path does not reach the changed line %s:%s:\n%s", h.File, h.Head, strings.Join(lines, "\n"))
+	}
+	for _, want := range []string{"re := regexp.MustCompile(pattern)", "return re.FindString(s) == s"} {
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, want) }) {
+			t.Errorf("the path lacks %q:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
 }

@@ -78,14 +78,14 @@ func (c *Comparison) Path() (Path, error) {
 		ctr := c.Counterpart(r, e)
 		n := work.Len()
 		for _, rd := range c.reads(r, e) {
-			if ctr >= 0 && rd.text != "" {
+			if ctr >= 0 && rd.text != "" && !rd.opaque {
 				if v, ok := c.readOf(o, ctr, rd.text); ok {
 					if eq, known := same(rd.value, v); eq && known {
 						continue // no difference flows in through this read
 					}
 				}
 			}
-			if rd.def >= 0 && c.relevant(r, rd.def) {
+			if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
 				push(item{r, rd.def})
 			}
 			if ctr >= 0 && rd.text != "" {
@@ -137,6 +137,11 @@ type read struct {
 	text  string // the operand's source text, "" for a parameter binding or call result
 	value trace.Value
 	def   int // the event that defined it, -1 for an input
+	// opaque marks a reference (a pointer or slice) that code the tracer
+	// does not enter reads through, or that such code returned: the runs
+	// may differ in what it points to although its shape is the same, so
+	// the walk follows it whatever its value.
+	opaque bool
 }
 
 // reads lists what event e of run s used: its operand reads, the call
@@ -148,21 +153,41 @@ func (c *Comparison) reads(s Side, e int) []read {
 	ev := tr.Event(e)
 	site := tr.SiteOf(e)
 	var out []read
+	ext := callsUntraced(tr, site)
 	for _, it := range ev.Reads {
 		o, _ := operand(site, it.Slot)
-		out = append(out, read{text: o.Text, value: it.Value, def: tr.Def(e, it.Slot)})
+		out = append(out, read{text: o.Text, value: it.Value, def: tr.Def(e, it.Slot), opaque: ext && reference(it.Value)})
 	}
 	if ev.Kind == trace.EvEntry {
 		if call := tr.Frame(ev.Frame).Call; call >= 0 {
-			out = append(out, read{def: call})
+			// The parameters are the call's arguments: when they differ,
+			// the call is where the difference came from, whatever else
+			// its event recorded.
+			out = append(out, read{def: call, opaque: c.relevant(s, e)})
 		}
 	}
 	for _, call := range callSites(site) {
 		if ret := c.callResult(s, e, call); ret >= 0 {
-			out = append(out, read{def: ret})
+			x := tr.Event(ret)
+			out = append(out, read{def: ret, opaque: x.Kind == trace.EvCallExt && slices.ContainsFunc(x.Values, reference)})
 		}
 	}
 	return out
+}
+
+// callsUntraced reports whether the site is, or its expressions hold, a
+// call of a function the tracer does not enter.
+func callsUntraced(tr *trace.Trace, s *trace.Site) bool {
+	if s.Kind == trace.SiteCallExt {
+		return true
+	}
+	return slices.ContainsFunc(callSites(s), func(id trace.SiteID) bool { return tr.Site(id).Kind == trace.SiteCallExt })
+}
+
+// reference reports whether v is a non-nil pointer or slice, which the
+// trace records by shape, not by what it refers to.
+func reference(v trace.Value) bool {
+	return (v.Kind == trace.ValPointer || v.Kind == trace.ValSlice) && !v.Nil
 }
 
 // readOf is event e's value of the operand written text.

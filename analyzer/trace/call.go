@@ -236,12 +236,21 @@ func (r *rewriter) before(c *ast.CallExpr, cs *Site, ev EventKind, marked bool) 
 		m = "M"
 	}
 	if n := len(c.Args); n > 0 {
+		// The event goes after the last argument, once every argument
+		// was read. A constant or comparison there gets the parameter's
+		// type as the type argument, so that it converts as before.
 		a := c.Args[n-1]
 		tv := r.info.Types[a]
 		_, tuple := tv.Type.(*types.Tuple)
-		if tv.Type != nil && !tuple && !tv.IsType() && !r.untypedOrigin(a) {
-			r.es.wrap(r.off(a.Pos()), r.off(a.End()), fmt.Sprintf("%s.CL%s(%s, %d, %d, ", rtName, m, r.fa(), ev, cs.ID), ")")
-			return true
+		if tv.Type != nil && !tuple && !tv.IsType() {
+			targ, ok := "", true
+			if r.untypedOrigin(a) {
+				targ, ok = r.paramTypeArg(c, n-1)
+			}
+			if ok {
+				r.es.wrap(r.off(a.Pos()), r.off(a.End()), fmt.Sprintf("%s.CL%s%s(%s, %d, %d, ", rtName, m, targ, r.fa(), ev, cs.ID), ")")
+				return true
+			}
 		}
 	}
 	if r.genericFun(c.Fun) {
@@ -249,6 +258,35 @@ func (r *rewriter) before(c *ast.CallExpr, cs *Site, ev EventKind, marked bool) 
 	}
 	r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.CF%s(%s, %d, %d, ", rtName, m, r.fa(), ev, cs.ID), ")")
 	return true
+}
+
+// paramTypeArg spells, as a type argument list, the type of the
+// parameter that argument i of call c is passed to; false when the type
+// cannot be written in this file.
+func (r *rewriter) paramTypeArg(c *ast.CallExpr, i int) (string, bool) {
+	sig, ok := r.info.TypeOf(c.Fun).Underlying().(*types.Signature)
+	if !ok || sig.Params().Len() == 0 {
+		return "", false
+	}
+	ps := sig.Params()
+	var t types.Type
+	switch {
+	case sig.Variadic() && i >= ps.Len()-1 && !c.Ellipsis.IsValid():
+		sl, ok := ps.At(ps.Len() - 1).Type().Underlying().(*types.Slice)
+		if !ok {
+			return "", false
+		}
+		t = sl.Elem()
+	case i < ps.Len():
+		t = ps.At(i).Type()
+	default:
+		return "", false
+	}
+	targ, ok := r.typeArg(t)
+	if !ok {
+		return "", false
+	}
+	return "[" + targ + "]", true
 }
 
 // markable reports whether a call's function value can be wrapped to mark

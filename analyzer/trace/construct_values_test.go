@@ -347,6 +347,35 @@ func TestX(t *testing.T) {
 			"assign append(out, x, x*10) r:out=[]{len 2 cap 4} r:x=3 r:x=3 w:out[len(out)-2]=3 w:out[len(out)-1]=30",
 			"branch got[3] != 30 r:got[3]=30 v=false",
 		}, 0},
+		{"comparison-result-and-constant-argument", `
+type Mode string
+
+const prefix = "ab"
+
+func Match(text, pre string) bool {
+	return len(text) >= len(pre) && text[:len(pre)] == pre
+}
+
+func Check(m Mode) bool { return m == "x" }
+
+func Both(text string) (bool, bool) {
+	return Match(text, prefix), Check("x")
+}`, `
+func TestX(t *testing.T) {
+	text := "abc"
+	if a, b := Both(text); !a || !b {
+		t.Fatal(a, b)
+	}
+}`, []string{
+			// The call's event comes after its arguments, although the
+			// last one is a constant, so it holds the read of text; a
+			// comparison returned is recorded as the result.
+			"call Match(text, prefix) r:text=\"abc\"",
+			"entry func Match(text, pre string) bool { w:text=\"abc\" w:pre=\"ab\"",
+			"return return len(text) >= len(pre) && text[:len(pre)] == pre r:text=\"abc\" r:pre=\"ab\" r:text=\"abc\" r:pre=\"ab\" r:pre=\"ab\" v=true",
+			"call Check(\"x\")",
+			"return return m == \"x\" r:m=\"x\" v=true",
+		}, 0},
 		{"goroutines", `
 func Squares(n int) int {
 	ch := make(chan int)

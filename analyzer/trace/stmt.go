@@ -263,24 +263,39 @@ func (r *rewriter) ret(s *ast.ReturnStmt, at token.Pos) {
 		r.es.pre(r.off(s.Pos()), fmt.Sprintf("%s.R = %d; ", r.frame, st.ID))
 		return
 	}
+	// A result is recorded through Val (RL for the last one, which also
+	// marks the return) unless it is a constant. A comparison or other
+	// untyped-origin value gets the result's type as its type argument, so
+	// that the wrapped value converts as the bare one did.
+	targs := make([]string, len(s.Results))
+	recorded := make([]bool, len(s.Results))
 	last := -1
 	for i, e := range s.Results {
 		st.Exprs = append(st.Exprs, r.expr(e, st))
-		if tv := r.info.Types[e]; tv.Value == nil && !tv.IsNil() && !r.untypedOrigin(e) {
-			last = i
+		tv := r.info.Types[e]
+		if tv.Value != nil || tv.IsNil() {
+			continue
 		}
+		if r.untypedOrigin(e) {
+			targ, ok := r.typeArg(res.At(i).Type())
+			if !ok {
+				continue
+			}
+			targs[i] = "[" + targ + "]"
+		}
+		recorded[i], last = true, i
 	}
 	if last < 0 {
 		r.es.pre(r.off(s.Pos()), fmt.Sprintf("%s.R = %d; ", r.frame, st.ID))
 		return
 	}
-	for i, e := range s.Results {
-		if i < last && r.info.Types[e].Value == nil && !r.info.Types[e].IsNil() && !r.untypedOrigin(e) {
-			r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.Val(%s, %d, ", rtName, r.fa(), i), ")")
+	for i, e := range s.Results[:last] {
+		if recorded[i] {
+			r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.Val%s(%s, %d, ", rtName, targs[i], r.fa(), i), ")")
 		}
 	}
 	e := s.Results[last]
-	r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.RL(%s, %d, %d, ", rtName, r.fa(), st.ID, last), ")")
+	r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.RL%s(%s, %d, %d, ", rtName, targs[last], r.fa(), st.ID, last), ")")
 }
 
 // rangeHeader records, for a range over a slice or string, the reads of the
