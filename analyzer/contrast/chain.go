@@ -2,10 +2,14 @@ package contrast
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/diffhunks"
 )
 
 // Chain bounds: the comment opens with this many steps at most and, when
@@ -18,6 +22,9 @@ const (
 // Statement describes a path step: its source, values and outcome in its
 // own run and, for a failing step, its passing instance.
 func (c *Comparison) Statement(s Step) cause.Statement {
+	if s.Const != nil {
+		return c.constStatement(s.Const)
+	}
 	r := c.runs[s.Side]
 	site := r.tr.SiteOf(s.Event)
 	file := r.side.repoPath(site.Pos.File)
@@ -40,6 +47,29 @@ func (c *Comparison) Statement(s Step) cause.Statement {
 		st.OnlyPassing = true
 	}
 	return st
+}
+
+// constStatement is the declaration of a constant the change altered,
+// with its value in both runs.
+func (c *Comparison) constStatement(k *Const) cause.Statement {
+	r := c.runs[Failing]
+	file := r.side.repoPath(k.Decl.File)
+	_, h := r.side.headLine(file, k.Decl.Line)
+	text := k.Name
+	if src, err := os.ReadFile(filepath.Join(c.in.FailingDir, filepath.FromSlash(k.Decl.File))); err == nil {
+		if lines := strings.Split(string(src), "\n"); k.Decl.Line <= len(lines) {
+			text = strings.TrimSpace(lines[k.Decl.Line-1])
+		}
+	}
+	var objs trace.Objects
+	return cause.Statement{
+		File:    file,
+		Line:    k.Decl.Line,
+		Text:    text,
+		Hunk:    h,
+		Values:  map[string]string{k.Name: k.Failing.Format(k.Type, &objs)},
+		Passing: &cause.Passing{Values: map[string]string{k.Name: k.Passing.Format(k.Type, &objs)}},
+	}
 }
 
 // Diverges reports whether failing event i is where the runs first
@@ -76,7 +106,12 @@ func (c *Comparison) pick(least, most int) []cause.Statement {
 		instead   *row // a passing-only step merged into this failing-only one
 	}
 	var rows []*row
-	bySite := map[[2]int]*row{}
+	type siteKey struct {
+		side  Side
+		site  trace.SiteID
+		konst string
+	}
+	bySite := map[siteKey]*row{}
 	last := len(p.Steps) - 1
 	failure := p.Steps[last]
 	for k, s := range p.Steps {
@@ -87,8 +122,11 @@ func (c *Comparison) pick(least, most int) []cause.Statement {
 		// run's own reporting of the failure (the calls that format it).
 		omission := ctr < 0 && !(s.Side == Failing && failure.Side == Failing && r.ctl[s.Event] == r.ctl[failure.Event])
 		inHunk := r.hunkOf[ev.Site] != 0 && ev.Kind != trace.EvCallExt // a call's result shows in its statement
-		must := k == p.Divergence || k == last || inHunk || omission
-		key := [2]int{int(s.Side), int(ev.Site)}
+		must := k == p.Divergence || k == last || inHunk || omission || s.Const != nil
+		key := siteKey{s.Side, ev.Site, ""}
+		if s.Const != nil {
+			key.konst = s.Const.Name
+		}
 		if prev := bySite[key]; prev != nil && k != p.Divergence && k != last {
 			// A repeat (another iteration or call): the latest instance
 			// speaks for all, except that the divergence stays shown.
@@ -100,7 +138,7 @@ func (c *Comparison) pick(least, most int) []cause.Statement {
 		}
 		// An aligned step that did the same in both runs explains nothing
 		// by itself: it only fills a chain that is too short.
-		filler := isTransport(r.tr.SiteOf(s.Event), ev) || ctr >= 0 && !c.provenDifferent(s.Side, s.Event) || ctr < 0 && !omission
+		filler := s.Const == nil && (isTransport(r.tr.SiteOf(s.Event), ev) || ctr >= 0 && !c.provenDifferent(s.Side, s.Event) || ctr < 0 && !omission)
 		rw := &row{step: s, count: 1, must: must, transport: filler}
 		bySite[key] = rw
 		rows = append(rows, rw)
@@ -161,7 +199,7 @@ func (c *Comparison) pick(least, most int) []cause.Statement {
 		byHunk := map[int]*row{}
 		for k, rw := range chosen {
 			st := rw.step
-			if h := c.runs[st.Side].hunkOf[c.runs[st.Side].tr.Event(st.Event).Site]; h != 0 {
+			if h := c.hunkOf(st); h != 0 {
 				byHunk[int(h)] = rw
 			}
 			if k >= len(chosen)-2 || p.Steps[p.Divergence] == st {
@@ -203,6 +241,15 @@ func (c *Comparison) pick(least, most int) []cause.Statement {
 		out = append(out, st)
 	}
 	return out
+}
+
+// hunkOf is the proof hunk a step lies in, 0 if none.
+func (c *Comparison) hunkOf(s Step) diffhunks.ID {
+	if s.Const != nil {
+		return c.constStatement(s.Const).Hunk
+	}
+	r := c.runs[s.Side]
+	return r.hunkOf[r.tr.Event(s.Event).Site]
 }
 
 // place is a step's head file and line.

@@ -122,12 +122,19 @@ func testOf(t *testing.T, scenario string) string {
 // change is compiled by the regexp package, which the tracer does not
 // enter. Both runs hold a *Regexp of the same shape, so only following
 // what untraced code reads through and returns (whatever its shape)
-// leads from the failed check back to the changed line.
+// leads from the failed check back to the changed line. A constant is
+// no read: the path names its declaration where a call used it.
 func TestPathFollowsReferencesIntoUntracedCode(t *testing.T) {
+	for _, decl := range []string{"var", "const"} {
+		t.Run(decl, func(t *testing.T) { pathToPattern(t, decl) })
+	}
+}
+
+func pathToPattern(t *testing.T, decl string) {
 	src := func(pattern string) map[string]string {
 		return map[string]string{
 			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nimport \"regexp\"\n\nvar pattern = `" + pattern + "`\n\n" +
+			"p/p.go": "package p\n\nimport \"regexp\"\n\n" + decl + " pattern = `" + pattern + "`\n\n" +
 				"func Match(s string) bool {\n\tre := regexp.MustCompile(pattern)\n\treturn re.FindString(s) == s\n}\n",
 			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestMatch(t *testing.T) {\n\tif !Match(\"a_b\") {\n\t\tt.Fatal(\"no match\")\n\t}\n}\n",
 		}

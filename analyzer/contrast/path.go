@@ -17,6 +17,17 @@ type Step struct {
 	Side   Side
 	Event  int
 	Source bool // no difference flows into it: the difference starts here
+	// Const, when set, makes the step the declaration of a constant that
+	// the event used and the change altered (the event's step follows).
+	Const *Const
+}
+
+// Const is a named constant whose value differs between the runs.
+type Const struct {
+	Name             string
+	Decl             trace.Pos // in the failing run's sources
+	Failing, Passing trace.Value
+	Type             trace.Type
 }
 
 // Path is the causal path of differences from the change to the failure,
@@ -102,18 +113,22 @@ func (c *Comparison) Path() (Path, error) {
 		if ctr < 0 {
 			push(c.why(r, e))
 		}
-		kept = append(kept, Step{Side: r, Event: e, Source: work.Len() == n})
+		consts := c.changedConsts(r, e, ctr)
+		for k := range consts {
+			kept = append(kept, Step{Side: r, Event: e, Source: true, Const: &consts[k]})
+		}
+		kept = append(kept, Step{Side: r, Event: e, Source: work.Len() == n && len(consts) == 0})
 	}
 	p := Path{Steps: kept, Cut: cut, Divergence: -1}
 	c.order(p.Steps)
 	// The failure ends the path, whatever the passing run did after the
 	// last shared event.
-	if k := slices.IndexFunc(p.Steps, func(s Step) bool { return s.Side == start.side && s.Event == start.event }); k >= 0 {
+	if k := slices.IndexFunc(p.Steps, func(s Step) bool { return s.Side == start.side && s.Event == start.event && s.Const == nil }); k >= 0 {
 		f := p.Steps[k]
 		p.Steps = append(slices.Delete(p.Steps, k, k+1), f)
 	}
 	for k, s := range p.Steps {
-		if s.Side != Failing || c.runs[Failing].tr.Event(s.Event).Kind != trace.EvBranch {
+		if s.Side != Failing || s.Const != nil || c.runs[Failing].tr.Event(s.Event).Kind != trace.EvBranch {
 			continue
 		}
 		if c.Counterpart(Failing, s.Event) >= 0 && c.provenDifferent(Failing, s.Event) {
@@ -123,7 +138,7 @@ func (c *Comparison) Path() (Path, error) {
 	}
 	if p.Divergence < 0 {
 		for k, s := range p.Steps {
-			if s.Side == Failing && s.Event == start.event {
+			if s.Side == Failing && s.Event == start.event && s.Const == nil {
 				p.Divergence = k
 			}
 		}
@@ -171,6 +186,62 @@ func (c *Comparison) reads(s Side, e int) []read {
 			x := tr.Event(ret)
 			out = append(out, read{def: ret, opaque: x.Kind == trace.EvCallExt && slices.ContainsFunc(x.Values, reference)})
 		}
+	}
+	return out
+}
+
+// changedConsts lists the named constants of the proof's hunks that event
+// e of run s uses with another value than its counterpart ctr does: a
+// constant is no read, so the difference starts at its declaration.
+func (c *Comparison) changedConsts(s Side, e, ctr int) []Const {
+	if ctr < 0 {
+		return nil
+	}
+	r, o := c.runs[s], c.runs[s.other()]
+	a, b := consts(r.tr.SiteOf(e)), consts(o.tr.SiteOf(ctr))
+	if len(a) != len(b) {
+		return nil
+	}
+	var out []Const
+	for k, x := range a {
+		y := b[k]
+		if x.Decl == nil || x.Text != y.Text {
+			continue
+		}
+		if eq, known := same(x.Const, y.Const); eq || !known {
+			continue
+		}
+		if _, h := r.side.headLine(r.side.repoPath(x.Decl.File), x.Decl.Line); h == 0 {
+			continue
+		}
+		fv, pv := x.Const, y.Const
+		if s == Passing {
+			fv, pv = pv, fv
+		}
+		out = append(out, Const{Name: x.Text, Decl: *x.Decl, Failing: fv, Passing: pv, Type: x.Type})
+	}
+	return out
+}
+
+// consts lists a site's constant expressions in order.
+func consts(site *trace.Site) []*trace.Expr {
+	var out []*trace.Expr
+	var walk func(x *trace.Expr)
+	walk = func(x *trace.Expr) {
+		if x == nil {
+			return
+		}
+		if x.Op == trace.ExprConst {
+			out = append(out, x)
+		}
+		walk(x.X)
+		walk(x.Y)
+		for _, a := range x.Args {
+			walk(a)
+		}
+	}
+	for _, x := range site.Exprs {
+		walk(x)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -22,6 +23,7 @@ func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
 	}
 	if tv.Value != nil {
 		out.Op, out.Const = ExprConst, constValue(tv.Value)
+		out.Decl = r.constDecl(e)
 		return out
 	}
 	if tv.IsNil() {
@@ -340,4 +342,33 @@ func (r *rewriter) callKind(c *ast.CallExpr) (SiteKind, *types.Func) {
 		}
 	}
 	return SiteCallExt, fn
+}
+
+// constDecl returns where the named constant e is declared, when that is a
+// file of the module; nil otherwise.
+func (r *rewriter) constDecl(e ast.Expr) *Pos {
+	var id *ast.Ident
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		id = x
+	case *ast.SelectorExpr:
+		id = x.Sel
+	default:
+		return nil
+	}
+	obj, ok := r.info.Uses[id].(*types.Const)
+	if !ok || !obj.Pos().IsValid() {
+		return nil
+	}
+	at := r.fset.Position(obj.Pos())
+	here := filepath.ToSlash(r.fset.Position(r.file.Pos()).Filename)
+	root, ok := strings.CutSuffix(here, r.rel)
+	if !ok || at.Filename == "" {
+		return nil
+	}
+	file := rel(root, at.Filename)
+	if file == ".." || strings.HasPrefix(file, "../") {
+		return nil
+	}
+	return &Pos{File: file, Line: at.Line, Col: at.Column}
 }

@@ -201,6 +201,9 @@ type Expr struct {
 	Const Value  // ExprConst
 	Type  Type
 	Text  string
+	// Decl is where a named constant of the module is declared (ExprConst
+	// only), nil for a literal or a constant from elsewhere.
+	Decl *Pos `json:",omitempty"`
 }
 
 // EventKind classifies a dynamic event.
