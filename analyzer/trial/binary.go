@@ -3,6 +3,7 @@ package trial
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -117,10 +118,22 @@ func (r *Runner) runBinary(ctx context.Context, t2j, bin string) (Result, error)
 	// test2json marks a test that the binary's exit cut short (os.Exit in
 	// the test) as failed; go test gives it no verdict. Only a test that
 	// reported its failure failed.
-	if err == nil && res.Outcome == Fail && !bytes.Contains(out.stdout, []byte("--- FAIL: "+gotest.TestName(r.cfg.Test))) {
+	if err == nil && res.Outcome == Fail && !reportedFailure(out.stdout, r.cfg.Test) {
 		res.Outcome = Crash
 	}
 	return res, err
+}
+
+// reportedFailure reports whether test2json's output (JSON events) holds
+// the test's own "--- FAIL" line. The line is looked for as JSON writes it
+// inside a string: a subtest name may hold quotes or other characters
+// that JSON escapes.
+func reportedFailure(events []byte, test string) bool {
+	line, err := json.Marshal("--- FAIL: " + gotest.TestName(test))
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(events, line[1:len(line)-1])
 }
 
 // SetRunTimeout bounds each run of a prebuilt test binary (Repeat) by d

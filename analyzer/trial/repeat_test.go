@@ -2,6 +2,7 @@ package trial
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -93,5 +94,22 @@ func TestSetRunTimeout(t *testing.T) {
 	}
 	if runs[0].Outcome != Timeout || time.Since(start) > time.Minute {
 		t.Errorf("hung run: %s after %v", runs[0].Outcome, time.Since(start))
+	}
+}
+
+// TestReportedFailureInJSON: test2json escapes quotes in a subtest's name
+// inside its JSON events; the test's "--- FAIL" line is found all the same,
+// and a run that never printed it is not taken for one that did.
+func TestReportedFailureInJSON(t *testing.T) {
+	name := `TestImportRegex/"/foo/foo_bar.api"`
+	line, err := json.Marshal(map[string]string{"Action": "output", "Output": "    --- FAIL: " + name + " (0.00s)\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reportedFailure(line, name) {
+		t.Errorf("the FAIL line of %s in %s is not found", name, line)
+	}
+	if reportedFailure(line, "TestImportRegex/other") {
+		t.Errorf("another subtest's FAIL line is taken for TestImportRegex/other's")
 	}
 }
