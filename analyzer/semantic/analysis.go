@@ -60,6 +60,9 @@ type Analysis struct {
 	dels []*deletion
 	// places caches source lookups by site.
 	places map[trace.SiteID]*place
+	// extCalls finds the site of an uninstrumented call by where it
+	// starts (built on first use).
+	extCalls map[trace.Pos]trace.SiteID
 	// objs names the run's objects in the values shown.
 	objs trace.Objects
 }
@@ -132,7 +135,7 @@ func (a *Analysis) Failure() (Target, error) {
 	if len(fails) == 0 {
 		return Target{}, fmt.Errorf("%w: the trace records no failure", ErrNoCause)
 	}
-	i := fails[0]
+	i := a.firstFailure(fails)
 	ev := a.tr.Event(i)
 	site := a.tr.SiteOf(i)
 	t := Target{Event: i, Outcome: "failed", Failure: i}
@@ -682,12 +685,12 @@ func (a *Analysis) isNilDeref(i int) bool {
 // needed to decide the panic). Nil otherwise.
 func (a *Analysis) implicitLocals(i int) [][2]int {
 	ev := a.tr.Event(i)
-	site := a.tr.SiteOf(i)
-	if ev.Kind != trace.EvPanic || ev.Frame == 0 || len(site.Operands) == 0 {
+	operands := a.panicOperands(i)
+	if ev.Kind != trace.EvPanic || ev.Frame == 0 || len(operands) == 0 {
 		return nil
 	}
 	locals := map[string]trace.Operand{}
-	for _, o := range site.Operands {
+	for _, o := range operands {
 		if o.Obj != 0 && !o.Global && o.Path == "" && !o.Write {
 			locals[o.Text] = o
 		}
@@ -709,7 +712,7 @@ func (a *Analysis) implicitLocals(i int) [][2]int {
 		}
 		return ok
 	}
-	for _, o := range site.Operands {
+	for _, o := range operands {
 		if o.Write {
 			return nil
 		}
