@@ -27,6 +27,9 @@ type formula struct {
 	extRes map[[2]int]smt.Term
 	// opaque counts point-wise encodings.
 	pointWise int
+	// exact leaves out the premises that make an uninstrumented call
+	// depend on reads no expression models (unmodelled, receiverCall).
+	exact bool
 }
 
 // evClause is the soft clause of one event.
@@ -517,7 +520,9 @@ func (f *formula) build(i int) *evClause {
 			bind(i, f.resultVar(i, k), e, v)
 		}
 	case trace.EvCallExt:
-		b.extra = f.receiverCall(b, i)
+		if !f.exact {
+			b.extra = f.receiverCall(b, i)
+		}
 		for k, v := range ev.Values {
 			r, ok := f.extRes[[2]int{i, k}]
 			if !ok {
@@ -594,7 +599,7 @@ func dedup(xs []int) []int {
 // (`re.FindString(s)` depends on re), which the tracer reads for the
 // statement. Without the premise the result would not depend on it.
 func (b *builder) unmodelled(e *trace.Expr) []smt.Term {
-	if e == nil || !b.callsExt(e) {
+	if e == nil || b.f.exact || !b.callsExt(e) {
 		return nil
 	}
 	named := map[int]bool{}
