@@ -60,6 +60,12 @@ type Analysis struct {
 	dels []*deletion
 	// places caches source lookups by site.
 	places map[trace.SiteID]*place
+	// fExact is the formula without the premises of unmodelled reads,
+	// tried when a target is not forced with them.
+	fExact *formula
+	// extCalls finds the site of an uninstrumented call by where it
+	// starts (built on first use).
+	extCalls map[trace.Pos]trace.SiteID
 	// objs names the run's objects in the values shown.
 	objs trace.Objects
 }
@@ -132,7 +138,7 @@ func (a *Analysis) Failure() (Target, error) {
 	if len(fails) == 0 {
 		return Target{}, fmt.Errorf("%w: the trace records no failure", ErrNoCause)
 	}
-	i := fails[0]
+	i := a.firstFailure(fails)
 	ev := a.tr.Event(i)
 	site := a.tr.SiteOf(i)
 	t := Target{Event: i, Outcome: "failed", Failure: i}
@@ -355,16 +361,20 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 		cause.Constants = a.constantsOf(cause.Events)
 		return cause, nil
 	}
-	neg, deps, err := a.negate(t)
-	if err != nil {
-		return nil, fmt.Errorf("%w: target %s: %v", ErrNoCause, a.describe(t.Event), err)
+	labels, core, err := a.solve(ctx, t)
+	if errors.Is(err, smt.ErrSatisfiable) && !a.f.exact {
+		// The premises that make uninstrumented calls depend on what
+		// they were called on weaken clauses: when a hole in the trace
+		// then leaves the target free, the run's results alone are
+		// tried, as observed.
+		if a.fExact == nil {
+			a.fExact = newFormula(a.tr, a.c, a.idx)
+			a.fExact.exact = true
+		}
+		a.f, a.fExact = a.fExact, a.f
+		labels, core, err = a.solve(ctx, t)
+		a.f, a.fExact = a.fExact, a.f
 	}
-	labels, soft, err := a.slice(deps, t.Event)
-	if err != nil {
-		return nil, fmt.Errorf("%w: target %s: %v", ErrNoCause, a.describe(t.Event), err)
-	}
-	hard := append(a.hard(), neg)
-	core, err := a.c.MinimalCore(ctx, hard, soft)
 	if err != nil {
 		if errors.Is(err, smt.ErrSatisfiable) {
 			return nil, fmt.Errorf("%w: target %s is not forced by the encoded run (trace incomplete)", ErrNoCause, a.describe(t.Event))
@@ -386,6 +396,21 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 	}
 	cause.Constants = a.constantsOf(cause.Events)
 	return cause, nil
+}
+
+// solve returns the minimal core of t's slice under its negation, with
+// the event of each soft clause.
+func (a *Analysis) solve(ctx context.Context, t Target) ([]int, *smt.Core, error) {
+	neg, deps, err := a.negate(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	labels, soft, err := a.slice(deps, t.Event)
+	if err != nil {
+		return nil, nil, err
+	}
+	core, err := a.c.MinimalCore(ctx, append(a.hard(), neg), soft)
+	return labels, core, err
 }
 
 func (a *Analysis) hard() []smt.Term {
@@ -682,12 +707,12 @@ func (a *Analysis) isNilDeref(i int) bool {
 // needed to decide the panic). Nil otherwise.
 func (a *Analysis) implicitLocals(i int) [][2]int {
 	ev := a.tr.Event(i)
-	site := a.tr.SiteOf(i)
-	if ev.Kind != trace.EvPanic || ev.Frame == 0 || len(site.Operands) == 0 {
+	operands := a.panicOperands(i)
+	if ev.Kind != trace.EvPanic || ev.Frame == 0 || len(operands) == 0 {
 		return nil
 	}
 	locals := map[string]trace.Operand{}
-	for _, o := range site.Operands {
+	for _, o := range operands {
 		if o.Obj != 0 && !o.Global && o.Path == "" && !o.Write {
 			locals[o.Text] = o
 		}
@@ -709,7 +734,7 @@ func (a *Analysis) implicitLocals(i int) [][2]int {
 		}
 		return ok
 	}
-	for _, o := range site.Operands {
+	for _, o := range operands {
 		if o.Write {
 			return nil
 		}

@@ -134,6 +134,9 @@ func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
 		}
 	}
 	ev := a.tr.Event(g)
+	if ev.Kind == trace.EvReturn {
+		a.nakedReturn(g, found)
+	}
 	reads := ev.Reads
 	src := g
 	if ev.Kind == trace.EvEntry && ev.Frame > 0 {
@@ -147,6 +150,12 @@ func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
 	for _, it := range reads {
 		d := a.tr.Def(src, it.Slot)
 		if d < 0 {
+			// Nothing traced wrote the location: a field the run
+			// left as it was. A branch of this frame's run whose
+			// not-taken side would have assigned it decided its value.
+			if o, ok := a.f.operand(src, it.Slot); ok && it.Loc.Kind != trace.LocLocal && sev.Frame > 0 {
+				a.unassignedBetween(a.tr.Frame(sev.Frame).Entry, src, lastName(o.Text), found)
+			}
 			continue
 		}
 		o, _ := a.f.operand(src, it.Slot)
@@ -239,6 +248,42 @@ func (a *Analysis) exitsBetween(d, src int, field string, found map[int]bool) {
 			found[b] = true
 		}
 	}
+}
+
+// unassignedBetween adds the branches, in any frame, that ran between
+// events from and src and whose not-taken side assigns a location named
+// field: the read at src of a location nothing traced wrote kept its old
+// value because those branches went the other way (`if !ok { v.errs =
+// append(v.errs, e) }` not taken leaves v.errs empty).
+func (a *Analysis) unassignedBetween(from, src int, field string, found map[int]bool) {
+	if field == "" || from < 0 {
+		return
+	}
+	for b := from + 1; b < src && b-from <= maxExitScan; b++ {
+		be := a.tr.Event(b)
+		if be.Kind != trace.EvBranch || len(be.Values) == 0 || be.Values[0].Kind != trace.ValBool {
+			continue
+		}
+		sk := a.tr.SiteOf(b).Kind
+		if sk == trace.SiteAndAnd || sk == trace.SiteOrOr {
+			continue
+		}
+		bp := a.place(a.tr.SiteOf(b))
+		if bp == nil {
+			continue
+		}
+		if region := notTaken(bp, be.Values[0].Bool(), false); region != nil && definesField([]ast.Stmt{asStmt(region)}, field) {
+			found[b] = true
+		}
+	}
+}
+
+// asStmt returns region as a statement (a block or an else-if).
+func asStmt(region ast.Node) ast.Stmt {
+	if s, ok := region.(ast.Stmt); ok {
+		return s
+	}
+	return &ast.EmptyStmt{}
 }
 
 // lastName is the last selector or name of a location's text: "args" for
@@ -389,4 +434,69 @@ func (a *Analysis) resultType(i int) trace.Type {
 		return s.Exprs[0].Type
 	}
 	return trace.Type{}
+}
+
+// nakedReturn adds, for a `return` without expressions, the branches of
+// its frame whose not-taken side assigns a named result the return hands
+// back: `if len(errs) > 0 { err = errs }` not taken returns err's zero
+// value. The return reads the results without the tracer recording it;
+// each one's last definition is its last traced write in the frame, or
+// the entry that zeroed it.
+func (a *Analysis) nakedReturn(g int, found map[int]bool) {
+	site := a.tr.SiteOf(g)
+	if len(site.Exprs) > 0 {
+		return
+	}
+	p := a.place(site)
+	if p == nil {
+		return
+	}
+	_, fn := statementOf(p.path)
+	var ft *ast.FuncType
+	switch fn := fn.(type) {
+	case *ast.FuncDecl:
+		ft = fn.Type
+	case *ast.FuncLit:
+		ft = fn.Type
+	}
+	if ft == nil || ft.Results == nil {
+		return
+	}
+	fr := a.tr.Event(g).Frame
+	evs := a.idx.before(fr, g) // latest first
+	for _, field := range ft.Results.List {
+		for _, id := range field.Names {
+			if id.Name == "_" {
+				continue
+			}
+			for _, b := range evs {
+				if a.writesName(b, id.Name) {
+					break
+				}
+				be := a.tr.Event(b)
+				if be.Kind != trace.EvBranch || len(be.Values) == 0 || be.Values[0].Kind != trace.ValBool {
+					continue
+				}
+				bp := a.place(a.tr.SiteOf(b))
+				if bp == nil {
+					continue
+				}
+				sk := a.tr.SiteOf(b).Kind
+				short := sk == trace.SiteAndAnd || sk == trace.SiteOrOr
+				if mayDefine(notTaken(bp, be.Values[0].Bool(), short), id.Name, true) {
+					found[b] = true
+				}
+			}
+		}
+	}
+}
+
+// writesName reports whether event i writes a local named name.
+func (a *Analysis) writesName(i int, name string) bool {
+	for _, w := range a.tr.Event(i).Writes {
+		if o, ok := a.f.operand(i, w.Slot); ok && o.Text == name && w.Loc.Kind == trace.LocLocal {
+			return true
+		}
+	}
+	return false
 }

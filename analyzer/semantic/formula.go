@@ -3,6 +3,8 @@ package semantic
 import (
 	"fmt"
 	"go/token"
+	"slices"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/smt"
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -25,6 +27,9 @@ type formula struct {
 	extRes map[[2]int]smt.Term
 	// opaque counts point-wise encodings.
 	pointWise int
+	// exact leaves out the premises that make an uninstrumented call
+	// depend on reads no expression models (unmodelled, receiverCall).
+	exact bool
 }
 
 // evClause is the soft clause of one event.
@@ -51,6 +56,8 @@ type builder struct {
 	// opaque is set when an expression cannot be modelled precisely; the
 	// caller then encodes the whole expression point-wise.
 	opaque bool
+	// extra are premises a point-wise encoding adds to the event's reads.
+	extra []smt.Term
 }
 
 // sortOf maps a Go type to a solver sort. Types without a precise model
@@ -155,6 +162,15 @@ func (b *builder) read(slot int, t trace.Type) smt.Term {
 			}
 			return x
 		}
+		// A call or failure event emitted before its arguments were
+		// evaluated (its last argument is a constant) recorded none of
+		// them: their reads went to a later event. The argument is not
+		// known here, so it is encoded point-wise (the observed value),
+		// never left free: a free argument lets the solver change what
+		// the callee computes.
+		if k := f.tr.Event(b.ev).Kind; k == trace.EvCall || k == trace.EvFail {
+			b.opaque = true
+		}
 		// Not evaluated (short-circuit): unconstrained, since the run's
 		// outcome did not depend on it.
 		s, _ := sortOf(t)
@@ -228,7 +244,7 @@ func (b *builder) observed() []smt.Term {
 			pre = append(pre, eq)
 		}
 	}
-	return pre
+	return append(pre, b.extra...)
 }
 
 // pointWise returns (reads = observed) → (result = observed).
@@ -437,6 +453,9 @@ func (f *formula) build(i int) *evClause {
 			eb.deps = nil
 			cl = eb.pointWise(lhs, v)
 		}
+		if pre := eb.unmodelled(e); len(pre) > 0 {
+			cl = f.c.Implies(f.c.And(pre...), cl)
+		}
 		parts = append(parts, cl)
 		b.deps = append(b.deps, eb.deps...)
 	}
@@ -501,6 +520,9 @@ func (f *formula) build(i int) *evClause {
 			bind(i, f.resultVar(i, k), e, v)
 		}
 	case trace.EvCallExt:
+		if !f.exact {
+			b.extra = f.receiverCall(b, i)
+		}
 		for k, v := range ev.Values {
 			r, ok := f.extRes[[2]int{i, k}]
 			if !ok {
@@ -568,4 +590,131 @@ func dedup(xs []int) []int {
 		}
 	}
 	return out
+}
+
+// unmodelled returns, when e calls an uninstrumented function, the premise
+// that the reads of the event no part of e names have their observed
+// values. Such a read is what the call depends on without being an
+// argument: the receiver of a method the tracer cannot enter
+// (`re.FindString(s)` depends on re), which the tracer reads for the
+// statement. Without the premise the result would not depend on it.
+func (b *builder) unmodelled(e *trace.Expr) []smt.Term {
+	if e == nil || b.f.exact || !b.callsExt(e) {
+		return nil
+	}
+	named := map[int]bool{}
+	var walk func(e *trace.Expr)
+	walk = func(e *trace.Expr) {
+		if e == nil {
+			return
+		}
+		switch e.Op {
+		case trace.ExprRead, trace.ExprCall:
+			named[e.Slot] = true
+		}
+		walk(e.X)
+		walk(e.Y)
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	walk(e)
+	site := b.f.tr.SiteOf(b.ev)
+	var pre []smt.Term
+	for _, it := range b.f.tr.Event(b.ev).Reads {
+		if named[it.Slot] {
+			continue
+		}
+		o, ok := b.f.operand(b.ev, it.Slot)
+		if !ok || o.Write {
+			continue
+		}
+		if slices.ContainsFunc(site.Exprs, func(x *trace.Expr) bool { return x != nil && x.Op == trace.ExprCall && x.Slot == it.Slot }) {
+			continue
+		}
+		x := b.read(it.Slot, o.Type)
+		if eq, err := b.f.c.Eq(x, b.f.c.Const(x.Sort(), code(it.Value))); err == nil {
+			pre = append(pre, eq)
+		}
+	}
+	return pre
+}
+
+// callsExt reports whether e calls an uninstrumented function at event
+// b.ev.
+func (b *builder) callsExt(e *trace.Expr) bool {
+	if e == nil {
+		return false
+	}
+	if e.Op == trace.ExprCall {
+		if ci := b.f.tr.LastCall(b.ev, e.Call); ci >= 0 && b.f.tr.Event(ci).Kind == trace.EvCallExt {
+			return true
+		}
+	}
+	if b.callsExt(e.X) || b.callsExt(e.Y) {
+		return true
+	}
+	return slices.ContainsFunc(e.Args, b.callsExt)
+}
+
+// maxReceiverScan bounds how far back receiverCall looks in the frame.
+const maxReceiverScan = 64
+
+// receiverCall returns, for the uninstrumented method call event i whose
+// receiver is itself a call (`lazy().MatchString(s)`), the premise that
+// the receiver call returned what it did. The tracer records no read of
+// such a receiver for the method's event; without the premise the
+// method's result would not depend on the object it was called on. The
+// receiver call starts where the method call starts and its text, with a
+// selector, begins the method call's.
+func (f *formula) receiverCall(b *builder, i int) []smt.Term {
+	site := f.tr.SiteOf(i)
+	evs := f.idx.before(f.tr.Event(i).Frame, i)
+	for k, j := range evs {
+		if k >= maxReceiverScan {
+			break
+		}
+		ej := f.tr.Event(j)
+		if ej.Kind != trace.EvCall && ej.Kind != trace.EvCallExt {
+			continue
+		}
+		sj := f.tr.SiteOf(j)
+		if sj.Pos.File != site.Pos.File || sj.Pos.Line != site.Pos.Line || sj.Pos.Col != site.Pos.Col || !strings.HasPrefix(site.Text, sj.Text+".") {
+			continue
+		}
+		var x smt.Term
+		var v trace.Value
+		switch ej.Kind {
+		case trace.EvCall:
+			fr := f.tr.Callee(j)
+			if fr == 0 {
+				return nil
+			}
+			exit := f.tr.Frame(fr).Exit
+			if exit < 0 || f.tr.Event(exit).Kind != trace.EvReturn || f.results(exit) < 1 || len(f.tr.Event(exit).Values) < 1 {
+				return nil
+			}
+			x, v = f.resultVar(exit, 0), f.tr.Event(exit).Values[0]
+			b.deps = append(b.deps, exit)
+		case trace.EvCallExt:
+			if len(ej.Values) < 1 {
+				return nil
+			}
+			v = ej.Values[0]
+			key := [2]int{j, 0}
+			r, ok := f.extRes[key]
+			if !ok {
+				r = f.c.Var(fmt.Sprintf("x%d.%d", j, 0), smt.IntSort(64, false))
+				f.extRes[key] = r
+			}
+			x = r
+			b.deps = append(b.deps, j)
+		}
+		eq, err := f.c.Eq(x, f.c.Const(x.Sort(), code(v)))
+		if err != nil {
+			return nil
+		}
+		return []smt.Term{eq}
+	}
+	return nil
 }

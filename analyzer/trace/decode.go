@@ -198,6 +198,11 @@ func (d *decoder) record(h, frame uint64, items []uint64) {
 				fr.Call = c
 				delete(d.pendingCall, p)
 			}
+		} else if c, ok := d.pendingCall[0]; ok && c == e.Index-1 {
+			// Called by a package-level initialiser, which runs in no
+			// frame: the call is the event just before the entry.
+			fr.Call = c
+			delete(d.pendingCall, 0)
 		}
 		d.stacks[fr.Goroutine] = append(st, e.Frame)
 	case EvReturn, EvPanic:

@@ -63,6 +63,7 @@ func instrument(ctx context.Context, dir, pkg, tmp string, only []string) (*inst
 		return ids[i] < ids[j]
 	})
 	in := &instrumented{tab: newTable(), overlay: map[string]string{}, modPath: mod.Path}
+	large := largeFuncs(all, selected)
 	done := map[string]bool{}
 	n := 0
 	for _, id := range ids {
@@ -88,7 +89,7 @@ func instrument(ctx context.Context, dir, pkg, tmp string, only []string) (*inst
 				return nil, fmt.Errorf("reading %s: %w", name, err)
 			}
 			n++
-			out, ok := rewriteOne(p, f, src, rel(mod.Dir, name), in.tab, inScope, mod.Path+"/"+rtDir, n)
+			out, ok := rewriteOne(p, f, src, rel(mod.Dir, name), in.tab, inScope, large, mod.Path+"/"+rtDir, n)
 			if !ok {
 				continue
 			}
@@ -176,7 +177,7 @@ func selectedPackage(modPath string, only []string, path string) bool {
 // rewriteOne instruments one file; a panic in the rewriter (a construct it
 // mishandles) leaves the file unmodified.
 func rewriteOne(p *packages.Package, f *ast.File, src []byte, relName string, tab *table,
-	scope func(*types.Package) bool, rtPath string, n int) (out []byte, ok bool) {
+	scope func(*types.Package) bool, large map[funcKey]bool, rtPath string, n int) (out []byte, ok bool) {
 	tf := p.Fset.File(f.Pos())
 	if tf == nil || tf.Size() != len(src) {
 		return nil, false
@@ -190,7 +191,7 @@ func rewriteOne(p *packages.Package, f *ast.File, src []byte, relName string, ta
 		}
 	}()
 	r := &rewriter{fset: p.Fset, info: p.TypesInfo, file: f, src: src, base: tf.Base(), rel: relName,
-		tab: tab, scope: scope, gvar: fmt.Sprintf("_ctg%d", n)}
+		tab: tab, scope: scope, large: large, gvar: fmt.Sprintf("_ctg%d", n)}
 	out = r.rewriteFile(rtPath)
 	if len(tab.Sites) == save {
 		// Nothing to instrument (only declarations or comments): the
@@ -198,6 +199,45 @@ func rewriteOne(p *packages.Package, f *ast.File, src []byte, relName string, ta
 		return nil, false
 	}
 	return out, true
+}
+
+// maxFuncLines bounds the length of a function the tracer instruments.
+// The compiler's time on an instrumented function grows much faster than
+// its length: a generated interpreter loop of thousands of lines took
+// minutes to build. Longer functions run uninstrumented and are observed
+// at their calls, like code outside the module.
+const maxFuncLines = 1500
+
+// funcKey names a function declaration by file and the line of its name,
+// the same in every variant of a package (with or without its tests).
+type funcKey struct {
+	file string
+	line int
+}
+
+// largeFuncs returns the function declarations longer than maxFuncLines
+// in the packages to instrument.
+func largeFuncs(all map[string]*packages.Package, selected func(string) bool) map[funcKey]bool {
+	large := map[funcKey]bool{}
+	for _, p := range all {
+		if !selected(strings.TrimSuffix(p.PkgPath, "_test")) {
+			continue
+		}
+		for _, f := range p.Syntax {
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Body == nil {
+					continue
+				}
+				from, to := p.Fset.Position(fd.Pos()), p.Fset.Position(fd.End())
+				if to.Line-from.Line > maxFuncLines {
+					name := p.Fset.Position(fd.Name.Pos())
+					large[funcKey{name.Filename, name.Line}] = true
+				}
+			}
+		}
+	}
+	return large
 }
 
 func rel(root, name string) string {

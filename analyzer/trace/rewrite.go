@@ -26,6 +26,7 @@ type rewriter struct {
 	tab   *table
 	es    edits
 	scope func(*types.Package) bool
+	large map[funcKey]bool // functions left uninstrumented for their length
 	addr  map[*types.Var]bool
 	fname string // enclosing function, qualified
 	frame string // frame variable in scope ("_ctf", or the file's init frame)
@@ -71,6 +72,10 @@ func (r *rewriter) rewriteFile(rtPath string) []byte {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			if d.Body == nil {
+				continue
+			}
+			if r.isLarge(d.Name.Pos()) {
+				r.skip(d, fmt.Sprintf("function longer than %d lines", maxFuncLines))
 				continue
 			}
 			r.fname = r.funcName(d)
@@ -280,4 +285,14 @@ func (r *rewriter) readWrap(slot int, t types.Type, li locInfo) (string, string)
 		return fmt.Sprintf("%s.V%s(%s, %d, ", rtName, n, r.fa(), slot), ")"
 	}
 	return fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), slot), ")"
+}
+
+// isLarge reports whether the function declared with its name at pos is
+// too long to instrument (see maxFuncLines).
+func (r *rewriter) isLarge(pos token.Pos) bool {
+	if len(r.large) == 0 || !pos.IsValid() {
+		return false
+	}
+	p := r.fset.Position(pos)
+	return r.large[funcKey{p.Filename, p.Line}]
 }
