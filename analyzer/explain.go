@@ -231,6 +231,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if err := preferUses(ctx, b, found, res.Hunks); err != nil && !spent(ctx, err) {
 		return nil, fmt.Errorf("telling root from auxiliary hunks: %w", err)
 	}
+	if found, err = nearest(ctx, b, res, found, candidates, failing, opt); err != nil && !spent(ctx, err) {
+		return nil, fmt.Errorf("choosing the root nearest the failure: %w", err)
+	}
 	conclude(res, found)
 	if res.Status == Explained && failing != nil {
 		b.enter(PhaseContrast)

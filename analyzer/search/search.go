@@ -74,6 +74,10 @@ type Found struct {
 	Proof trial.Result
 	// Suspect is the root the search settled on when its proof did not pass.
 	Suspect []diffhunks.ID
+	// Alternatives are other proven roots, disjoint from Root, that the
+	// failing run puts farther from the failure (see Nearest); nearest
+	// first.
+	Alternatives [][]diffhunks.ID
 	// Trials counts calls to Tester.Run, the proof included; Builds counts
 	// calls to Tester.Build made by the auxiliary-change search.
 	Trials int
