@@ -191,7 +191,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if len(spec) > 0 {
 		res.Notes.Add(note.Note{Code: note.SpecHunks, N: len(spec)})
 	}
-	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers}
+	// The failure's stack, when it shows changed code, guides a large
+	// search; the semantic analysis adds what the traced run executed.
+	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers, Hint: failureOrder(res, nil)}
 	b.enter(PhaseSearch)
 	var found *search.Found
 	var failing *afterLoop // the failing run's analysis, when there is one

@@ -177,3 +177,58 @@ func TestNearestAfterAsymmetric(t *testing.T) {
 		}
 	}
 }
+
+func TestHinted(t *testing.T) {
+	ctx := context.Background()
+	// 60 hunks, 10 to a file, 5 to a function; hunk 37 is the fault.
+	hunks := hunksIn(60, 10, 5)
+	search := func(hint []diffhunks.ID, o *oracle) *Found {
+		t.Helper()
+		f, err := Asymmetric(ctx, o, hunks, ids(1, 60), Options{Hint: hint})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.Root, []diffhunks.ID{37}) {
+			t.Fatalf("hint %v: root %v, want [37]", hint, f.Root)
+		}
+		return f
+	}
+	plain := search(nil, &oracle{passes: subsetRule(37)})
+	o := &oracle{passes: subsetRule(37)}
+	// The run points at 12 first (its function fails), then at 38, whose
+	// function (36-40) holds the fault.
+	hinted := search([]diffhunks.ID{12, 38, 2}, o)
+	if hinted.Trials >= plain.Trials {
+		t.Errorf("hinted search took %d trials, the plain one %d: want fewer", hinted.Trials, plain.Trials)
+	}
+	if o.runs[key(ids(11, 15))] != 1 || o.runs[key(ids(36, 40))] == 0 || o.runs[key(ids(1, 5))] != 0 {
+		t.Errorf("runs %v: want the functions of 12 and 38 tried, not that of 2", o.order)
+	}
+
+	// The hinted function does not compile alone and nothing the compiler
+	// says helps: it counts as failing at the cost of a few builds (the
+	// whole pool is not built and shrunk with it), and the plain search
+	// still finds the root.
+	broken := func() *oracle {
+		return &oracle{
+			passes:   subsetRule(37),
+			compiles: func(r set) bool { return !r[12] || r[60] },
+			msg:      func(set) string { return "pkg/f01.go:1:1: syntax error" },
+		}
+	}
+	var builds [2]int
+	for i, hint := range [][]diffhunks.ID{nil, {12}} {
+		o := broken()
+		f, err := Asymmetric(ctx, o, hunks, ids(1, 60), Options{Hint: hint})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.Root, []diffhunks.ID{37}) {
+			t.Errorf("hint %v: root %v, want [37]", hint, f.Root)
+		}
+		builds[i] = o.nbuilds()
+	}
+	if builds[1] > builds[0]+3 {
+		t.Errorf("a hint that does not compile cost %d builds, the plain search %d: want at most 3 more", builds[1], builds[0])
+	}
+}
