@@ -146,14 +146,16 @@ func holds(h diffhunks.Hunk, line int) bool {
 }
 
 // executed lists the hunks whose code the traced failing run executed up
-// to its failure, the latest executed first.
+// to its last failure, the latest executed first.
 func (l *afterLoop) executed(hunks []diffhunks.Hunk) []diffhunks.ID {
 	if l == nil || l.tr == nil {
 		return nil
 	}
 	end := len(l.tr.Events)
+	// Up to the last failure: a test may report several, and the
+	// outcome is all of them.
 	if fails := l.tr.Failures(); len(fails) > 0 {
-		end = fails[0] + 1
+		end = fails[len(fails)-1] + 1
 	}
 	byFile := map[string][]diffhunks.Hunk{}
 	for _, h := range hunks {
