@@ -204,9 +204,6 @@ func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found,
 	for _, alt := range g.Alternatives {
 		g.Notes.Add(note.Note{Code: note.AlternativeRoot, Hunks: alt})
 	}
-	if !slices.Equal(g.Root, f.Root) && len(g.Alternatives) == 0 {
-		g.Notes.Add(note.Note{Code: note.RootByRole, Hunks: g.Root})
-	}
 	var moved []diffhunks.ID
 	for _, id := range ranked {
 		if slices.Contains(g.Root, id) {

@@ -23,10 +23,9 @@ const maxNearer = 3
 // failure first. Each ranked hunk before the first hunk of f.Root (at most
 // maxNearer of them, candidates only) is tried alone, with the hunks it
 // needs to compile and the test's own hunks f.Aux holds (opt.Spec); the
-// first whose revert passes, and passes again as proof, becomes the root,
-// and f's root is kept in Alternatives when the new proof leaves it
-// unreverted (else the two only swapped roles). Otherwise f is returned
-// as it is.
+// first whose revert passes without reverting any of f.Root, and passes
+// again as proof, becomes the root, and f's root is kept in Alternatives.
+// Otherwise f is returned as it is.
 // The returned Found counts f's trials and builds and those made here.
 func Nearest(ctx context.Context, t Tester, hunks []diffhunks.Hunk, f *Found, candidates, ranked []diffhunks.ID, opt Options) (*Found, error) {
 	if f == nil || len(f.Root) == 0 {
@@ -54,11 +53,14 @@ func Nearest(ctx context.Context, t Tester, hunks []diffhunks.Hunk, f *Found, ca
 	s.extra = intersect(norm(f.Aux), norm(opt.Spec))
 	for _, h := range tries {
 		root := []diffhunks.ID{h}
-		v, err := s.try(ctx, root)
+		// Only the auxiliary hunks the compiler or a guess points at:
+		// with the whole pool the try would revert f's root too.
+		v, err := s.tryAux(ctx, root, false)
 		if err != nil {
 			return nil, err
 		}
-		if !v.passed() {
+		// A try whose revert takes f's root along proves no other root.
+		if !v.passed() || len(intersect(f.Root, v.aux)) > 0 {
 			continue
 		}
 		g, err := s.proveSet(ctx, root, union(v.aux, s.extra), f.Notes...)
@@ -70,13 +72,7 @@ func Nearest(ctx context.Context, t Tester, hunks []diffhunks.Hunk, f *Found, ca
 		if err != nil {
 			return nil, err
 		}
-		// The search's root is another root when the new proof does not
-		// revert it; when it does, only the roles changed.
-		if len(intersect(f.Root, union(g.Root, g.Aux))) == 0 {
-			g.Alternatives = append([][]diffhunks.ID{f.Root}, f.Alternatives...)
-		} else {
-			g.Alternatives = f.Alternatives
-		}
+		g.Alternatives = append([][]diffhunks.ID{f.Root}, f.Alternatives...)
 		g.Trials += f.Trials
 		g.Builds += f.Builds
 		return g, nil

@@ -123,6 +123,21 @@ func TestNearest(t *testing.T) {
 		}
 	})
 
+	t.Run("a nearer hunk that needs the found root to compile", func(t *testing.T) {
+		// Reverting 4 compiles only with 6 reverted too, and then it
+		// passes because of 6: no other root.
+		o := twoRoots(false)
+		compiles := o.compiles
+		o.compiles = func(r set) bool { return compiles(r) && !(r[4] && !r[6]) }
+		f, err := Nearest(ctx, o, hunks, far, candidates, []diffhunks.ID{4, 6}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.Root, []diffhunks.ID{6}) || !slices.Equal(f.Aux, []diffhunks.ID{1}) || len(f.Alternatives) != 0 {
+			t.Errorf("root %v aux %v alternatives %v, want the search's answer", f.Root, f.Aux, f.Alternatives)
+		}
+	})
+
 	t.Run("a nearer root whose proof fails", func(t *testing.T) {
 		o := twoRoots(true)
 		f, err := Nearest(ctx, o, hunks, far, candidates, []diffhunks.ID{2, 6}, opt)
