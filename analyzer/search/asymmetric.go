@@ -156,7 +156,9 @@ const (
 // following the compiler or a guess finds: reverting the whole pool with it
 // would pass like reverting everything and prove nothing about it.
 func (s *searcher) hinted(ctx context.Context, all []diffhunks.ID) ([]diffhunks.ID, error) {
-	if len(all) < minHinted || len(s.opt.Hint) == 0 {
+	// A Monotone search is over a guess already (the hunks the causes
+	// touch), which the hint would only second-guess.
+	if len(all) < minHinted || len(s.opt.Hint) == 0 || s.opt.Monotone {
 		return all, nil
 	}
 	for _, g := range s.hintUnits(all) {

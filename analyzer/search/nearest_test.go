@@ -220,6 +220,16 @@ func TestHinted(t *testing.T) {
 		t.Errorf("runs %v: want the functions of 12 and 38 tried, not that of 2", o.order)
 	}
 
+	// A Monotone search (over a guess already) does not take hints.
+	o = &oracle{passes: subsetRule(37)}
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 60), Options{Hint: []diffhunks.ID{38}, Monotone: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Root, []diffhunks.ID{37}) || f.Trials != plain.Trials {
+		t.Errorf("monotone: root %v after %d trials, want [37] after the plain search's %d", f.Root, f.Trials, plain.Trials)
+	}
+
 	// The hinted function does not compile alone and nothing the compiler
 	// says helps: it counts as failing at the cost of a few builds (the
 	// whole pool is not built and shrunk with it), and the plain search

@@ -64,7 +64,8 @@ type Options struct {
 	// failure first (its stack, the changed code it executed last). On a
 	// large change Asymmetric first tries reverting the functions these
 	// hunks lie in, one at a time; the first that passes is searched
-	// instead of all candidates. Nil means no evidence.
+	// instead of all candidates. Nil means no evidence. A Monotone search
+	// ignores it.
 	Hint []diffhunks.ID
 }
 
