@@ -47,6 +47,10 @@ func Nearest(ctx context.Context, t Tester, hunks []diffhunks.Hunk, f *Found, ca
 		return f, nil
 	}
 	s := newSearcher(t, hunks, opt)
+	// Another root must pass without f's: its tries never draw f's root
+	// as auxiliary hunks (a guess holding it would pass, and cost a
+	// build per hunk to minimise, only to be passed over).
+	s.pool = minus(s.pool, norm(f.Root))
 	// The test's own hunks the proven answer needed are reverted with
 	// every try: the change may have rewritten the test to expect its new
 	// behaviour.

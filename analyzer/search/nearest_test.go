@@ -34,7 +34,7 @@ func twoRoots(flaky bool) *oracle {
 
 func twoRootsHunks() []diffhunks.Hunk {
 	return []diffhunks.Hunk{
-		{ID: 1, File: "uuid.go", Kind: diffhunks.Modify},
+		{ID: 1, File: "uuid.go", Kind: diffhunks.Modify, Diff: "-\t\"strings\"\n"},
 		{ID: 2, File: "uuid.go", Func: "(*UUID).parse", Kind: diffhunks.Modify},
 		{ID: 3, File: "uuid.go", Func: "(*UUID).parse", Kind: diffhunks.Modify},
 		{ID: 4, File: "uuid.go", Func: "String", Kind: diffhunks.Modify},
