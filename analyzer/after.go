@@ -53,6 +53,7 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 		res.Notes.Add(note.Note{Code: note.SemanticFailed, Detail: err.Error()})
 	}
 	b.enter(PhaseSearch)
+	opt.Hint = failureOrder(res, loop)
 	found, err := search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
 	return found, loop, err
 }

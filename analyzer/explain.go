@@ -191,7 +191,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if len(spec) > 0 {
 		res.Notes.Add(note.Note{Code: note.SpecHunks, N: len(spec)})
 	}
-	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers}
+	// The failure's stack, when it shows changed code, guides a large
+	// search; the semantic analysis adds what the traced run executed.
+	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers, Hint: failureOrder(res, nil)}
 	b.enter(PhaseSearch)
 	var found *search.Found
 	var failing *afterLoop // the failing run's analysis, when there is one
@@ -230,6 +232,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	}
 	if err := preferUses(ctx, b, found, res.Hunks); err != nil && !spent(ctx, err) {
 		return nil, fmt.Errorf("telling root from auxiliary hunks: %w", err)
+	}
+	if found, err = nearest(ctx, b, res, found, candidates, failing, opt); err != nil && !spent(ctx, err) {
+		return nil, fmt.Errorf("choosing the root nearest the failure: %w", err)
 	}
 	conclude(res, found)
 	if res.Status == Explained && failing != nil {

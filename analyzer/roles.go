@@ -2,9 +2,17 @@ package analyzer
 
 import (
 	"context"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/search"
+	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -53,4 +61,164 @@ func onlyUnused(msg string) bool {
 		}
 	}
 	return len(errs) > 0
+}
+
+// maxStackScan bounds how much of a failing run's output is read for the
+// failure's stack.
+const maxStackScan = 64 << 10
+
+// goLoc matches a Go source position as test output prints it: a stack
+// frame ("\t/abs/dir/uuid.go:218 +0x1d"), a panic or assertion site
+// ("uuid_test.go:405:").
+var goLoc = regexp.MustCompile(`([^\s:()"'` + "`" + `]+\.go):(\d+)`)
+
+// failureOrder ranks the hunks by what the failing run shows, nearest the
+// failure first: the hunks holding the failure's site and its stack in
+// head's failing runs (innermost frame first), then the hunks the traced
+// failing run executed, the latest executed first. Hunks the run shows no
+// evidence for are left out.
+func failureOrder(res *Result, failing *afterLoop) []diffhunks.ID {
+	var out []diffhunks.ID
+	seen := map[diffhunks.ID]bool{}
+	add := func(id diffhunks.ID) {
+		if id != 0 && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, r := range res.Evidence {
+		if len(r.Reverted) != 0 || (r.Outcome != trial.Fail && r.Outcome != trial.Crash) {
+			continue
+		}
+		text := r.Signature + "\n" + r.Output
+		if len(text) > maxStackScan {
+			text = text[:maxStackScan]
+		}
+		for _, m := range goLoc.FindAllStringSubmatch(text, -1) {
+			line, err := strconv.Atoi(m[2])
+			if err != nil {
+				continue
+			}
+			add(hunkAtPath(res.Hunks, m[1], line))
+		}
+		break // the runs of head fail alike; the first one speaks for them
+	}
+	if failing != nil {
+		for _, id := range failing.executed(res.Hunks) {
+			add(id)
+		}
+	}
+	return out
+}
+
+// hunkAtPath finds the hunk whose head lines hold line of file, where file
+// is a path as a run printed it: absolute in the run's checkout, relative
+// to the repository, or a bare file name (a test's own report). A bare
+// name must name one changed file only. 0 when no hunk holds it.
+func hunkAtPath(hunks []diffhunks.Hunk, file string, line int) diffhunks.ID {
+	file = filepath.ToSlash(file)
+	bare := !strings.Contains(file, "/")
+	if bare {
+		files := map[string]bool{}
+		for _, h := range hunks {
+			if path.Base(h.File) == file {
+				files[h.File] = true
+			}
+		}
+		if len(files) != 1 {
+			return 0
+		}
+	}
+	best, bestLen := diffhunks.ID(0), -1
+	for _, h := range hunks {
+		match := h.File == file || strings.HasSuffix(file, "/"+h.File) || bare && path.Base(h.File) == file
+		if !match || len(h.File) <= bestLen || !holds(h, line) {
+			continue
+		}
+		best, bestLen = h.ID, len(h.File)
+	}
+	return best
+}
+
+// holds reports whether line of the hunk's file in head is the hunk's.
+func holds(h diffhunks.Hunk, line int) bool {
+	return h.Kind == diffhunks.Modify && h.Head.Contains(line) || h.Kind == diffhunks.Add || h.Kind == diffhunks.Rename
+}
+
+// executed lists the hunks whose code the traced failing run executed up
+// to its last failure, the latest executed first.
+func (l *afterLoop) executed(hunks []diffhunks.Hunk) []diffhunks.ID {
+	if l == nil || l.tr == nil {
+		return nil
+	}
+	end := len(l.tr.Events)
+	// Up to the last failure: a test may report several, and the
+	// outcome is all of them.
+	if fails := l.tr.Failures(); len(fails) > 0 {
+		end = fails[len(fails)-1] + 1
+	}
+	byFile := map[string][]diffhunks.Hunk{}
+	for _, h := range hunks {
+		byFile[h.File] = append(byFile[h.File], h)
+	}
+	atSite := map[trace.SiteID]diffhunks.ID{}
+	seen := map[diffhunks.ID]bool{}
+	var out []diffhunks.ID
+	for i := end - 1; i >= 0; i-- {
+		site := l.tr.SiteOf(i)
+		id, ok := atSite[site.ID]
+		if !ok {
+			file := l.repoPath(site.Pos.File)
+			for _, h := range byFile[file] {
+				if holds(h, site.Pos.Line) {
+					id = h.ID
+					break
+				}
+			}
+			atSite[site.ID] = id
+		}
+		if id != 0 && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// nearest settles which proven root the report names when the change holds
+// several (search.Nearest): the one the failing run shows nearest its
+// failure, the search's own answer kept as an alternative. Then, when the
+// failing run executed none of the root's hunks (the root brings back
+// deleted code) but executed some of the hunks its revert needed to
+// compile (the code that replaced it), those are root too: the proven set
+// is the same, only the roles change.
+func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found, candidates []diffhunks.ID, failing *afterLoop, opt search.Options) (*search.Found, error) {
+	if f == nil || len(f.Root) == 0 {
+		return f, nil
+	}
+	ranked := failureOrder(res, failing)
+	g, err := search.Nearest(ctx, t, res.Hunks, f, candidates, ranked, opt)
+	if err != nil {
+		return f, err
+	}
+	for _, alt := range g.Alternatives {
+		g.Notes.Add(note.Note{Code: note.AlternativeRoot, Hunks: alt})
+	}
+	var moved []diffhunks.ID
+	for _, id := range ranked {
+		if slices.Contains(g.Root, id) {
+			return g, nil // the run executed the root: the roles stand
+		}
+		if slices.Contains(g.Aux, id) && slices.Contains(candidates, id) {
+			moved = append(moved, id)
+		}
+	}
+	if len(moved) == 0 {
+		return g, nil
+	}
+	slices.Sort(moved)
+	g.Root = slices.Sorted(slices.Values(append(slices.Clone(g.Root), moved...)))
+	g.Aux = slices.DeleteFunc(slices.Clone(g.Aux), func(id diffhunks.ID) bool { return slices.Contains(moved, id) })
+	g.Notes.Add(note.Note{Code: note.ExecutedRoot, Hunks: moved})
+	return g, nil
 }

@@ -82,6 +82,17 @@ const (
 	ProofFailed   Code = "proof-failed"     // the proof with Hunks reverted gave Outcome
 )
 
+// Roles among proven roots.
+const (
+	// AlternativeRoot: Hunks are another proven root, disjoint from the
+	// root; the failing run executed the root nearer the failure.
+	AlternativeRoot Code = "alternative-root"
+	// ExecutedRoot: Hunks were needed to compile the root's revert, and
+	// the failing run executed them while it executed no root hunk: they
+	// are root too.
+	ExecutedRoot Code = "executed-root"
+)
+
 // Note is one finding with its data.
 type Note struct {
 	Code    Code           `json:"code"`

@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -27,22 +29,35 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 		return s.nothing(variant{}, note.Note{Code: note.NoCandidates}), nil
 	}
 	var notes []note.Note
+	monotone := false // reverting all candidates passes
 	if !opt.Exhaustive {
 		v, err := s.try(ctx, all)
 		if err != nil {
 			return nil, err
 		}
+		monotone = v.passed()
 		if !v.passed() {
 			notes, err = s.widen(ctx, all, v)
 			if err != nil {
 				return nil, err
 			}
+			monotone = s.extra != nil
 			if s.extra == nil && opt.Monotone {
 				return s.nothing(v, notes[:1]...), nil
 			}
 		}
 	}
-	root, err := s.asymmetric(ctx, all)
+	start := all
+	if monotone {
+		// Reverting all candidates passes (with the test's own hunks
+		// when the search needs them): the test is taken as monotone,
+		// and any passing subset may stand for all of them.
+		var err error
+		if start, err = s.hinted(ctx, all); err != nil {
+			return nil, err
+		}
+	}
+	root, err := s.asymmetric(ctx, start)
 	if err != nil {
 		return nil, err
 	}
@@ -125,4 +140,74 @@ func (s *searcher) asymmetric(ctx context.Context, d []diffhunks.ID) ([]diffhunk
 			n = min(2*n, len(d))
 		}
 	}
+}
+
+// Hinted searches start from a function the failing run points at only when
+// there are at least minHinted candidates (below, the plain search is cheap)
+// and try at most maxHinted functions.
+const (
+	minHinted = 12
+	maxHinted = 4
+)
+
+// hinted returns the candidates of the first function, in the order of
+// opt.Hint, whose revert passes, or all when none does. A function's
+// variant that does not compile gets only the auxiliary hunks that
+// following the compiler or a guess finds: reverting the whole pool with it
+// would pass like reverting everything and prove nothing about it.
+func (s *searcher) hinted(ctx context.Context, all []diffhunks.ID) ([]diffhunks.ID, error) {
+	// A Monotone search is over a guess already (the hunks the causes
+	// touch), which the hint would only second-guess.
+	if len(all) < minHinted || len(s.opt.Hint) == 0 || s.opt.Monotone {
+		return all, nil
+	}
+	for _, g := range s.hintUnits(all) {
+		v, err := s.tryAux(ctx, g, false)
+		if err != nil {
+			return nil, err
+		}
+		if v.passed() {
+			return g, nil
+		}
+	}
+	return all, nil
+}
+
+// hintUnits groups the candidates that opt.Hint names by function (a hunk
+// outside functions, or a whole file, stands alone), in the hint's order,
+// at most maxHinted of them.
+func (s *searcher) hintUnits(all []diffhunks.ID) [][]diffhunks.ID {
+	unitOf := func(h diffhunks.Hunk) string {
+		if h.Func == "" || h.Kind != diffhunks.Modify {
+			return fmt.Sprintf("#%d", h.ID)
+		}
+		return h.File + "\x00" + h.Func
+	}
+	seen := map[string]bool{}
+	var out [][]diffhunks.ID
+	for _, id := range s.opt.Hint {
+		h, ok := s.aux.byID[id]
+		if !ok || !slices.Contains(all, id) {
+			continue
+		}
+		u := unitOf(h)
+		if seen[u] {
+			continue
+		}
+		seen[u] = true
+		var g []diffhunks.ID
+		for _, c := range all {
+			if unitOf(s.aux.byID[c]) == u {
+				g = append(g, c)
+			}
+		}
+		if len(g) == len(all) {
+			continue
+		}
+		out = append(out, g)
+		if len(out) == maxHinted {
+			break
+		}
+	}
+	return out
 }

@@ -77,7 +77,7 @@ func (a *auxSearch) build(ctx context.Context, set []diffhunks.ID) (built, error
 // find returns a 1-minimal subset of pool that makes revert compile. msg is
 // the compiler output for revert alone, if known, for the guesses.
 func (a *auxSearch) find(ctx context.Context, revert, pool []diffhunks.ID, msg string) ([]diffhunks.ID, error) {
-	c, err := a.compiling(ctx, revert, pool, msg)
+	c, err := a.compiling(ctx, revert, pool, msg, true)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,10 @@ type candidate struct {
 
 // compiling returns a subset of pool that makes revert compile (empty when
 // revert compiles alone), without minimising it.
-func (a *auxSearch) compiling(ctx context.Context, revert, pool []diffhunks.ID, msg string) (candidate, error) {
+//
+// Without wholePool, a revert that neither following the compiler nor a
+// guess makes compile gets ErrNoAux without building the whole pool.
+func (a *auxSearch) compiling(ctx context.Context, revert, pool []diffhunks.ID, msg string, wholePool bool) (candidate, error) {
 	b, err := a.build(ctx, revert)
 	if err != nil || b.ok {
 		return candidate{}, err
@@ -120,6 +123,9 @@ func (a *auxSearch) compiling(ctx context.Context, revert, pool []diffhunks.ID, 
 		if ok {
 			return candidate{ids: g}, nil
 		}
+	}
+	if !wholePool {
+		return candidate{}, fmt.Errorf("%w: following the compiler and guessing did not make %v compile", ErrNoAux, revert)
 	}
 	if ok, err := a.compiles(ctx, union(revert, pool)); err != nil {
 		return candidate{}, err

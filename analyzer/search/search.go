@@ -60,6 +60,13 @@ type Options struct {
 	// behaviour), every variant is tried with Spec reverted, and the proof
 	// keeps as auxiliary only the Spec hunks it needs.
 	Spec []diffhunks.ID
+	// Hint lists hunks the failing run gives evidence for, nearest the
+	// failure first (its stack, the changed code it executed last). On a
+	// large change Asymmetric first tries reverting the functions these
+	// hunks lie in, one at a time; the first that passes is searched
+	// instead of all candidates. Nil means no evidence. A Monotone search
+	// ignores it.
+	Hint []diffhunks.ID
 }
 
 // Found is what a strategy settled on.
@@ -74,6 +81,10 @@ type Found struct {
 	Proof trial.Result
 	// Suspect is the root the search settled on when its proof did not pass.
 	Suspect []diffhunks.ID
+	// Alternatives are other proven roots, disjoint from Root, that the
+	// failing run puts farther from the failure (see Nearest); nearest
+	// first.
+	Alternatives [][]diffhunks.ID
 	// Trials counts calls to Tester.Run, the proof included; Builds counts
 	// calls to Tester.Build made by the auxiliary-change search.
 	Trials int
@@ -161,17 +172,32 @@ func (s *searcher) run(ctx context.Context, set []diffhunks.ID) (trial.Result, e
 // costs a build per auxiliary hunk. A passing variant is run again with
 // its minimised auxiliary hunks, and that run is its outcome.
 func (s *searcher) try(ctx context.Context, set []diffhunks.ID) (variant, error) {
+	return s.tryAux(ctx, set, true)
+}
+
+// tryAux is try; wholePool says whether the auxiliary hunks may come from
+// reverting the whole pool when following the compiler and the guesses
+// fail. Without it such a variant counts as not passing, unresolved: the
+// whole pool reverted passes whenever all candidates do, so that variant
+// tells little and minimising its auxiliary hunks costs a build per hunk.
+func (s *searcher) tryAux(ctx context.Context, set []diffhunks.ID, wholePool bool) (variant, error) {
 	set = union(set, s.extra)
-	v, _, err := s.variants.get(key(set), func() (variant, error) {
+	k := key(set)
+	if !wholePool {
+		k = "follow:" + k
+	}
+	v, _, err := s.variants.get(k, func() (variant, error) {
 		r, err := s.run(ctx, set)
 		if err != nil || r.Compiled() || s.opt.NoAux {
 			return variant{res: r}, err
 		}
-		c, err := s.aux.compiling(ctx, set, minus(s.pool, set), r.Message)
+		c, err := s.aux.compiling(ctx, set, minus(s.pool, set), r.Message, wholePool)
 		if errors.Is(err, ErrNoAux) {
-			s.mu.Lock()
-			s.unresolved++
-			s.mu.Unlock()
+			if wholePool {
+				s.mu.Lock()
+				s.unresolved++
+				s.mu.Unlock()
+			}
 			return variant{res: r}, nil
 		}
 		if err != nil {

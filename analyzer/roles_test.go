@@ -1,0 +1,184 @@
+package analyzer
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/search"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+func modify(id int, file string, from, to int) diffhunks.Hunk {
+	return diffhunks.Hunk{ID: diffhunks.ID(id), File: file, OldFile: file, Kind: diffhunks.Modify,
+		Head: diffhunks.LineRange{Start: from, End: to}}
+}
+
+// panicOutput is the tail of a run that panicked in a parser two frames
+// below the test, as go test prints it (paths in the run's checkout).
+const panicOutput = `--- FAIL: TestShort (0.00s)
+panic: runtime error: slice bounds out of range [:12] with capacity 8 [recovered]
+goroutine 7 [running]:
+testing.tRunner.func1.2({0x5, 0x6})
+	/usr/local/go/src/testing/testing.go:1974 +0x232
+github.com/x/uuid.(*UUID).parse(...)
+	/tmp/culprit-head-1/v2/uuid.go:218 +0x1d
+github.com/x/uuid.FromString({0x6, 0x8})
+	/tmp/culprit-head-1/v2/uuid.go:259 +0x45
+github.com/x/uuid.TestShort(0x1)
+	/tmp/culprit-head-1/v2/uuid_test.go:405 +0x33
+`
+
+func TestFailureOrder(t *testing.T) {
+	hunks := []diffhunks.Hunk{
+		modify(1, "v2/uuid.go", 38, 37),
+		modify(2, "v2/uuid.go", 213, 218),
+		modify(3, "v2/codec.go", 210, 220), // same lines, another file
+		modify(4, "v2/uuid.go", 255, 262),
+		modify(5, "v2/uuid_test.go", 400, 410),
+		{ID: 6, File: "v2/gen.go", Kind: diffhunks.Add},
+	}
+	res := &Result{Hunks: hunks, Evidence: []trial.Result{
+		{Reverted: []diffhunks.ID{1, 2, 3, 4, 5, 6}, Outcome: trial.Pass},
+		{Outcome: trial.Crash, Signature: "v2/uuid.go:218", Output: panicOutput},
+	}}
+	got := failureOrder(res, nil)
+	if want := []diffhunks.ID{2, 4, 5}; !slices.Equal(got, want) {
+		t.Errorf("failureOrder = %v, want %v (innermost frame first, each hunk once)", got, want)
+	}
+
+	// A passing run, or one with hunks reverted, says nothing.
+	res.Evidence = []trial.Result{{Reverted: []diffhunks.ID{1}, Outcome: trial.Crash, Output: panicOutput}}
+	if got := failureOrder(res, nil); len(got) != 0 {
+		t.Errorf("failureOrder of a base run = %v, want none", got)
+	}
+}
+
+func TestHunkAtPath(t *testing.T) {
+	hunks := []diffhunks.Hunk{
+		modify(1, "uuid.go", 10, 12),
+		modify(2, "sub/uuid.go", 10, 12),
+		modify(3, "codec_test.go", 5, 9),
+		{ID: 4, File: "gen/new.go", Kind: diffhunks.Add},
+	}
+	for _, c := range []struct {
+		file string
+		line int
+		want diffhunks.ID
+	}{
+		{"/tmp/x/uuid.go", 11, 1},
+		{"/tmp/x/sub/uuid.go", 11, 2}, // the longest matching path wins
+		{"sub/uuid.go", 12, 2},
+		{"uuid.go", 11, 0}, // a bare name of two changed files names neither
+		{"codec_test.go", 7, 3},
+		{"codec_test.go", 10, 0},
+		{"/tmp/x/gen/new.go", 400, 4},
+		{"/tmp/x/xuuid.go", 11, 0},
+	} {
+		if got := hunkAtPath(hunks, c.file, c.line); got != c.want {
+			t.Errorf("hunkAtPath(%s:%d) = %d, want %d", c.file, c.line, got, c.want)
+		}
+	}
+}
+
+// rules is a Tester over a rule: a set passes when it holds one of the
+// roots; it compiles unless a rule says otherwise.
+type rules struct {
+	roots    [][]diffhunks.ID
+	compiles func(r []diffhunks.ID) bool
+	runs     [][]diffhunks.ID
+}
+
+func (r *rules) Run(_ context.Context, revert []diffhunks.ID) (trial.Result, error) {
+	r.runs = append(r.runs, slices.Clone(revert))
+	res := trial.Result{Reverted: slices.Clone(revert), Outcome: trial.Fail}
+	if r.compiles != nil && !r.compiles(revert) {
+		res.Outcome = trial.BuildError
+		res.Message = "x.go:1:1: duplicate method UnmarshalJSON"
+		return res, nil
+	}
+	for _, root := range r.roots {
+		if !slices.ContainsFunc(root, func(id diffhunks.ID) bool { return !slices.Contains(revert, id) }) {
+			res.Outcome = trial.Pass
+		}
+	}
+	return res, nil
+}
+
+func (r *rules) Build(ctx context.Context, revert []diffhunks.ID) (trial.Result, error) {
+	res, err := r.Run(ctx, revert)
+	if res.Outcome != trial.BuildError {
+		res.Outcome = trial.Pass
+	}
+	return res, err
+}
+
+func TestNearestRoles(t *testing.T) {
+	ctx := context.Background()
+	hunks := []diffhunks.Hunk{
+		modify(1, "uuid.go", 38, 37),
+		modify(2, "uuid.go", 213, 218),
+		modify(3, "uuid.go", 255, 262),
+	}
+	crash := []trial.Result{{Outcome: trial.Crash, Signature: "uuid.go:218",
+		Output: "panic: boom\n\t/w/uuid.go:218 +0x1\n\t/w/uuid.go:259 +0x2\n"}}
+	opt := search.Options{Revertible: []diffhunks.ID{1, 2, 3}}
+
+	t.Run("the root on the panic's stack", func(t *testing.T) {
+		tr := &rules{roots: [][]diffhunks.ID{{2}, {3}}}
+		res := &Result{Hunks: hunks, Evidence: crash}
+		f := &search.Found{Root: []diffhunks.ID{3}, Aux: []diffhunks.ID{1}}
+		g, err := nearest(ctx, tr, res, f, []diffhunks.ID{1, 2, 3}, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(g.Root, []diffhunks.ID{2}) || len(g.Aux) != 0 {
+			t.Errorf("root %v aux %v, want [2]", g.Root, g.Aux)
+		}
+		if !g.Notes.Has(note.AlternativeRoot) || !slices.Equal(g.Notes[len(g.Notes)-1].Hunks, []diffhunks.ID{3}) {
+			t.Errorf("notes %+v, want [3] named as an alternative root", g.Notes)
+		}
+	})
+
+	t.Run("a root nobody executed next to the code that replaced it", func(t *testing.T) {
+		// Hunk 1 deletes the old decoder, hunk 2 adds the new one
+		// (on the stack); restoring the old one alone does not compile
+		// (a duplicate method) and deleting the new one alone fails.
+		tr := &rules{
+			roots:    [][]diffhunks.ID{{1, 2}},
+			compiles: func(r []diffhunks.ID) bool { return !slices.Contains(r, 1) || slices.Contains(r, 2) },
+		}
+		res := &Result{Hunks: hunks, Evidence: crash}
+		f := &search.Found{Root: []diffhunks.ID{1}, Aux: []diffhunks.ID{2}}
+		g, err := nearest(ctx, tr, res, f, []diffhunks.ID{1, 2, 3}, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(g.Root, []diffhunks.ID{1, 2}) || len(g.Aux) != 0 || len(g.Alternatives) != 0 {
+			t.Errorf("root %v aux %v alternatives %v, want root [1 2]", g.Root, g.Aux, g.Alternatives)
+		}
+		if !g.Notes.Has(note.ExecutedRoot) {
+			t.Errorf("notes %+v, want executed-root", g.Notes)
+		}
+		// The run shows nothing of 1, so the ranked hunks were tried
+		// alone, once each; both fail.
+		if want := [][]diffhunks.ID{{2}, {3}}; !slices.EqualFunc(tr.runs, want, slices.Equal) {
+			t.Errorf("runs %v, want %v", tr.runs, want)
+		}
+	})
+
+	t.Run("an executed root keeps its roles", func(t *testing.T) {
+		tr := &rules{roots: [][]diffhunks.ID{{2}}}
+		res := &Result{Hunks: hunks, Evidence: crash}
+		f := &search.Found{Root: []diffhunks.ID{2}, Aux: []diffhunks.ID{3}}
+		g, err := nearest(ctx, tr, res, f, []diffhunks.ID{1, 2, 3}, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(g.Root, []diffhunks.ID{2}) || !slices.Equal(g.Aux, []diffhunks.ID{3}) || len(tr.runs) != 0 {
+			t.Errorf("root %v aux %v after %d runs, want the answer unchanged and no run", g.Root, g.Aux, len(tr.runs))
+		}
+	})
+}
