@@ -70,6 +70,10 @@ func words(n note.Note) string {
 		return "the passing run was not compared with the failing run (" + code(n.Detail) + "): the tree shows the failing run alone"
 	case note.ContrastBudget:
 		return fmt.Sprintf("too little of the budget (%s) was left to trace the passing run: the tree shows the failing run alone", plain(n.Limit))
+	case note.AlternativeRoot:
+		return fmt.Sprintf("reverting %s instead also makes the test pass; the root shown is the one the failing run executed nearer its failure", hunks)
+	case note.ExecutedRoot:
+		return fmt.Sprintf("%s, reverted so the root's revert compiles, count as root too: the failing run executed them and none of the root's lines", hunks)
 	case note.ContrastOnly:
 		return "no cause could be derived from the failing run alone: the tree is the path of differences between the failing and the passing run"
 	case note.ContrastOutside:
