@@ -57,9 +57,10 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	cmp, err := contrast.Compare(contrast.Runs{
 		Failing: failing.tr, Passing: passing,
 		FailingDir: failing.cfg.Dir, PassingDir: dir,
-		Prefix: failing.prefix,
-		Hunks:  res.Hunks,
-		Proof:  res.Proof.Reverted,
+		Prefix:  failing.prefix,
+		Hunks:   res.Hunks,
+		Proof:   res.Proof.Reverted,
+		Failure: failing.failure(),
 	})
 	if err != nil {
 		skip(err.Error())
@@ -93,6 +94,19 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	if !touches(res.Chain, res.Root) {
 		res.Chain = nil
 	}
+}
+
+// failure is the failure event the failing run's analysis explains, 0
+// when it has none.
+func (l *afterLoop) failure() int {
+	if l.an == nil {
+		return 0
+	}
+	t, err := l.an.Failure()
+	if err != nil {
+		return 0
+	}
+	return t.Failure
 }
 
 // addPathSteps adds to the tree's root the steps of the path of

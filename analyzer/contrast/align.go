@@ -21,6 +21,9 @@ type Runs struct {
 	Prefix string
 	Hunks  []diffhunks.Hunk
 	Proof  []diffhunks.ID // reverted in the passing run (root and auxiliary)
+	// Failure is the failing run's failure event the path ends at, as
+	// the semantic analysis chose it; 0 means the trace's first failure.
+	Failure int
 }
 
 // Comparison is two aligned runs.

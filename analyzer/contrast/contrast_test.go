@@ -139,6 +139,32 @@ func pathToPattern(t *testing.T, decl string) {
 			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestMatch(t *testing.T) {\n\tif !Match(\"a_b\") {\n\t\tt.Fatal(\"no match\")\n\t}\n}\n",
 		}
 	}
+	pathReaches(t, src(`[a-z_]+`), src(`[a-z]+`), "TestMatch",
+		"re := regexp.MustCompile(pattern)", "return re.FindString(s) == s")
+}
+
+// TestPathFollowsWritesByUntracedCode: the changed line sets a field
+// through reflect, which the tracer does not enter, so no traced write
+// made the value the test reads; the path goes back to the untraced call
+// in the change that was handed a reference.
+func TestPathFollowsWritesByUntracedCode(t *testing.T) {
+	src := func(set string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nimport \"reflect\"\n\ntype Foo struct{ Bar *int }\n\n" +
+				"func Reset(f *Foo) {\n\tv := reflect.ValueOf(f).Elem().Field(0)\n\t" + set + "\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestReset(t *testing.T) {\n\tn := 1\n\tf := Foo{Bar: &n}\n\tReset(&f)\n\tif f.Bar != nil {\n\t\tt.Fatal(\"not reset\")\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("v.Set(reflect.Zero(v.Type()))"), src("v.Set(reflect.New(v.Type().Elem()))"), "TestReset")
+}
+
+// pathReaches traces test in two versions of module p, compares them
+// with the one hunk between them reverted in the passing run, and checks
+// that the path of differences reaches the hunk and holds the statements
+// want.
+func pathReaches(t *testing.T, base, head map[string]string, test string, want ...string) {
+	t.Helper()
 	write := func(files map[string]string) string {
 		dir := t.TempDir()
 		for name, data := range files {
@@ -152,7 +178,7 @@ func pathToPattern(t *testing.T, decl string) {
 		}
 		return dir
 	}
-	baseDir, headDir := write(src(`[a-z_]+`)), write(src(`[a-z]+`))
+	baseDir, headDir := write(base), write(head)
 	set, err := diffhunks.FromDirs(baseDir, headDir)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +188,7 @@ func pathToPattern(t *testing.T, decl string) {
 		t.Fatalf("%d hunks, want the pattern's line", len(hunks))
 	}
 	h := hunks[0]
-	failing, passing := traceTest(t, headDir, "./p", "TestMatch"), traceTest(t, baseDir, "./p", "TestMatch")
+	failing, passing := traceTest(t, headDir, "./p", test), traceTest(t, baseDir, "./p", test)
 	c, err := Compare(Runs{Failing: failing, Passing: passing, FailingDir: headDir, PassingDir: baseDir, Prefix: ".",
 		Hunks: hunks, Proof: []diffhunks.ID{h.ID}})
 	if err != nil {
@@ -184,7 +210,7 @@ func pathToPattern(t *testing.T, decl string) {
 	if !reached {
 		t.Errorf("the path does not reach the changed line %s:%s:\n%s", h.File, h.Head, strings.Join(lines, "\n"))
 	}
-	for _, want := range []string{"re := regexp.MustCompile(pattern)", "return re.FindString(s) == s"} {
+	for _, want := range want {
 		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, want) }) {
 			t.Errorf("the path lacks %q:\n%s", want, strings.Join(lines, "\n"))
 		}

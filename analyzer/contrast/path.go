@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -59,6 +60,9 @@ func (c *Comparison) Path() (Path, error) {
 		return Path{}, ErrNoFailure
 	}
 	start := item{Failing, fails[0]}
+	if f := c.in.Failure; f > 0 && f < len(c.runs[Failing].tr.Events) {
+		start.event = f
+	}
 	seen := map[item]bool{start: true}
 	work := &queue{c: c}
 	heap.Push(work, start)
@@ -98,6 +102,13 @@ func (c *Comparison) Path() (Path, error) {
 			}
 			if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
 				push(item{r, rd.def})
+			}
+			if rd.def < 0 && rd.text != "" && !rd.call {
+				// No traced write made the value read: code the tracer
+				// does not enter wrote it through a reference.
+				for _, w := range c.untracedWriters(r, e) {
+					push(item{r, w})
+				}
 			}
 			if ctr >= 0 && rd.text != "" {
 				// The passing value may have another origin, invisible
@@ -157,6 +168,7 @@ type read struct {
 	// may differ in what it points to although its shape is the same, so
 	// the walk follows it whatever its value.
 	opaque bool
+	call   bool // the result of a call in the expression, not memory
 }
 
 // reads lists what event e of run s used: its operand reads, the call
@@ -171,7 +183,8 @@ func (c *Comparison) reads(s Side, e int) []read {
 	ext := callsUntraced(tr, site)
 	for _, it := range ev.Reads {
 		o, _ := operand(site, it.Slot)
-		out = append(out, read{text: o.Text, value: it.Value, def: tr.Def(e, it.Slot), opaque: ext && reference(it.Value)})
+		out = append(out, read{text: o.Text, value: it.Value, def: tr.Def(e, it.Slot), opaque: ext && reference(it.Value),
+			call: o.Obj == 0 && !o.Global && strings.Contains(o.Text, "(")})
 	}
 	if ev.Kind == trace.EvEntry {
 		if call := tr.Frame(ev.Frame).Call; call >= 0 {
@@ -244,6 +257,49 @@ func consts(site *trace.Site) []*trace.Expr {
 		walk(x)
 	}
 	return out
+}
+
+// writerWindow bounds how far back untracedWriters looks.
+const writerWindow = 20000
+
+// untracedWriters lists, latest first, at most two calls of code the
+// tracer does not enter that ran before event e of run s, in e's
+// goroutine, and may have written what e read: a call in the proof's
+// hunks (its receiver may not be recorded), or one the other run did not
+// make that was handed a reference (a pointer, slice, interface, or a
+// struct such as reflect.Value).
+func (c *Comparison) untracedWriters(s Side, e int) []int {
+	r := c.runs[s]
+	tr := r.tr
+	g := tr.Frame(tr.Event(e).Frame).Goroutine
+	var out []int
+	for i := e - 1; i >= 0 && i >= e-writerWindow && len(out) < 2; i-- {
+		ev := tr.Event(i)
+		if ev.Kind != trace.EvCallExt || tr.Frame(ev.Frame).Goroutine != g {
+			continue
+		}
+		changed := r.hunkOf[ev.Site] != 0
+		if !changed && c.Counterpart(s, i) >= 0 {
+			continue
+		}
+		if changed || slices.ContainsFunc(ev.Reads, func(it trace.Item) bool { return handle(it.Value) }) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// handle reports whether a value passed to a call lets it write memory
+// the caller sees: a non-nil pointer, slice or interface, or a struct
+// (which may hold one).
+func handle(v trace.Value) bool {
+	switch v.Kind {
+	case trace.ValPointer, trace.ValSlice, trace.ValIface:
+		return !v.Nil
+	case trace.ValOpaque:
+		return true
+	}
+	return false
 }
 
 // callsUntraced reports whether the site is, or its expressions hold, a
