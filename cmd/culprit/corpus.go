@@ -109,6 +109,11 @@ func loadCorpus(dir, only string) ([]*corpusCase, error) {
 //
 // reports, when set, receives each case's Markdown report (NAME.md).
 func benchCorpus(ctx context.Context, dir, only, reports string, strats []string, opt analyzer.Options, stdout, stderr io.Writer) error {
+	if reports != "" {
+		if err := os.MkdirAll(reports, 0o755); err != nil {
+			return fmt.Errorf("bench: the reports directory: %w", err)
+		}
+	}
 	cases, err := loadCorpus(dir, only)
 	if err != nil {
 		return err
