@@ -193,20 +193,34 @@ func (c *Comparison) pick(least, most int) []cause.Statement {
 	}
 	chosen := pick(func(rw *row) bool { return rw.must || !rw.transport })
 	if len(chosen) > most {
-		// The divergence, each hunk's last step and the last two stay;
-		// the rest fill what room is left, nearest the failure first.
+		// The divergence and the last two stay, then each hunk's last
+		// step while there is room (the first hunk's, where the chain
+		// opens, before the others); the rest fill what room is left,
+		// nearest the failure first.
 		keep := map[*row]bool{}
-		byHunk := map[int]*row{}
+		last := map[diffhunks.ID]int{}
 		for k, rw := range chosen {
 			st := rw.step
 			if h := c.hunkOf(st); h != 0 {
-				byHunk[int(h)] = rw
+				last[h] = k
 			}
-			if k >= len(chosen)-2 || p.Steps[p.Divergence] == st {
+			if k >= len(chosen)-2 || p.Divergence >= 0 && p.Steps[p.Divergence] == st {
 				keep[rw] = true
 			}
 		}
-		for _, rw := range byHunk {
+		var hunkRows []*row
+		for k, rw := range chosen {
+			if h := c.hunkOf(rw.step); h != 0 && last[h] == k {
+				hunkRows = append(hunkRows, rw)
+			}
+		}
+		for k, rw := range hunkRows {
+			if len(keep) >= most {
+				break
+			}
+			if k > 0 {
+				rw = hunkRows[len(hunkRows)-k]
+			}
 			keep[rw] = true
 		}
 		for k := len(chosen) - 1; k >= 0 && len(keep) < most; k-- {
