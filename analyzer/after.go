@@ -77,7 +77,10 @@ type afterLoop struct {
 	traceDir string
 	prefix   string // the traced module root, relative to the repository
 	// causes are those the tree was built from, when the loop found a root.
-	causes   []*semantic.Cause
+	causes []*semantic.Cause
+	// failure is the failure event the analysis explains (set by run), 0
+	// when it found none.
+	failure  int
 	lineHunk func(file string, line int) diffhunks.ID
 }
 
@@ -185,6 +188,7 @@ func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *
 		res.Notes.Add(note.Note{Code: note.NoFailureInTrace, Detail: err.Error()})
 		return nil, nil
 	}
+	l.failure = first.Failure
 	pending := []semantic.Target{first}
 	var causes []*semantic.Cause
 	searched := map[string]bool{}

@@ -60,7 +60,7 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 		Prefix:  failing.prefix,
 		Hunks:   res.Hunks,
 		Proof:   res.Proof.Reverted,
-		Failure: failing.failure(),
+		Failure: failing.failure,
 	})
 	if err != nil {
 		skip(err.Error())
@@ -94,19 +94,6 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	if !touches(res.Chain, res.Root) {
 		res.Chain = nil
 	}
-}
-
-// failure is the failure event the failing run's analysis explains, 0
-// when it has none.
-func (l *afterLoop) failure() int {
-	if l.an == nil {
-		return 0
-	}
-	t, err := l.an.Failure()
-	if err != nil {
-		return 0
-	}
-	return t.Failure
 }
 
 // addPathSteps adds to the tree's root the steps of the path of

@@ -22,17 +22,25 @@ func headTree(t *testing.T, scenario string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	files := map[string]string{}
 	for _, f := range ar.Files {
-		name, ok := strings.CutPrefix(f.Name, "head/")
-		if !ok {
-			continue
+		if name, ok := strings.CutPrefix(f.Name, "head/"); ok {
+			files[name] = string(f.Data)
 		}
+	}
+	return writeFiles(t, files)
+}
+
+// writeFiles writes files (slash-separated names) into a temp dir.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,20 +173,7 @@ func TestPathFollowsWritesByUntracedCode(t *testing.T) {
 // want.
 func pathReaches(t *testing.T, base, head map[string]string, test string, want ...string) {
 	t.Helper()
-	write := func(files map[string]string) string {
-		dir := t.TempDir()
-		for name, data := range files {
-			p := filepath.Join(dir, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return dir
-	}
-	baseDir, headDir := write(base), write(head)
+	baseDir, headDir := writeFiles(t, base), writeFiles(t, head)
 	set, err := diffhunks.FromDirs(baseDir, headDir)
 	if err != nil {
 		t.Fatal(err)

@@ -211,7 +211,7 @@ func (c *Comparison) changedConsts(s Side, e, ctr int) []Const {
 		return nil
 	}
 	r, o := c.runs[s], c.runs[s.other()]
-	a, b := consts(r.tr.SiteOf(e)), consts(o.tr.SiteOf(ctr))
+	a, b := exprsOf(r.tr.SiteOf(e), trace.ExprConst), exprsOf(o.tr.SiteOf(ctr), trace.ExprConst)
 	if len(a) != len(b) {
 		return nil
 	}
@@ -236,15 +236,16 @@ func (c *Comparison) changedConsts(s Side, e, ctr int) []Const {
 	return out
 }
 
-// consts lists a site's constant expressions in order.
-func consts(site *trace.Site) []*trace.Expr {
+// exprsOf lists, in order, the nodes of a site's expressions with
+// operator op.
+func exprsOf(site *trace.Site, op trace.ExprOp) []*trace.Expr {
 	var out []*trace.Expr
 	var walk func(x *trace.Expr)
 	walk = func(x *trace.Expr) {
 		if x == nil {
 			return
 		}
-		if x.Op == trace.ExprConst {
+		if x.Op == op {
 			out = append(out, x)
 		}
 		walk(x.X)
@@ -343,22 +344,8 @@ func (c *Comparison) defOf(s Side, e int, text string) int {
 // callSites are the call sites whose results the site's expressions use.
 func callSites(s *trace.Site) []trace.SiteID {
 	var out []trace.SiteID
-	var walk func(x *trace.Expr)
-	walk = func(x *trace.Expr) {
-		if x == nil {
-			return
-		}
-		if x.Op == trace.ExprCall {
-			out = append(out, x.Call)
-		}
-		walk(x.X)
-		walk(x.Y)
-		for _, a := range x.Args {
-			walk(a)
-		}
-	}
-	for _, x := range s.Exprs {
-		walk(x)
+	for _, x := range exprsOf(s, trace.ExprCall) {
+		out = append(out, x.Call)
 	}
 	return out
 }

@@ -170,17 +170,11 @@ func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
 			if b <= d {
 				break
 			}
-			be := a.tr.Event(b)
-			if be.Kind != trace.EvBranch || len(be.Values) == 0 || be.Values[0].Kind != trace.ValBool {
+			bp, outcome, short, ok := a.boolBranch(b)
+			if !ok {
 				continue
 			}
-			bp := a.place(a.tr.SiteOf(b))
-			if bp == nil {
-				continue
-			}
-			sk := a.tr.SiteOf(b).Kind
-			short := sk == trace.SiteAndAnd || sk == trace.SiteOrOr
-			outcome, local := be.Values[0].Bool(), it.Loc.Kind == trace.LocLocal
+			local := it.Loc.Kind == trace.LocLocal
 			if mayDefine(notTaken(bp, outcome, short), name, local) {
 				found[b] = true
 			}
@@ -191,6 +185,21 @@ func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
 			}
 		}
 	}
+}
+
+// boolBranch returns the statement of branch event b, its outcome, and
+// whether it is an operand of && or ||; false when b is not a boolean
+// branch whose statement is known.
+func (a *Analysis) boolBranch(b int) (bp *place, outcome, short, ok bool) {
+	be := a.tr.Event(b)
+	if be.Kind != trace.EvBranch || len(be.Values) == 0 || be.Values[0].Kind != trace.ValBool {
+		return nil, false, false, false
+	}
+	site := a.tr.SiteOf(b)
+	if bp = a.place(site); bp == nil {
+		return nil, false, false, false
+	}
+	return bp, be.Values[0].Bool(), site.Kind == trace.SiteAndAnd || site.Kind == trace.SiteOrOr, true
 }
 
 // calleeReturns returns the return events of the instrumented calls whose
@@ -473,17 +482,11 @@ func (a *Analysis) nakedReturn(g int, found map[int]bool) {
 				if a.writesName(b, id.Name) {
 					break
 				}
-				be := a.tr.Event(b)
-				if be.Kind != trace.EvBranch || len(be.Values) == 0 || be.Values[0].Kind != trace.ValBool {
+				bp, outcome, short, ok := a.boolBranch(b)
+				if !ok {
 					continue
 				}
-				bp := a.place(a.tr.SiteOf(b))
-				if bp == nil {
-					continue
-				}
-				sk := a.tr.SiteOf(b).Kind
-				short := sk == trace.SiteAndAnd || sk == trace.SiteOrOr
-				if mayDefine(notTaken(bp, be.Values[0].Bool(), short), id.Name, true) {
+				if mayDefine(notTaken(bp, outcome, short), id.Name, true) {
 					found[b] = true
 				}
 			}

@@ -77,8 +77,8 @@ const namePattern = ` + "`^[a-z]+$`" + `
 
 type Name struct{ Text string }
 
-// match's last argument is a constant: the call's event is recorded
-// before its arguments are evaluated, and n.Text is no local.
+// match's last argument is a constant (the call's event must still come
+// after the read of n.Text), and n.Text is no local.
 func (n *Name) Valid() bool {
 	return match(n.Text, namePattern)
 }
@@ -154,8 +154,7 @@ func traceFailureModule(t *testing.T) string {
 // TestFailureTestifyLoop: testify calls are failure points recorded before
 // they run. The failing one is the third row's require.Equal, not the
 // first require.Nil nor the rows before that held; its cause goes through
-// a call whose last argument is a constant (the call's event recorded no
-// argument) and an uninstrumented method whose receiver is a local, to
+// a call whose last argument is a constant and an uninstrumented method whose receiver is a local, to
 // the changed constant.
 func TestFailureTestifyLoop(t *testing.T) {
 	dir := traceFailureModule(t)

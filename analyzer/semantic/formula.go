@@ -163,7 +163,8 @@ func (b *builder) read(slot int, t trace.Type) smt.Term {
 			return x
 		}
 		// A call or failure event emitted before its arguments were
-		// evaluated (its last argument is a constant) recorded none of
+		// evaluated (its last argument is a tuple, or a constant whose
+		// parameter type the rewriter cannot spell) recorded none of
 		// them: their reads went to a later event. The argument is not
 		// known here, so it is encoded point-wise (the observed value),
 		// never left free: a free argument lets the solver change what

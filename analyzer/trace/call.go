@@ -308,16 +308,9 @@ func (r *rewriter) markable(fun ast.Expr) bool {
 // genericFun reports whether fun names a generic function whose type
 // arguments are inferred (it cannot be used as a value unchanged).
 func (r *rewriter) genericFun(fun ast.Expr) bool {
-	var id *ast.Ident
-	switch f := unparen(fun).(type) {
-	case *ast.Ident:
-		id = f
-	case *ast.SelectorExpr:
-		id = f.Sel
-	case *ast.IndexExpr, *ast.IndexListExpr:
-		return false
-	default:
-		return false
+	id := namedBy(fun)
+	if id == nil {
+		return false // explicit type arguments (f[T]) or no name at all
 	}
 	_, ok := r.info.Instances[id]
 	return ok

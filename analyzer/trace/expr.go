@@ -347,13 +347,8 @@ func (r *rewriter) callKind(c *ast.CallExpr) (SiteKind, *types.Func) {
 // constDecl returns where the named constant e is declared, when that is a
 // file of the module; nil otherwise.
 func (r *rewriter) constDecl(e ast.Expr) *Pos {
-	var id *ast.Ident
-	switch x := unparen(e).(type) {
-	case *ast.Ident:
-		id = x
-	case *ast.SelectorExpr:
-		id = x.Sel
-	default:
+	id := namedBy(e)
+	if id == nil {
 		return nil
 	}
 	obj, ok := r.info.Uses[id].(*types.Const)
@@ -371,4 +366,16 @@ func (r *rewriter) constDecl(e ast.Expr) *Pos {
 		return nil
 	}
 	return &Pos{File: file, Line: at.Line, Col: at.Column}
+}
+
+// namedBy returns the identifier that names what e refers to: e itself, or
+// the selected name of pkg.Name or x.Name; nil for any other expression.
+func namedBy(e ast.Expr) *ast.Ident {
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		return x
+	case *ast.SelectorExpr:
+		return x.Sel
+	}
+	return nil
 }
