@@ -100,6 +100,12 @@ func words(n note.Note) string {
 		return fmt.Sprintf("no single hunk's revert passes; fell back to reverting all %d candidates", n.N)
 	case note.Unresolved:
 		return fmt.Sprintf("%s did not compile even with auxiliary hunks and counted as not passing", plural(n.N, "variant", "variants"))
+	case note.Reduced:
+		w := fmt.Sprintf("the change is large (%d candidates) and no function the failing run points at passes reverted alone, so the whole change was reduced (files, then functions, then hunks) to a set that still passes, each of whose hunks is needed", n.N)
+		if n.M == 0 {
+			return w + "; without any one of them the rest does not compile, so the runs cannot tell root from auxiliary hunks and all are shown as root"
+		}
+		return w + "; the root hunks are those without which the rest compiles but fails, the auxiliary ones those without which it does not compile"
 	case note.RootByRole:
 		return hunks + " passes reverted with only what it needs to compile, so it is the root"
 	case note.ProofRepeat:

@@ -56,6 +56,18 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 		if start, err = s.hinted(ctx, all); err != nil {
 			return nil, err
 		}
+		if len(start) == len(all) && len(all) >= largeChange && !opt.Monotone {
+			root, aux, separable, err := s.reduce(ctx, all)
+			if err != nil {
+				return nil, err
+			}
+			m := len(root)
+			if !separable {
+				m = 0
+			}
+			notes = append(notes, note.Note{Code: note.Reduced, N: len(all), M: m})
+			return s.proveSet(ctx, root, union(aux, s.extra), notes...)
+		}
 	}
 	root, err := s.asymmetric(ctx, start)
 	if err != nil {

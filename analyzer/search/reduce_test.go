@@ -1,0 +1,84 @@
+package search
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+func TestReduceLargeChange(t *testing.T) {
+	ctx := context.Background()
+	// 150 hunks, 10 to a file, 5 to a function, and no hint. Hunk 77 is
+	// the fault; its revert compiles only with 73 (same function) and 112
+	// (another file) reverted too, and 112's only with 73.
+	hunks := hunksIn(150, 10, 5)
+	o := &oracle{
+		passes:   subsetRule(77),
+		compiles: func(r set) bool { return (!r[77] || r.has(73, 112)) && (!r[112] || r[73]) },
+	}
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 150), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Root, []diffhunks.ID{77}) || !slices.Equal(f.Aux, []diffhunks.ID{73, 112}) {
+		t.Errorf("root %v aux %v, want [77] aux [73 112]", f.Root, f.Aux)
+	}
+	if !f.Proof.Passed() {
+		t.Errorf("proof %s, want pass", f.Proof.Outcome)
+	}
+	if !slices.ContainsFunc(f.Notes, func(n note.Note) bool { return n.Code == note.Reduced && n.N == 150 && n.M == 1 }) {
+		t.Errorf("notes %v: want reduced, N 150, M 1", f.Notes)
+	}
+	o.checkNoRepeats(t, union(f.Root, f.Aux))
+	// A build for each of the 15 files, the 4 functions of the 2 files
+	// left and the 15 hunks of the 3 functions left, then 73, 77 and 112
+	// again against the final set: 37. Hunks are never tried one by one
+	// over the whole change.
+	if b := o.nbuilds(); b != 37 {
+		t.Errorf("%d builds, want 37", b)
+	}
+}
+
+func TestReduceInseparable(t *testing.T) {
+	ctx := context.Background()
+	// Hunks 41-44 change one signature and its callers: any of them
+	// reverted without the others does not compile. 42 is the fault.
+	hunks := hunksIn(120, 10, 5)
+	coupled := ids(41, 44)
+	o := &oracle{
+		passes: subsetRule(42),
+		compiles: func(r set) bool {
+			n := 0
+			for _, id := range coupled {
+				if r[id] {
+					n++
+				}
+			}
+			return n == 0 || n == len(coupled)
+		},
+	}
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 120), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Root, coupled) || len(f.Aux) != 0 {
+		t.Errorf("root %v aux %v, want root %v and no aux", f.Root, f.Aux, coupled)
+	}
+	if !slices.ContainsFunc(f.Notes, func(n note.Note) bool { return n.Code == note.Reduced && n.M == 0 }) {
+		t.Errorf("notes %v: want reduced with no separable root", f.Notes)
+	}
+}
+
+func TestReduceHintedLast(t *testing.T) {
+	// The hunks a hint names are left out last: they are the likeliest to
+	// be needed, and trying them first only costs failing runs.
+	hunks := hunksIn(120, 10, 5)
+	s := newSearcher(&oracle{passes: subsetRule(1)}, hunks, Options{Hint: []diffhunks.ID{9, 3}})
+	got := s.byHint([]diffhunks.ID{9, 1, 3, 5})
+	if want := []diffhunks.ID{1, 5, 3, 9}; !slices.Equal(got, want) {
+		t.Errorf("byHint = %v, want %v", got, want)
+	}
+}
