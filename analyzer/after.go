@@ -70,12 +70,15 @@ func semanticSpent(semCtx context.Context) bool {
 
 // afterLoop holds one semantic analysis of the failing run on head.
 type afterLoop struct {
-	an       *semantic.Analysis
-	tr       *trace.Trace
-	cfg      trace.Config // how the failing run was traced
-	took     time.Duration
-	traceDir string
-	prefix   string // the traced module root, relative to the repository
+	an   *semantic.Analysis
+	tr   *trace.Trace
+	cfg  trace.Config // how the failing run was traced
+	took time.Duration
+	// searching is the time the loop spent in revert searches of the
+	// hunks its causes touch: search time, not semantic analysis.
+	searching time.Duration
+	traceDir  string
+	prefix    string // the traced module root, relative to the repository
 	// causes are those the tree was built from, when the loop found a root.
 	causes []*semantic.Cause
 	// failure is the failure event the analysis explains (set by run), 0
@@ -182,7 +185,7 @@ func (l *afterLoop) toRepoPaths(tree *cause.Node) {
 
 // run is Algorithm 1. It returns nil, nil when the causes never led to a
 // root, so that the caller falls back.
-func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
+func (l *afterLoop) run(ctx, semCtx context.Context, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
 	first, err := l.an.Failure()
 	if err != nil {
 		res.Notes.Add(note.Note{Code: note.NoFailureInTrace, Detail: err.Error()})
@@ -219,7 +222,11 @@ func (l *afterLoop) run(ctx, semCtx context.Context, runner search.Tester, res *
 			// fails, the loop widens them, not the search.
 			guess := opt
 			guess.Monotone = true
-			found, err := search.Asymmetric(ctx, runner, res.Hunks, touched, guess)
+			began := time.Now()
+			b.enter(PhaseSearch)
+			found, err := search.Asymmetric(ctx, b, res.Hunks, touched, guess)
+			b.enter(PhaseSemantic)
+			l.searching += time.Since(began)
 			if err != nil {
 				return found, err
 			}
@@ -250,7 +257,7 @@ func (l *afterLoop) tree(cmp semantic.Contrast) *cause.Node {
 // record copies the semantic analysis's figures into the result.
 func (l *afterLoop) record(res *Result, start time.Time) {
 	st := l.an.Stats()
-	res.Stats.Semantic = time.Since(start)
+	res.Stats.Semantic = time.Since(start) - l.searching
 	res.Stats.SolverCalls = st.SolverCalls
 	res.Stats.Clauses = st.Clauses
 	res.Stats.SliceSize = st.Slice

@@ -95,7 +95,7 @@ type Stats struct {
 	Builds      int // builds run, including compile-only checks
 	CacheHits   int
 	Wall        time.Duration
-	Semantic    time.Duration // time spent in tracing and semantic analysis
+	Semantic    time.Duration // time spent in tracing and semantic analysis (not in the revert searches it starts)
 	Contrast    time.Duration // time spent tracing the passing run and comparing the runs
 	SolverCalls int
 	Clauses     int // soft clauses in the formulas built
