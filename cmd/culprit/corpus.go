@@ -26,11 +26,21 @@ type corpusCase struct {
 	Name    string `json:"name"`
 	Test    string `json:"test"`
 	Package string `json:"package"`
-	Truth   []struct {
-		File  string `json:"file"`
-		Lines [2]int `json:"lines"`
-	} `json:"truth"`
+	Truth   []lineRange `json:"truth"`
+	// Equivalent names other lines a proven root may hold instead of the
+	// truth, with the argument why it is as valid (Why), for a fault that
+	// no 1-minimal revert can isolate.
+	Equivalent *struct {
+		Lines []lineRange `json:"lines"`
+		Why   string      `json:"why"`
+	} `json:"equivalent"`
 	Traits []string `json:"traits"`
+}
+
+// lineRange is an inclusive range of head lines of a repository file.
+type lineRange struct {
+	File  string `json:"file"`
+	Lines [2]int `json:"lines"`
 }
 
 // hits reports whether file:line lies in one of the truth ranges.
@@ -47,11 +57,20 @@ func (c *corpusCase) hits(file string, line int) bool {
 // deletion (an empty head range) meets a range that touches the lines on
 // either side of where it stood.
 func (c *corpusCase) hitsHunk(h diffhunks.Hunk) bool {
+	return meets(h, c.Truth)
+}
+
+// hitsEquivalent reports whether a hunk meets the argued equivalent lines.
+func (c *corpusCase) hitsEquivalent(h diffhunks.Hunk) bool {
+	return c.Equivalent != nil && meets(h, c.Equivalent.Lines)
+}
+
+func meets(h diffhunks.Hunk, ranges []lineRange) bool {
 	lo, hi := h.Head.Start, h.Head.End
 	if h.Head.Len() <= 0 {
 		lo, hi = h.Head.End, h.Head.Start
 	}
-	for _, t := range c.Truth {
+	for _, t := range ranges {
 		if t.File == h.File && lo <= t.Lines[1] && hi >= t.Lines[0] {
 			return true
 		}
@@ -163,6 +182,11 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 				return slices.Contains(res.Root, h.ID) && c.hitsHunk(h)
 			})
 			mark := yesNo(hit)
+			if !hit && slices.ContainsFunc(res.Hunks, func(h diffhunks.Hunk) bool {
+				return slices.Contains(res.Root, h.ID) && c.hitsEquivalent(h)
+			}) {
+				mark = "equivalent"
+			}
 			if res.Notes.Has(note.BudgetUnminimised) {
 				// The budget ended the search: the set holds the truth
 				// only because it holds nearly everything.
