@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -269,4 +270,46 @@ func TestErrorsInReverted(t *testing.T) {
 			t.Errorf("%s: ErrorsInReverted = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+func TestAuxFollowPastSyntaxErrors(t *testing.T) {
+	// a.go 1: a call of helper, which z.go's rewrite (2-6, top-level
+	// code) renamed; y.go 7-12: unrelated edits. In z.go, 2 opens a
+	// function that only 5 closes again: reverting 1 and 2 without 5 is a
+	// syntax error inside 2's lines, which names nothing and which the
+	// neighbours 3 and 4 do not mend.
+	hunks := []diffhunks.Hunk{{ID: 1, File: "a.go", Func: "A", Kind: diffhunks.Modify,
+		Base: diffhunks.LineRange{Start: 5, End: 5}, Head: diffhunks.LineRange{Start: 5, End: 5}, Diff: "-\thelper()\n+\tassist()\n"}}
+	for i := 2; i <= 12; i++ {
+		file, l := "z.go", 10*i
+		if i >= 7 {
+			file = "y.go"
+		}
+		hunks = append(hunks, diffhunks.Hunk{ID: diffhunks.ID(i), File: file, Kind: diffhunks.Modify,
+			Base: diffhunks.LineRange{Start: l, End: l + 2}, Head: diffhunks.LineRange{Start: l, End: l + 2}, Diff: "-a\n-b\n-c\n+d\n+e\n+f\n"})
+	}
+	hunks[1].Diff = "-func helper() {\n+func assist() {\n"
+	o := &oracle{
+		compiles: func(r set) bool { return (!r[1] || r[2]) && r[2] == r[5] },
+		msg: func(r set) string {
+			if !r[2] {
+				return "# example.com/z\n./a.go:5:2: undefined: helper"
+			}
+			return "# example.com/z\n./z.go:21:2: syntax error: non-declaration statement outside function body"
+		},
+	}
+	got, err := AuxFor(t.Context(), o, hunks, []diffhunks.ID{1}, ids(1, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []diffhunks.ID{2, 5}) {
+		t.Errorf("aux = %v, want [2 5]", got)
+	}
+	// 1 alone, with 2 (the name), with 2's neighbours, with the rest of
+	// z.go, then a build for each of the five added hunks in trimming
+	// them: the whole pool is never built and shrunk.
+	if n := o.nbuilds(); n != 9 {
+		t.Errorf("builds = %d, want 9", n)
+	}
+	o.checkNoRepeats(t, nil)
 }

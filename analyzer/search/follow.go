@@ -11,21 +11,35 @@ import (
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
-// maxFollow bounds the builds of one follow.
-const maxFollow = 6
+// followRounds bounds the builds of one follow: 6, or one for every 10
+// hunks of a larger pool, up to 40. A refactor of hundreds of hunks breaks
+// the build in a cascade (a changed signature, then its callers, then
+// theirs), one step of which each round undoes.
+func followRounds(pool int) int {
+	return min(max(6, pool/10), 40)
+}
 
 // follow grows an auxiliary set for revert from the compiler's complaints:
 // each round adds the pool hunks the errors point at, builds again, and
 // reads the new errors. It returns the added hunks once the variant
-// compiles, nil when the complaints point at nothing new or maxFollow
+// compiles, nil when the complaints point at nothing new or followRounds
 // builds did not get there. On a large pool this takes a few builds where
 // partitioning the whole pool takes hundreds; the caller still shrinks
 // what it returns.
 func (a *auxSearch) follow(ctx context.Context, revert, pool []diffhunks.ID, msg string) ([]diffhunks.ID, error) {
 	var added []diffhunks.ID
-	for range maxFollow {
+	for range followRounds(len(pool)) {
 		cur := union(revert, added)
 		more := minus(a.blamed(cur, pool, msg), cur)
+		if len(more) == 0 && len(added) > 0 {
+			// Halfway through a cascade, nothing the errors point at is
+			// left to revert: a syntax error between reverted hunks, say,
+			// when a function's rewrite was cut into several. The rest
+			// of each erring file's hunks brings the whole file back to
+			// base. (Stuck at the start, the caller's guesses are
+			// cheaper.)
+			more = minus(a.inErringFiles(pool, msg), cur)
+		}
 		if len(more) == 0 {
 			return nil, nil
 		}
@@ -148,6 +162,17 @@ func (a *auxSearch) blamed(cur, pool []diffhunks.ID, msg string) []diffhunks.ID 
 		}
 	}
 	return norm(out)
+}
+
+// inErringFiles returns the pool hunks of the files msg's errors are in.
+func (a *auxSearch) inErringFiles(pool []diffhunks.ID, msg string) []diffhunks.ID {
+	files := map[string]bool{}
+	for _, e := range CompileErrors(msg) {
+		for _, f := range a.filesNamed(e.Path) {
+			files[f] = true
+		}
+	}
+	return a.filter(pool, func(h diffhunks.Hunk) bool { return files[h.File] })
 }
 
 // filesNamed returns the hunk files that a path in a compiler message may
