@@ -313,3 +313,33 @@ func TestAuxFollowPastSyntaxErrors(t *testing.T) {
 	}
 	o.checkNoRepeats(t, nil)
 }
+
+func TestAuxFollowIntoDeletedFiles(t *testing.T) {
+	// a.go 1: a call of oldHelper became newHelper; old.go 2: the file
+	// that declared oldHelper, deleted; y.go 3-12: unrelated edits.
+	hunks := []diffhunks.Hunk{
+		{ID: 1, File: "a.go", Func: "A", Kind: diffhunks.Modify, Base: diffhunks.LineRange{Start: 5, End: 5},
+			Head: diffhunks.LineRange{Start: 5, End: 5}, Diff: "-\toldHelper()\n+\tnewHelper()\n"},
+		{ID: 2, File: "old.go", Kind: diffhunks.Delete, Base: diffhunks.LineRange{Start: 1, End: 3},
+			Head: diffhunks.LineRange{Start: 1, End: 0}, Diff: "-package z\n-\n-func oldHelper() {}\n"},
+	}
+	for i := 3; i <= 12; i++ {
+		hunks = append(hunks, diffhunks.Hunk{ID: diffhunks.ID(i), File: "y.go", Func: fmt.Sprintf("F%d", i), Kind: diffhunks.Modify,
+			Base: diffhunks.LineRange{Start: 10 * i, End: 10 * i}, Head: diffhunks.LineRange{Start: 10 * i, End: 10 * i}, Diff: "-a\n+b\n"})
+	}
+	o := &oracle{
+		compiles: func(r set) bool { return !r[1] || r[2] },
+		msg:      func(set) string { return "./a.go:5:2: undefined: oldHelper" },
+	}
+	got, err := AuxFor(t.Context(), o, hunks, []diffhunks.ID{1}, ids(1, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []diffhunks.ID{2}) {
+		t.Errorf("aux = %v, want [2]", got)
+	}
+	// 1 alone, then with the deleted file the name leads to.
+	if n := o.nbuilds(); n != 2 {
+		t.Errorf("builds = %d, want 2", n)
+	}
+}

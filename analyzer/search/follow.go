@@ -149,7 +149,8 @@ func (a *auxSearch) blamed(cur, pool []diffhunks.ID, msg string) []diffhunks.ID 
 		word := regexp.MustCompile(`\b` + regexp.QuoteMeta(n.name) + `\b`)
 		for _, id := range pool {
 			h := a.byID[id]
-			if h.Kind != diffhunks.Modify || !word.MatchString(h.Diff) {
+			// A deleted file's hunk brings back what it declared.
+			if h.Kind != diffhunks.Modify && h.Kind != diffhunks.Delete || !word.MatchString(h.Diff) {
 				continue
 			}
 			// A qualifier names the package's directory by its last
