@@ -82,3 +82,33 @@ func TestReduceHintedLast(t *testing.T) {
 		t.Errorf("byHint = %v, want %v", got, want)
 	}
 }
+
+func TestRefineLargeAux(t *testing.T) {
+	ctx := context.Background()
+	// Hunk 7 is the fault; its revert compiles only with all of 11-40
+	// (a signature it restores, and every caller). Minimising those 30
+	// auxiliary hunks builds each set without one of them, so the check
+	// of 1-minimality runs none of those again, and no auxiliary hunk is
+	// tried as a root of its own: each try would follow the same cascade.
+	hunks := hunksIn(45, 5, 1)
+	callers := ids(11, 40)
+	o := &oracle{
+		passes:   subsetRule(7),
+		compiles: func(r set) bool { return !r[7] || r.has(callers...) },
+	}
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 45), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Root, []diffhunks.ID{7}) || !slices.Equal(f.Aux, callers) {
+		t.Fatalf("root %v aux %v, want [7] aux %v", f.Root, f.Aux, callers)
+	}
+	for _, id := range callers {
+		if o.runs[key(minus(union([]diffhunks.ID{7}, callers), []diffhunks.ID{id}))] > 0 {
+			t.Errorf("ran the proven set without %d, which was built and did not compile", id)
+		}
+		if o.runs[key([]diffhunks.ID{id})] > 0 {
+			t.Errorf("tried auxiliary hunk %d as a root of its own", id)
+		}
+	}
+}

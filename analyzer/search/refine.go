@@ -12,8 +12,14 @@ import (
 )
 
 // maxRoleChecks bounds how many auxiliary hunks refine tries as a root of
-// their own: each check can cost an auxiliary-change search.
-const maxRoleChecks = 8
+// their own: each check can cost an auxiliary-change search. Past
+// maxRoleAux auxiliary hunks (a refactor the root needs to compile) no
+// hunk is tried: each check would follow the same cascade of compiler
+// errors through most of the change.
+const (
+	maxRoleChecks = 8
+	maxRoleAux    = 24
+)
 
 // refine makes a passing answer smaller where it can, and names its roles
 // by what the runs show, before the proof:
@@ -25,11 +31,16 @@ const maxRoleChecks = 8
 //     replaces it.
 //  2. 1-minimality: every hunk of root ∪ aux is left out in turn; if the
 //     rest still compiles and passes, the hunk is dropped for good. A root
-//     is only dropped while another root remains.
+//     is only dropped while another root remains. A rest is not run when
+//     a build of it is known to have failed: minimising the auxiliary
+//     hunks built most of these sets.
 //
 // why says what changed, for Found.Notes.
 func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []note.Note, err error) {
 	checks := 0
+	if len(aux) > maxRoleAux {
+		checks = maxRoleChecks
+	}
 	for _, h := range aux {
 		if checks == maxRoleChecks || !slices.Contains(candidates, h) {
 			continue
@@ -55,6 +66,11 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 	for _, h := range append(slices.Clone(aux), root...) {
 		rest := minus(set, []diffhunks.ID{h})
 		if len(intersect(rest, root)) == 0 {
+			continue
+		}
+		// Most of these sets were built in minimising the auxiliary
+		// hunks: one known not to compile needs no run.
+		if b, ok := s.aux.builds.known(key(rest)); ok && !b.ok {
 			continue
 		}
 		r, err := s.run(ctx, rest)

@@ -103,6 +103,23 @@ func (m *memo[T]) get(k string, f func() (T, error)) (v T, hit bool, err error) 
 	return c.v, false, c.err
 }
 
+// known returns the value for k if it was computed already, without
+// computing it or waiting for a computation under way.
+func (m *memo[T]) known(k string) (v T, ok bool) {
+	m.mu.Lock()
+	c, found := m.m[k]
+	m.mu.Unlock()
+	if !found {
+		return v, false
+	}
+	select {
+	case <-c.done:
+		return c.v, c.err == nil
+	default:
+		return v, false
+	}
+}
+
 // put records a value computed elsewhere, unless k already has one.
 func (m *memo[T]) put(k string, v T) {
 	m.mu.Lock()
