@@ -100,17 +100,30 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 // differences that the failing run's causes cannot name or did not keep:
 // those that ran in the passing run only (the reset an early return
 // skipped), those in the proof's hunks, and the divergence.
+//
+// Deleted code that the passing run executed is shown where it ran there,
+// with its values, in place of where the failing run's analysis placed it.
 func addPathSteps(tree *cause.Node, cmp *contrast.Comparison) {
 	if tree == nil {
 		return
 	}
+	steps := cmp.Summary(maxTreeSteps)
+	ran := map[diffhunks.ID]bool{}
+	for _, st := range steps {
+		if st.OnlyPassing && st.Hunk != 0 {
+			ran[st.Hunk] = true
+		}
+	}
+	tree.Walk(func(n *cause.Node) {
+		n.Statements = slices.DeleteFunc(n.Statements, func(s cause.Statement) bool { return s.Deleted && ran[s.Hunk] })
+	})
 	seen := map[string]bool{}
 	tree.Walk(func(n *cause.Node) {
 		for _, s := range append([]cause.Statement{n.Target}, n.Statements...) {
 			seen[fmt.Sprintf("%s:%d", s.File, s.Line)] = true
 		}
 	})
-	for _, st := range cmp.Summary(maxTreeSteps) {
+	for _, st := range steps {
 		if !st.OnlyPassing && st.Hunk == 0 && !st.Diverges {
 			continue
 		}

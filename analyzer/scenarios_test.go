@@ -141,10 +141,16 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 			return
 		}
 		seen := map[string]bool{}
+		onlyPassing := map[string]bool{}
+		ranPassing := map[diffhunks.ID]bool{}
 		res.Tree.Walk(func(n *cause.Node) {
 			seen[loc(n.Target)] = true
 			for _, st := range n.Statements {
 				seen[loc(st)] = true
+				if st.OnlyPassing {
+					onlyPassing[loc(st)] = true
+					ranPassing[st.Hunk] = true
+				}
 			}
 		})
 		for _, l := range lines {
@@ -152,6 +158,21 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 				t.Errorf("the causal tree does not show %s; it shows %v", l, keys(seen))
 			}
 		}
+		// "only-passing" names steps the tree shows as run in the passing
+		// run only: deleted code where it ran there, not where the
+		// failing run's analysis would place it.
+		for _, l := range strings.Fields(sc.Keys["only-passing"]) {
+			if !onlyPassing[l] {
+				t.Errorf("the causal tree does not show %s as run in the passing run only; it shows %v", l, keys(seen))
+			}
+		}
+		res.Tree.Walk(func(n *cause.Node) {
+			for _, st := range n.Statements {
+				if st.Deleted && ranPassing[st.Hunk] {
+					t.Errorf("deleted code of hunk %d is placed at %s although the passing run shows where it ran", st.Hunk, loc(st))
+				}
+			}
+		})
 		checkChain(t, sc, res)
 	}
 }
