@@ -193,7 +193,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	}
 	// The failure's stack, when it shows changed code, guides a large
 	// search; the semantic analysis adds what the traced run executed.
-	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers, Hint: failureOrder(res, nil)}
+	// A fifth of the budget is kept for the proof and the comparison: a
+	// large change's minimisation stops short of it.
+	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers, Hint: failureOrder(res, nil), Reserve: req.Budget / 5}
 	b.enter(PhaseSearch)
 	var found *search.Found
 	var failing *afterLoop // the failing run's analysis, when there is one
@@ -328,7 +330,7 @@ func conclude(res *Result, found *search.Found) {
 	proof := found.Proof
 	res.Proof = &proof
 	res.Root, res.Aux = found.Root, found.Aux
-	if len(found.Aux) > largeAux {
+	if len(found.Aux) > largeAux && !found.Notes.Has(note.MinimiseCut) {
 		res.Notes.Add(note.Note{Code: note.LargeAux, N: len(found.Aux)})
 	}
 	addAll(&res.Notes, found.Notes)

@@ -106,6 +106,8 @@ func words(n note.Note) string {
 			return w + "; without any one of them the rest does not compile, so the runs cannot tell root from auxiliary hunks and all are shown as root"
 		}
 		return w + "; the root hunks are those without which the rest compiles but fails, the auxiliary ones those without which it does not compile"
+	case note.MinimiseCut:
+		return fmt.Sprintf("minimising the reverted set stopped with %s of the budget left, to leave time for the proof and the explanation: the auxiliary hunks may include some the revert does not need", plain(n.Limit))
 	case note.RootByRole:
 		return hunks + " passes reverted with only what it needs to compile, so it is the root"
 	case note.ProofRepeat:

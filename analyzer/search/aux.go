@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -36,6 +37,22 @@ type auxSearch struct {
 	byID    map[diffhunks.ID]diffhunks.Hunk
 	builds  memo[built]
 	nbuilds atomic.Int64
+	// reserve is Options.Reserve; cut records that minimising stopped
+	// for it.
+	reserve time.Duration
+	cut     atomic.Bool
+}
+
+// late reports whether less than a.reserve is left before ctx's deadline:
+// minimising then stops, keeping a set that compiles, so that the proof
+// and the explanation still have time. It records the cut.
+func (a *auxSearch) late(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	if !ok || a.reserve <= 0 || time.Until(dl) >= a.reserve {
+		return false
+	}
+	a.cut.Store(true)
+	return true
 }
 
 // built is what one build of a reverted set said: whether it compiled and,
@@ -213,6 +230,9 @@ func mentions(msg, file string) bool {
 func (a *auxSearch) shrink(ctx context.Context, revert, omega []diffhunks.ID) ([]diffhunks.ID, error) {
 	n := 2
 	for n <= len(omega) {
+		if a.late(ctx) {
+			return omega, nil
+		}
 		parts := a.partition(omega, n)
 		next := []diffhunks.ID(nil)
 		nextN := 0
@@ -253,6 +273,9 @@ func (a *auxSearch) shrink(ctx context.Context, revert, omega []diffhunks.ID) ([
 // small and mostly needed, where this beats shrink's partitions.
 func (a *auxSearch) trim(ctx context.Context, revert, omega []diffhunks.ID) ([]diffhunks.ID, error) {
 	for i := len(omega) - 1; i >= 0; i-- {
+		if a.late(ctx) {
+			return omega, nil
+		}
 		without := slices.Delete(slices.Clone(omega), i, i+1)
 		ok, err := a.compiles(ctx, union(revert, without))
 		if err != nil {

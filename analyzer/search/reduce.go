@@ -28,7 +28,8 @@ const largeChange = 100
 // parts apart.
 //
 // Units the hint points at are left out last, as they are the likeliest to
-// be needed.
+// be needed. With less than Options.Reserve left, the set found so far
+// stands, and the hunks not judged against it count as auxiliary.
 func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []diffhunks.ID, separable bool, err error) {
 	set := s.byHint(all)
 	keys := []func(diffhunks.Hunk) string{
@@ -37,7 +38,7 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 	}
 	for _, keyOf := range keys {
 		for _, u := range s.unitsOf(set, keyOf) {
-			if len(u) == len(set) {
+			if len(u) == len(set) || s.aux.late(ctx) {
 				continue
 			}
 			rest := minus(set, u)
@@ -65,7 +66,7 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 				judged[h] = verdict{root: true, against: key(norm(set))}
 				break
 			}
-			if v, ok := judged[h]; ok && v.against == key(norm(set)) {
+			if v, ok := judged[h]; ok && v.against == key(norm(set)) || s.aux.late(ctx) {
 				continue
 			}
 			rest := minus(set, []diffhunks.ID{h})

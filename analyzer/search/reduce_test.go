@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -110,5 +111,39 @@ func TestRefineLargeAux(t *testing.T) {
 		if o.runs[key([]diffhunks.ID{id})] > 0 {
 			t.Errorf("tried auxiliary hunk %d as a root of its own", id)
 		}
+	}
+}
+
+func TestReserveStopsMinimising(t *testing.T) {
+	// The oracle of TestRefineLargeAux, with the deadline already inside
+	// the reserve: the root is still found and proven, the auxiliary
+	// hunks are not minimised, and a note says so.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	hunks := hunksIn(45, 5, 1)
+	o := &oracle{
+		passes:   subsetRule(7),
+		compiles: func(r set) bool { return !r[7] || r.has(ids(11, 40)...) },
+	}
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 45), Options{Reserve: 2 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Root, []diffhunks.ID{7}) || !f.Proof.Passed() {
+		t.Fatalf("root %v, proof %s: want [7], passed", f.Root, f.Proof.Outcome)
+	}
+	if !f.Notes.Has(note.MinimiseCut) {
+		t.Errorf("notes %v: want minimise-cut", f.Notes)
+	}
+	if len(f.Aux) <= 30 {
+		t.Errorf("aux %v: want more than the 30 needed, as minimising was cut", f.Aux)
+	}
+	// Without a reserve the same search minimises them to the 30 needed.
+	f, err = Asymmetric(ctx, &oracle{passes: o.passes, compiles: o.compiles}, hunks, ids(1, 45), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Aux) != 30 || f.Notes.Has(note.MinimiseCut) {
+		t.Errorf("without a reserve: aux %v, notes %v; want the 30 needed and no cut", f.Aux, f.Notes)
 	}
 }

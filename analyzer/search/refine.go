@@ -64,6 +64,9 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 	set := union(root, aux)
 	// Auxiliary hunks first: they are the likelier to be unneeded.
 	for _, h := range append(slices.Clone(aux), root...) {
+		if s.aux.late(ctx) {
+			break
+		}
 		rest := minus(set, []diffhunks.ID{h})
 		if len(intersect(rest, root)) == 0 {
 			continue

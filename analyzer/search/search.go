@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
@@ -67,6 +68,11 @@ type Options struct {
 	// instead of all candidates. Nil means no evidence. A Monotone search
 	// ignores it.
 	Hint []diffhunks.ID
+	// Reserve is the time to leave before ctx's deadline for the proof and
+	// what follows it: with less left, minimising auxiliary hunks and
+	// checking 1-minimality stop, the set found so far (which compiles
+	// and passes) stands, and a note says so. Zero never stops early.
+	Reserve time.Duration
 }
 
 // Found is what a strategy settled on.
@@ -133,6 +139,7 @@ func (v variant) passed() bool { return v.res.Passed() }
 
 func newSearcher(t Tester, hunks []diffhunks.Hunk, opt Options) *searcher {
 	s := &searcher{t: t, opt: opt, aux: newAuxSearch(t, hunks)}
+	s.aux.reserve = opt.Reserve
 	if opt.Revertible != nil {
 		s.pool = norm(opt.Revertible)
 	} else {
@@ -300,5 +307,8 @@ func (s *searcher) stats(f *Found) {
 	s.mu.Unlock()
 	if n > 0 {
 		f.Notes.Add(note.Note{Code: note.Unresolved, N: n})
+	}
+	if s.aux.cut.Load() {
+		f.Notes.Add(note.Note{Code: note.MinimiseCut, Limit: s.opt.Reserve.String()})
 	}
 }
