@@ -26,8 +26,9 @@ import (
 // back to the revert search over all candidates; the tree is only set when
 // a root was found from derived causes.
 //
-// Tracing and deriving causes run under req.SemanticBudget (semCtx); the
-// revert searches the loop starts run under the analysis's own ctx.
+// Tracing and deriving causes share req.SemanticBudget; the revert
+// searches the loop starts run under the analysis's own ctx, and their
+// time does not count against that share.
 //
 // The failing run's analysis is returned, when there is one, for the
 // comparison with the passing run; the caller closes it.
@@ -40,7 +41,7 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 	switch {
 	case err == nil:
 		var found *search.Found
-		found, err = loop.run(ctx, semCtx, b, res, candidates, opt)
+		found, err = loop.run(ctx, req.SemanticBudget, start, b, res, candidates, opt)
 		loop.record(res, start)
 		if found != nil || err != nil {
 			return found, loop, err
@@ -185,7 +186,10 @@ func (l *afterLoop) toRepoPaths(tree *cause.Node) {
 
 // run is Algorithm 1. It returns nil, nil when the causes never led to a
 // root, so that the caller falls back.
-func (l *afterLoop) run(ctx, semCtx context.Context, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
+//
+// Each cause is derived under what is left of the semantic share: share
+// less the time since start, not counting the loop's revert searches.
+func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Time, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
 	first, err := l.an.Failure()
 	if err != nil {
 		res.Notes.Add(note.Note{Code: note.NoFailureInTrace, Detail: err.Error()})
@@ -205,8 +209,11 @@ func (l *afterLoop) run(ctx, semCtx context.Context, b *budget, res *Result, can
 		}
 		t := pending[0]
 		pending = pending[1:]
+		semCtx, cancel := context.WithTimeoutCause(ctx, share-(time.Since(start)-l.searching), errSemanticBudget)
 		c, err := l.an.Cause(semCtx, t)
-		if semanticSpent(semCtx) {
+		spent := semanticSpent(semCtx)
+		cancel()
+		if spent {
 			res.Notes.Add(note.Note{Code: note.SemanticBudget, N: len(causes)})
 			return nil, nil
 		}

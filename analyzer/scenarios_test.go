@@ -306,3 +306,29 @@ func keys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestSemanticShare gives the semantic analysis no time at all: the
+// revert search still proves the paper's root, the result says the
+// semantic share ran out, and it shows no tree it did not derive.
+func TestSemanticShare(t *testing.T) {
+	sc, err := scenario.Load("../testdata/after-example.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := request.For(sc, repo, analyzer.StrategyAfter)
+	req.SemanticBudget = time.Nanosecond
+	res, err := analyzer.Explain(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := resolve(t, res.Hunks, sc.Root); res.Status != analyzer.Explained || !slices.Equal(res.Root, want) {
+		t.Fatalf("status %s root %v, want explained %v; notes %+v", res.Status, res.Root, want, res.Notes)
+	}
+	if !res.Notes.Has(note.SemanticBudget) || res.Tree != nil {
+		t.Errorf("notes %+v, tree %v: want the semantic budget noted and no tree", res.Notes, res.Tree != nil)
+	}
+}
