@@ -55,6 +55,11 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 	}
 	b.enter(PhaseSearch)
 	opt.Hint = failureOrder(res, loop)
+	if loop != nil {
+		// Tracing the passing run takes about as long as the failing
+		// one did: keep room for it, and for the proof.
+		opt.Reserve = max(opt.Reserve, loop.took*2)
+	}
 	found, err := search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
 	return found, loop, err
 }

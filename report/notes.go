@@ -107,7 +107,7 @@ func words(n note.Note) string {
 		}
 		return w + "; the root hunks are those without which the rest compiles but fails, the auxiliary ones those without which it does not compile"
 	case note.MinimiseCut:
-		return fmt.Sprintf("minimising the reverted set stopped with %s of the budget left, to leave time for the proof and the explanation: the auxiliary hunks may include some the revert does not need", plain(n.Limit))
+		return fmt.Sprintf("minimising the reverted set stopped with %s of the budget left, to leave time for the proof and the explanation: the auxiliary hunks were reverted because the compiler asked for them but were not checked one by one, so some may not be needed, and the failure may depend on them as well as on the root", plain(n.Limit))
 	case note.RootByRole:
 		return hunks + " passes reverted with only what it needs to compile, so it is the root"
 	case note.ProofRepeat:
