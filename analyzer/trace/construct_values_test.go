@@ -86,6 +86,42 @@ func TestX(t *testing.T) {
 			"assign k, i = k+1, i-1 r:k=0 r:i=10 w:k=1 w:i=9",
 			"assign sum += k * i r:sum=0 r:k=1 r:i=9 w:sum=9",
 		}, 0},
+		{"post-statements", `
+type Cursor struct{ i int }
+
+func next(n int) (int, int) { return n + 1, n * 2 }
+
+func Walk(c *Cursor, xs []int) int {
+	sum, calls := 0, 0
+	for ; c.i < len(xs); c.i++ {
+		sum += xs[c.i]
+	}
+	for k := 0; k < 2; xs[k-1]++ {
+		k++
+	}
+	for a, b := 0, 0; a < 3; a, b = next(a) {
+		calls += b
+	}
+	return sum + xs[0] + calls
+}`, `
+func TestX(t *testing.T) {
+	if got := Walk(&Cursor{}, []int{4, 5}); got != 9+5+2 {
+		t.Fatal(got)
+	}
+}`, []string{
+			"branch c.i < len(xs) r:c.i=0 r:xs=[]{len 2 cap 2} v=true",
+			"assign sum += xs[c.i] r:sum=0 r:c.i=0 r:xs[c.i]=4 w:sum=4",
+			"assign c.i++ r:c.i=0 w:c.i=1",
+			"branch c.i < len(xs) r:c.i=1",
+			"assign c.i++ r:c.i=1 w:c.i=2",
+			"branch c.i < len(xs) r:c.i=2 r:xs=[]{len 2 cap 2} v=false",
+			"assign xs[k-1]++ r:xs[k-1]=4 w:xs[k-1]=5",
+			"assign xs[k-1]++ r:xs[k-1]=5 w:xs[k-1]=6",
+			"assign a, b = next(a)",
+			"w:a=1 w:b=0",
+			"w:a=2 w:b=2",
+			"w:a=3 w:b=4",
+		}, 0},
 		{"written-location-with-call", `
 type Stats struct{ N int }
 
