@@ -231,3 +231,19 @@ func TestPathFollowsLoopPostStatements(t *testing.T) {
 	pathReaches(t, src("func(c *Ctx) {}"), src("func(c *Ctx) { if calls < 2 { c.index = -1 } }"), "TestRun",
 		"p.go:10 c.index++", "p.go:10 c.index < s")
 }
+
+// TestPathThroughSlicedArrayPointer: the changed function slices an array
+// pointer (u[:]), which the tracer once could not instrument without the
+// compiler failing, leaving the whole file untraced and the path with no
+// way from the panic to the change.
+func TestPathThroughSlicedArrayPointer(t *testing.T) {
+	src := func(n string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\ntype ID [4]byte\n\nfunc (u *ID) Parse(s string) {\n\tb := u[:]\n\tk := " + n +
+				"\n\tcopy(b, s[:k])\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tvar u ID\n\tu.Parse(\"abcdef\")\n\tif u[0] != 'a' {\n\t\tt.Fatal(u)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("4"), src("8"), "TestParse", "p.go:8 copy(b, s[:k])")
+}

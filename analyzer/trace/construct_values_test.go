@@ -122,6 +122,31 @@ func TestX(t *testing.T) {
 			"w:a=2 w:b=2",
 			"w:a=3 w:b=4",
 		}, 0},
+		{"slice-of-array-pointer", `
+// Slicing an array pointer through a generic read wrapper is an internal
+// compiler error: the file is traced only when the pointer is sliced as
+// it is.
+type ID [4]byte
+
+func (u *ID) Set(data []byte) (err error) {
+	copy(u[:], data)
+	return
+}
+
+func (u *ID) Tail() []byte {
+	b := u[:]
+	return b[2:]
+}`, `
+func TestX(t *testing.T) {
+	var u ID
+	if err := u.Set([]byte{1, 2, 3, 4}); err != nil || u != (ID{1, 2, 3, 4}) || len(u.Tail()) != 2 {
+		t.Fatal(u)
+	}
+}`, []string{
+			"entry func (u *ID) Set(data []byte) (err error) {",
+			"entry func (u *ID) Tail() []byte {",
+			"assign b := u[:] w:b=[]{len 4 cap 4}",
+		}, 0},
 		{"written-location-with-call", `
 type Stats struct{ N int }
 
