@@ -247,3 +247,21 @@ func TestPathThroughSlicedArrayPointer(t *testing.T) {
 	}
 	pathReaches(t, src("4"), src("8"), "TestParse", "p.go:8 copy(b, s[:k])")
 }
+
+// TestPathThroughBareReturn: a bare `return` hands back a named result,
+// which the tracer records as a value, not a read. The failing run never
+// sets the result (the entry's zero value); the passing run sets it under
+// a branch the change turned, so the path goes on from the return through
+// the passing run's write to that branch and the changed limit.
+func TestPathThroughBareReturn(t *testing.T) {
+	src := func(limit string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nimport \"errors\"\n\nvar limit = " + limit + "\n\n" +
+				"func Check(n int) (err error) {\n\tif n > limit {\n\t\terr = errors.New(\"too big\")\n\t}\n\treturn\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif Check(4) == nil {\n\t\tt.Fatal(\"no error\")\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("3"), src("5"), "TestCheck",
+		"p.go:11 return", `p.go:9 err = errors.New("too big")`, "p.go:8 n > limit")
+}
