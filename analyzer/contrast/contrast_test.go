@@ -265,3 +265,22 @@ func TestPathThroughBareReturn(t *testing.T) {
 	pathReaches(t, src("3"), src("5"), "TestCheck",
 		"p.go:11 return", `p.go:9 err = errors.New("too big")`, "p.go:8 n > limit")
 }
+
+// TestPathFromOutOfRangeHandler: the change shortens the handler slice a
+// loop calls through (c.handlers[c.index](c)); the index goes out of
+// range. Only when the call statement records the slice and index it took
+// the function value from does the path go from the panic to the change.
+func TestPathFromOutOfRangeHandler(t *testing.T) {
+	src := func(handler string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\ntype Ctx struct {\n\tindex    int\n\thandlers []func(*Ctx)\n}\n\n" +
+				"func (c *Ctx) Next() {\n\tc.index++\n\tfor s := len(c.handlers); c.index < s; c.index++ {\n\t\tc.handlers[c.index](c)\n\t}\n}\n\n" +
+				"var calls int\n\nfunc Run() int {\n\tcalls = 0\n\tc := &Ctx{index: -1}\n\tc.handlers = []func(*Ctx){\n\t\tfunc(c *Ctx) { calls++ },\n\t\t" +
+				handler + ",\n\t\tfunc(c *Ctx) { calls++ },\n\t}\n\tc.Next()\n\treturn calls\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(); got != 2 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("func(c *Ctx) {}"), src("func(c *Ctx) { c.handlers = c.handlers[:1] }"), "TestRun",
+		"p.go:11 c.handlers[c.index](c)")
+}

@@ -147,6 +147,31 @@ func TestX(t *testing.T) {
 			"entry func (u *ID) Tail() []byte {",
 			"assign b := u[:] w:b=[]{len 4 cap 4}",
 		}, 0},
+		{"call-of-slice-element", `
+type Ctx struct {
+	index    int
+	handlers []func(*Ctx) int
+}
+
+func Run(c *Ctx) (sum int) {
+	for c.index = 0; c.index < 3; c.index++ {
+		c.handlers[c.index](c)
+	}
+	return
+}`, `
+func TestX(t *testing.T) {
+	c := &Ctx{handlers: []func(*Ctx) int{func(*Ctx) int { return 1 }, func(*Ctx) int { return 2 }}}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	Run(c)
+}`, []string{
+			"call c.handlers[c.index](c) r:c.handlers=[]{len 2 cap 2} r:c.index=0 r:c=",
+			"call c.handlers[c.index](c) r:c.handlers=[]{len 2 cap 2} r:c.index=1 r:c=",
+			"panic c.handlers[c.index](c) r:c.handlers=[]{len 2 cap 2} r:c.index=2",
+		}, 0},
 		{"written-location-with-call", `
 type Stats struct{ N int }
 
