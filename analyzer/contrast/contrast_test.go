@@ -211,3 +211,76 @@ func pathReaches(t *testing.T, base, head map[string]string, test string, want .
 		}
 	}
 }
+
+// TestPathFollowsLoopPostStatements: the change makes a handler reset
+// the index a loop's post statement (`c.index++`, a field) advances, so
+// the loop runs a handler again. The runs first differ at the loop's
+// check, whose index comes from the post statement; only when that
+// statement is traced does the path go on to the reset in the change.
+func TestPathFollowsLoopPostStatements(t *testing.T) {
+	src := func(handler string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\ntype Ctx struct {\n\tindex    int\n\thandlers []func(*Ctx)\n}\n\n" +
+				"func (c *Ctx) Next() {\n\tc.index++\n\tfor s := len(c.handlers); c.index < s; c.index++ {\n\t\tc.handlers[c.index](c)\n\t}\n}\n\n" +
+				"var calls int\n\nfunc Run() int {\n\tcalls = 0\n\tc := &Ctx{index: -1}\n\tc.handlers = []func(*Ctx){\n\t\tfunc(c *Ctx) { calls++ },\n\t\t" +
+				handler + ",\n\t}\n\tc.Next()\n\treturn calls\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(); got != 1 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("func(c *Ctx) {}"), src("func(c *Ctx) { if calls < 2 { c.index = -1 } }"), "TestRun",
+		"p.go:10 c.index++", "p.go:10 c.index < s")
+}
+
+// TestPathThroughSlicedArrayPointer: the changed function slices an array
+// pointer (u[:]), which the tracer once could not instrument without the
+// compiler failing, leaving the whole file untraced and the path with no
+// way from the panic to the change.
+func TestPathThroughSlicedArrayPointer(t *testing.T) {
+	src := func(n string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\ntype ID [4]byte\n\nfunc (u *ID) Parse(s string) {\n\tb := u[:]\n\tk := " + n +
+				"\n\tcopy(b, s[:k])\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tvar u ID\n\tu.Parse(\"abcdef\")\n\tif u[0] != 'a' {\n\t\tt.Fatal(u)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("4"), src("8"), "TestParse", "p.go:8 copy(b, s[:k])")
+}
+
+// TestPathThroughBareReturn: a bare `return` hands back a named result,
+// which the tracer records as a value, not a read. The failing run never
+// sets the result (the entry's zero value); the passing run sets it under
+// a branch the change turned, so the path goes on from the return through
+// the passing run's write to that branch and the changed limit.
+func TestPathThroughBareReturn(t *testing.T) {
+	src := func(limit string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nimport \"errors\"\n\nvar limit = " + limit + "\n\n" +
+				"func Check(n int) (err error) {\n\tif n > limit {\n\t\terr = errors.New(\"too big\")\n\t}\n\treturn\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif Check(4) == nil {\n\t\tt.Fatal(\"no error\")\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("3"), src("5"), "TestCheck",
+		"p.go:11 return", `p.go:9 err = errors.New("too big")`, "p.go:8 n > limit")
+}
+
+// TestPathFromOutOfRangeHandler: the change shortens the handler slice a
+// loop calls through (c.handlers[c.index](c)); the index goes out of
+// range. Only when the call statement records the slice and index it took
+// the function value from does the path go from the panic to the change.
+func TestPathFromOutOfRangeHandler(t *testing.T) {
+	src := func(handler string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\ntype Ctx struct {\n\tindex    int\n\thandlers []func(*Ctx)\n}\n\n" +
+				"func (c *Ctx) Next() {\n\tc.index++\n\tfor s := len(c.handlers); c.index < s; c.index++ {\n\t\tc.handlers[c.index](c)\n\t}\n}\n\n" +
+				"var calls int\n\nfunc Run() int {\n\tcalls = 0\n\tc := &Ctx{index: -1}\n\tc.handlers = []func(*Ctx){\n\t\tfunc(c *Ctx) { calls++ },\n\t\t" +
+				handler + ",\n\t\tfunc(c *Ctx) { calls++ },\n\t}\n\tc.Next()\n\treturn calls\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(); got != 2 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("func(c *Ctx) {}"), src("func(c *Ctx) { c.handlers = c.handlers[:1] }"), "TestRun",
+		"p.go:11 c.handlers[c.index](c)")
+}

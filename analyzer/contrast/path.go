@@ -103,7 +103,7 @@ func (c *Comparison) Path() (Path, error) {
 			if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
 				push(item{r, rd.def})
 			}
-			if rd.def < 0 && rd.text != "" && !rd.call {
+			if rd.def < 0 && rd.text != "" && !rd.call && !rd.zero {
 				// No traced write made the value read: code the tracer
 				// does not enter wrote it through a reference.
 				for _, w := range c.untracedWriters(r, e) {
@@ -113,7 +113,7 @@ func (c *Comparison) Path() (Path, error) {
 			if ctr >= 0 && rd.text != "" {
 				// The passing value may have another origin, invisible
 				// from the failing run.
-				if d2 := c.defOf(o, ctr, rd.text); d2 >= 0 && c.Counterpart(o, d2) != rd.def && c.relevant(o, d2) {
+				if d2 := c.defOf(o, ctr, rd.text); d2 >= 0 && (rd.def < 0 || c.Counterpart(o, d2) != rd.def) && c.relevant(o, d2) {
 					push(item{o, d2})
 				}
 			}
@@ -169,6 +169,7 @@ type read struct {
 	// the walk follows it whatever its value.
 	opaque bool
 	call   bool // the result of a call in the expression, not memory
+	zero   bool // a named result no write set: the entry's zero value
 }
 
 // reads lists what event e of run s used: its operand reads, the call
@@ -194,11 +195,52 @@ func (c *Comparison) reads(s Side, e int) []read {
 			out = append(out, read{def: call, opaque: c.relevant(s, e)})
 		}
 	}
+	out = append(out, c.namedResults(s, e)...)
 	for _, call := range callSites(site) {
 		if ret := c.callResult(s, e, call); ret >= 0 {
 			x := tr.Event(ret)
 			out = append(out, read{def: ret, opaque: x.Kind == trace.EvCallExt && slices.ContainsFunc(x.Values, reference)})
 		}
+	}
+	return out
+}
+
+// namedResults are the reads of a bare `return` of named results, which
+// the tracer records as the results' values only: each result reads the
+// variable the frame's entry zeroed (the entry's last writes, one per
+// recorded result), defined by its last traced write before the return
+// when that wrote the value returned; one still zero has no definition.
+func (c *Comparison) namedResults(s Side, e int) []read {
+	tr := c.runs[s].tr
+	ev := tr.Event(e)
+	if ev.Kind != trace.EvReturn || len(ev.Reads) > 0 || len(ev.Values) == 0 || len(tr.SiteOf(e).Exprs) > 0 {
+		return nil
+	}
+	entry := tr.Frame(ev.Frame).Entry
+	if entry < 0 || tr.Event(entry).Kind != trace.EvEntry {
+		return nil
+	}
+	ws := slices.Clone(tr.Event(entry).Writes)
+	if len(ws) < len(ev.Values) {
+		return nil
+	}
+	slices.SortFunc(ws, func(a, b trace.Item) int { return a.Slot - b.Slot })
+	ws = ws[len(ws)-len(ev.Values):]
+	site := tr.SiteOf(entry)
+	var out []read
+	for k, w := range ws {
+		o, ok := operand(site, w.Slot)
+		if !ok || w.Loc.Kind == trace.LocNone {
+			continue
+		}
+		rd := read{text: o.Text, value: ev.Values[k], def: -1}
+		switch d := tr.LastDef(w.Loc, e); {
+		case d == entry:
+			rd.zero = true // no difference starts at a zero value
+		case d >= 0 && slices.ContainsFunc(tr.Event(d).Writes, func(x trace.Item) bool { return x.Loc == w.Loc && x.Value == rd.value }):
+			rd.def = d
+		}
+		out = append(out, rd)
 	}
 	return out
 }
@@ -326,6 +368,11 @@ func (c *Comparison) readOf(s Side, e int, text string) (trace.Value, bool) {
 			return it.Value, true
 		}
 	}
+	for _, rd := range c.namedResults(s, e) {
+		if rd.text == text {
+			return rd.value, true
+		}
+	}
 	return trace.Value{}, false
 }
 
@@ -336,6 +383,11 @@ func (c *Comparison) defOf(s Side, e int, text string) int {
 	for _, it := range tr.Event(e).Reads {
 		if o, ok := operand(site, it.Slot); ok && o.Text == text {
 			return tr.Def(e, it.Slot)
+		}
+	}
+	for _, rd := range c.namedResults(s, e) {
+		if rd.text == text {
+			return rd.def
 		}
 	}
 	return -1

@@ -101,6 +101,7 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 	if fn != nil {
 		cs.Callee = fn.FullName()
 	}
+	elemFun := false
 	switch f := unparen(c.Fun).(type) {
 	case *ast.FuncLit:
 		r.funcLit(f)
@@ -108,6 +109,8 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 		if _, isCall := unparen(f.X).(*ast.CallExpr); isCall {
 			r.expr(f.X, cs)
 		}
+	case *ast.IndexExpr:
+		elemFun = r.elemFun(f, st, cs, at)
 	}
 	for _, a := range c.Args {
 		cs.Exprs = append(cs.Exprs, r.expr(a, cs))
@@ -120,7 +123,7 @@ func (r *rewriter) call(c *ast.CallExpr, st *Site, at token.Pos) *Expr {
 	// pending for the statement's event.
 	evBefore := kind == SiteCall || kind == SiteFail
 	evAfter := kind == SiteCallExt && rt != nil && !tuple && !at.IsValid()
-	marked := (evBefore || evAfter) && r.markable(c.Fun)
+	marked := (evBefore || evAfter) && r.markable(c.Fun) && !elemFun
 	// The receiver of a method the tracer cannot enter (t.Minute(),
 	// h.ServeHTTP(w, r)) is what the call depends on: read it for the
 	// enclosing statement before the call's mark, or for the call itself
@@ -257,6 +260,25 @@ func (r *rewriter) before(c *ast.CallExpr, cs *Site, ev EventKind, marked bool) 
 		return false
 	}
 	r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.CF%s(%s, %d, %d, ", rtName, m, r.fa(), ev, cs.ID), ")")
+	return true
+}
+
+// elemFun records, for a call statement of a function value taken from a
+// slice element (handlers[i](c)), the reads of the slice and the
+// index as the call's first reads: the index may be out of range, and the
+// panic then keeps them. The statement's site gets the same operands in
+// the same slots, for the panic event, which names the statement. Nothing
+// else is pending when a call statement begins, so the call needs no mark.
+func (r *rewriter) elemFun(f *ast.IndexExpr, st, cs *Site, at token.Pos) bool {
+	if !at.IsValid() || cs.Kind != SiteCall || len(st.Operands) > 0 || len(cs.Operands) > 0 || st.Kind != SiteStmt {
+		return false
+	}
+	if _, ok := r.under(f.X).(*types.Slice); !ok {
+		return false
+	}
+	r.expr(f.X, cs)
+	r.expr(f.Index, cs)
+	st.Operands = append(st.Operands, cs.Operands...)
 	return true
 }
 

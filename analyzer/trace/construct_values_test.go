@@ -86,6 +86,92 @@ func TestX(t *testing.T) {
 			"assign k, i = k+1, i-1 r:k=0 r:i=10 w:k=1 w:i=9",
 			"assign sum += k * i r:sum=0 r:k=1 r:i=9 w:sum=9",
 		}, 0},
+		{"post-statements", `
+type Cursor struct{ i int }
+
+func next(n int) (int, int) { return n + 1, n * 2 }
+
+func Walk(c *Cursor, xs []int) int {
+	sum, calls := 0, 0
+	for ; c.i < len(xs); c.i++ {
+		sum += xs[c.i]
+	}
+	for k := 0; k < 2; xs[k-1]++ {
+		k++
+	}
+	for a, b := 0, 0; a < 3; a, b = next(a) {
+		calls += b
+	}
+	return sum + xs[0] + calls
+}`, `
+func TestX(t *testing.T) {
+	if got := Walk(&Cursor{}, []int{4, 5}); got != 9+5+2 {
+		t.Fatal(got)
+	}
+}`, []string{
+			"branch c.i < len(xs) r:c.i=0 r:xs=[]{len 2 cap 2} v=true",
+			"assign sum += xs[c.i] r:sum=0 r:c.i=0 r:xs[c.i]=4 w:sum=4",
+			"assign c.i++ r:c.i=0 w:c.i=1",
+			"branch c.i < len(xs) r:c.i=1",
+			"assign c.i++ r:c.i=1 w:c.i=2",
+			"branch c.i < len(xs) r:c.i=2 r:xs=[]{len 2 cap 2} v=false",
+			"assign xs[k-1]++ r:xs[k-1]=4 w:xs[k-1]=5",
+			"assign xs[k-1]++ r:xs[k-1]=5 w:xs[k-1]=6",
+			"assign a, b = next(a)",
+			"w:a=1 w:b=0",
+			"w:a=2 w:b=2",
+			"w:a=3 w:b=4",
+		}, 0},
+		{"slice-of-array-pointer", `
+// Slicing an array pointer through a generic read wrapper is an internal
+// compiler error: the file is traced only when the pointer is sliced as
+// it is.
+type ID [4]byte
+
+func (u *ID) Set(data []byte) (err error) {
+	copy(u[:], data)
+	return
+}
+
+func (u *ID) Tail() []byte {
+	b := u[:]
+	return b[2:]
+}`, `
+func TestX(t *testing.T) {
+	var u ID
+	if err := u.Set([]byte{1, 2, 3, 4}); err != nil || u != (ID{1, 2, 3, 4}) || len(u.Tail()) != 2 {
+		t.Fatal(u)
+	}
+}`, []string{
+			"entry func (u *ID) Set(data []byte) (err error) {",
+			"entry func (u *ID) Tail() []byte {",
+			"assign b := u[:] w:b=[]{len 4 cap 4}",
+		}, 0},
+		{"call-of-slice-element", `
+type Ctx struct {
+	index    int
+	handlers []func(*Ctx) int
+}
+
+func Run(c *Ctx) (sum int) {
+	for c.index = 0; c.index < 3; c.index++ {
+		c.handlers[c.index](c)
+	}
+	return
+}`, `
+func TestX(t *testing.T) {
+	c := &Ctx{handlers: []func(*Ctx) int{func(*Ctx) int { return 1 }, func(*Ctx) int { return 2 }}}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	Run(c)
+}`, []string{
+			"call c.handlers[c.index](c) r:c.handlers=[]{len 2 cap 2} r:c.index=0 r:c=",
+			"call c.handlers[c.index](c) r:c.handlers=[]{len 2 cap 2} r:c.index=1 r:c=",
+			"panic c.handlers[c.index](c) r:c.handlers=[]{len 2 cap 2} r:c.index=2",
+		}, 0},
 		{"written-location-with-call", `
 type Stats struct{ N int }
 

@@ -56,7 +56,8 @@ func run(ctx context.Context, cfg Config) (*Trace, error) {
 	return t, nil
 }
 
-var errLine = regexp.MustCompile(`(?m)^(?:# \S+\n)?(\S+\.go):\d+:\d+: `)
+// errLine matches a compile error: the whole message, then its file.
+var errLine = regexp.MustCompile(`(?m)^(?:# \S+\n)?((\S+\.go):\d+:\d+: .*)$`)
 
 // build compiles the instrumented test binary. A rewritten file that does
 // not compile is replaced by its original and listed as skipped.
@@ -86,20 +87,21 @@ func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) e
 		}
 		dropped := false
 		for _, m := range errLine.FindAllStringSubmatch(string(out), -1) {
+			msg, file := m[1], m[2]
 			// The go command names files relative to its working directory
 			// (cfg.Dir); the compiler relative to the package directory.
-			names := []string{filepath.Clean(m[1])}
-			if !filepath.IsAbs(m[1]) {
-				names = []string{filepath.Join(cfg.Dir, m[1]), filepath.Join(cfg.Dir, cfg.Pkg, m[1])}
+			names := []string{filepath.Clean(file)}
+			if !filepath.IsAbs(file) {
+				names = []string{filepath.Join(cfg.Dir, file), filepath.Join(cfg.Dir, cfg.Pkg, file)}
 			}
 			for orig, repl := range in.overlay {
-				hit := repl == m[1]
+				hit := repl == file
 				for _, name := range names {
 					hit = hit || orig == name || repl == name
 				}
 				if hit && !strings.Contains(orig, rtDir) {
 					delete(in.overlay, orig)
-					in.tab.Skipped = append(in.tab.Skipped, Skip{Pos: Pos{File: rel(cfg.Dir, orig)}, Reason: "instrumented file did not compile: " + firstLine(m[0])})
+					in.tab.Skipped = append(in.tab.Skipped, Skip{Pos: Pos{File: rel(cfg.Dir, orig)}, Reason: "instrumented file did not compile: " + msg})
 					dropped = true
 				}
 			}
@@ -166,8 +168,6 @@ func goflags(env []string) []string {
 	}
 	return strings.Fields(v)
 }
-
-func firstLine(s string) string { return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) }
 
 func runBinary(ctx context.Context, cfg Config, bin string) (RunResult, error) {
 	pattern := gotest.RunPattern(cfg.Test)

@@ -110,7 +110,7 @@ func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
 	case *ast.TypeAssertExpr:
 		out.Args = []*Expr{r.expr(x.X, st)}
 	case *ast.SliceExpr:
-		if _, ok := r.under(x.X).(*types.Array); !ok {
+		if !isArrayOrPointerToArray(r.under(x.X)) {
 			out.Args = append(out.Args, r.expr(x.X, st))
 		}
 		for _, i := range []ast.Expr{x.Low, x.High, x.Max} {
@@ -378,4 +378,17 @@ func namedBy(e ast.Expr) *ast.Ident {
 		return x.Sel
 	}
 	return nil
+}
+
+// isArrayOrPointerToArray reports whether a sliced operand of type t is
+// left unwrapped: an array, which a wrapper would make unaddressable, or a
+// pointer to one, whose slicing through a generic wrapper's result the
+// compiler rejects ("bad ptr to array in slice", an internal error that
+// would leave the whole file untraced). Its read goes unrecorded.
+func isArrayOrPointerToArray(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem().Underlying()
+	}
+	_, ok := t.(*types.Array)
+	return ok
 }

@@ -172,10 +172,43 @@ func (r *rewriter) forStmt(s *ast.ForStmt, at token.Pos) {
 		r.mark(at, st)
 		r.branchCond(st, s.Cond)
 	}
-	if s.Post != nil {
+	switch {
+	case s.Post == nil:
+	case headerStmt(s.Post):
 		r.header(s.Post)
+	default:
+		// A post statement the header form cannot record (c.i++, a[k] =
+		// v, f()) runs as the whole statement of a function literal
+		// called in its place, where it is instrumented as in a body.
+		r.es.pre(r.off(s.Post.Pos()), "func() { ")
+		r.stmt(s.Post, s.Post.Pos())
+		r.es.post(r.off(s.Post.End()), " }()")
 	}
 	r.stmts(s.Body.List)
+}
+
+// headerStmt reports whether header can record a for-loop header
+// statement in place: an assignment (one value per variable) or
+// increment of plain variables.
+func headerStmt(s ast.Stmt) bool {
+	var lhs []ast.Expr
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		if len(s.Lhs) != len(s.Rhs) {
+			return false
+		}
+		lhs = s.Lhs
+	case *ast.IncDecStmt:
+		lhs = []ast.Expr{s.X}
+	default:
+		return false
+	}
+	for _, x := range lhs {
+		if _, ok := x.(*ast.Ident); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // clauses instruments the case clauses of a switch: the clause taken is
