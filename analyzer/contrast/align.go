@@ -32,6 +32,9 @@ type Comparison struct {
 	runs [2]*run // failing, passing
 	in   Runs
 	path *Path // set by Path
+	// origins names each run's objects by the event that first saw them
+	// (memory.go), built on first use.
+	origins [2]*origins
 }
 
 // Side names one of the two runs.
@@ -127,11 +130,11 @@ func (c *Comparison) differs(s Side, i, j int) bool {
 		return true
 	}
 	for k := range a {
-		if eq, known := same(a[k], b[k]); !eq || !known {
+		if eq, known := c.sameIn(s, a[k], b[k]); !eq || !known {
 			return true
 		}
 	}
-	return false
+	return c.movedWrite(s, i, j)
 }
 
 // relevant reports whether event i of run s is part of the difference
