@@ -80,7 +80,9 @@ func (c *Comparison) Counterpart(s Side, i int) int {
 // runs: scalars and strings exactly, pointers and slices by shape only
 // (nil-ness, length), since addresses differ between any two runs. known
 // is false for values the trace does not record comparably (structs,
-// arrays, non-nil interfaces): they may or may not differ.
+// arrays, non-nil interfaces): they may or may not differ. Comparison's
+// sameIn adds what the runs' events say about which object a pointer
+// names.
 func same(a, b trace.Value) (eq, known bool) {
 	if a.Kind != b.Kind {
 		return false, true

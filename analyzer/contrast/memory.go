@@ -13,7 +13,9 @@ import (
 // same object when the events that first saw them are counterparts. This
 // tells apart two runs that link the same objects differently (a list
 // whose next field is set on another element), which pointers compared
-// by shape cannot.
+// by shape cannot. An address the collector freed and gave to a later
+// object keeps the name of the first: such pointers may compare as
+// different objects, which adds steps to a path but hides none.
 
 // origins maps each non-nil pointer a run saw (read, written, returned)
 // to the first event that saw it; sorted lists those pointers in order.
@@ -82,7 +84,7 @@ func (c *Comparison) locAt(s Side, addr uint64) (origin int, off uint64, ok bool
 	return int(o.first[o.sorted[k]]), addr - o.sorted[k], true
 }
 
-// sameLoc reports whether address a of run s and b of the other run
+// otherLoc reports whether address a of run s and b of the other run
 // provably name other locations: inside objects that are not
 // counterparts, or at other offsets.
 func (c *Comparison) otherLoc(s Side, a, b uint64) bool {
@@ -124,10 +126,10 @@ const memoryWindow = 200000
 // written, in what they read to reach the location (`p.next = q` with p
 // another object) or in the arguments of a call whose result they store,
 // or that the other run did not make. Values the trace cannot compare
-// (structs, interfaces) do not count: every such write would. Code the tracer does not
-// enter reads memory without a trace: when such a call behaves
-// differently although its arguments are alike, the memory it was handed
-// is what differs, and these are the writes that made it so.
+// (structs, interfaces) do not count: every such write would. Code the
+// tracer does not enter reads memory without a trace: when such a call
+// behaves differently although its arguments are alike, the memory it
+// was handed is what differs, and these are the writes that made it so.
 func (c *Comparison) memoryWriters(s Side, e int) []int {
 	tr := c.runs[s].tr
 	f := tr.Event(e).Frame
