@@ -166,16 +166,23 @@ func (c *Comparison) Annotate(i int) (*cause.Passing, bool) {
 }
 
 // values are event i's operand values by source text, pointers named by
-// their object in that run.
+// their object: a passing run's object by the failing run's name of its
+// counterpart (asFailing).
 func (c *Comparison) values(s Side, i int) map[string]string {
 	r := c.runs[s]
 	e := r.tr.Event(i)
 	site := r.tr.SiteOf(i)
 	out := map[string]string{}
+	format := func(v trace.Value, t trace.Type) string {
+		if s == Passing && v.Kind == trace.ValPointer && !v.Nil {
+			v.Bits = c.asFailing(v.Bits)
+		}
+		return v.Format(t, &c.runs[Failing].objs)
+	}
 	add := func(items []trace.Item) {
 		for _, it := range items {
 			if o, ok := operand(site, it.Slot); ok && o.Text != "" {
-				out[o.Text] = it.Value.Format(o.Type, &r.objs)
+				out[o.Text] = format(it.Value, o.Type)
 			}
 		}
 	}
@@ -186,7 +193,7 @@ func (c *Comparison) values(s Side, i int) map[string]string {
 		if len(site.Exprs) == 1 && site.Exprs[0] != nil {
 			t = site.Exprs[0].Type
 		}
-		out["return"] = e.Values[0].Format(t, &r.objs)
+		out["return"] = format(e.Values[0], t)
 	}
 	if len(out) == 0 {
 		return nil

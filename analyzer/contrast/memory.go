@@ -19,18 +19,21 @@ import (
 
 // origins maps each non-nil pointer a run saw (read, written, returned)
 // to the first event that saw it; sorted lists those pointers in order.
+// at lists, by event, the pointers first seen there in the order seen.
 type origins struct {
 	first  map[uint64]int32
 	sorted []uint64
+	at     map[int32][]uint64
 }
 
 func newOrigins(tr *trace.Trace) *origins {
-	o := &origins{first: map[uint64]int32{}}
+	o := &origins{first: map[uint64]int32{}, at: map[int32][]uint64{}}
 	note := func(v trace.Value, i int) {
 		if v.Kind == trace.ValPointer && !v.Nil {
 			if _, ok := o.first[v.Bits]; !ok {
 				o.first[v.Bits] = int32(i)
 				o.sorted = append(o.sorted, v.Bits)
+				o.at[int32(i)] = append(o.at[int32(i)], v.Bits)
 			}
 		}
 	}
@@ -63,6 +66,27 @@ func (c *Comparison) origin(s Side, p uint64) int {
 		return int(i)
 	}
 	return -1
+}
+
+// asFailing returns the address in the failing run of the object that
+// pointer p of the passing run names (the pointer first seen at the same
+// place of the counterpart event), or a key no address has when there is
+// none: the reports then name one object alike on both sides, and two
+// objects differently.
+func (c *Comparison) asFailing(p uint64) uint64 {
+	const passingOnly = 1 << 63 // above every user-space address
+	po := c.originsOf(Passing)
+	i, ok := po.first[p]
+	if !ok {
+		return p | passingOnly
+	}
+	if j := c.Counterpart(Passing, int(i)); j >= 0 {
+		k := slices.Index(po.at[i], p)
+		if fs := c.originsOf(Failing).at[int32(j)]; k < len(fs) {
+			return fs[k]
+		}
+	}
+	return p | passingOnly
 }
 
 // maxObject bounds the offset of a location inside the object a run saw

@@ -60,6 +60,17 @@ func TestWalk(t *testing.T) {
 `,
 		}
 	}
-	pathReaches(t, src("nodes[i]"), src("nodes[i/2]"), "TestWalk",
+	c, p := pathReaches(t, src("nodes[i]"), src("nodes[i/2]"), "TestWalk",
 		"prev.Next = nodes[i+1]", "prev := last(nodes, i)", "got := Walk(head)")
+	// The report names objects alike across the runs: the node the
+	// change picked is not the one the passing run picked.
+	for _, s := range p.Steps {
+		st := c.Statement(s)
+		if st.Text != "prev := last(nodes, i)" {
+			continue
+		}
+		if st.Passing == nil || st.Values["prev"] == "" || st.Values["prev"] == st.Passing.Values["prev"] {
+			t.Errorf("prev is %q with the change and %+v without: want two objects", st.Values["prev"], st.Passing)
+		}
+	}
 }
