@@ -32,6 +32,9 @@ type Comparison struct {
 	runs [2]*run // failing, passing
 	in   Runs
 	path *Path // set by Path
+	// origins names each run's objects by the event that first saw them
+	// (memory.go), built on first use.
+	origins [2]*origins
 }
 
 // Side names one of the two runs.
@@ -77,7 +80,9 @@ func (c *Comparison) Counterpart(s Side, i int) int {
 // runs: scalars and strings exactly, pointers and slices by shape only
 // (nil-ness, length), since addresses differ between any two runs. known
 // is false for values the trace does not record comparably (structs,
-// arrays, non-nil interfaces): they may or may not differ.
+// arrays, non-nil interfaces): they may or may not differ. Comparison's
+// sameIn adds what the runs' events say about which object a pointer
+// names.
 func same(a, b trace.Value) (eq, known bool) {
 	if a.Kind != b.Kind {
 		return false, true
@@ -127,11 +132,11 @@ func (c *Comparison) differs(s Side, i, j int) bool {
 		return true
 	}
 	for k := range a {
-		if eq, known := same(a[k], b[k]); !eq || !known {
+		if eq, known := c.sameIn(s, a[k], b[k]); !eq || !known {
 			return true
 		}
 	}
-	return false
+	return c.movedWrite(s, i, j)
 }
 
 // relevant reports whether event i of run s is part of the difference
@@ -161,16 +166,23 @@ func (c *Comparison) Annotate(i int) (*cause.Passing, bool) {
 }
 
 // values are event i's operand values by source text, pointers named by
-// their object in that run.
+// their object: a passing run's object by the failing run's name of its
+// counterpart (asFailing).
 func (c *Comparison) values(s Side, i int) map[string]string {
 	r := c.runs[s]
 	e := r.tr.Event(i)
 	site := r.tr.SiteOf(i)
 	out := map[string]string{}
+	format := func(v trace.Value, t trace.Type) string {
+		if s == Passing && v.Kind == trace.ValPointer && !v.Nil {
+			v.Bits = c.asFailing(v.Bits)
+		}
+		return v.Format(t, &c.runs[Failing].objs)
+	}
 	add := func(items []trace.Item) {
 		for _, it := range items {
 			if o, ok := operand(site, it.Slot); ok && o.Text != "" {
-				out[o.Text] = it.Value.Format(o.Type, &r.objs)
+				out[o.Text] = format(it.Value, o.Type)
 			}
 		}
 	}
@@ -181,7 +193,7 @@ func (c *Comparison) values(s Side, i int) map[string]string {
 		if len(site.Exprs) == 1 && site.Exprs[0] != nil {
 			t = site.Exprs[0].Type
 		}
-		out["return"] = e.Values[0].Format(t, &r.objs)
+		out["return"] = format(e.Values[0], t)
 	}
 	if len(out) == 0 {
 		return nil

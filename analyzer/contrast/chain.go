@@ -315,7 +315,7 @@ func (c *Comparison) provenDifferent(s Side, i int) bool {
 		return true
 	}
 	for k := range a {
-		if eq, known := same(a[k], b[k]); known && !eq {
+		if eq, known := c.sameIn(s, a[k], b[k]); known && !eq {
 			return true
 		}
 	}

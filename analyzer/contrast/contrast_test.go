@@ -170,8 +170,8 @@ func TestPathFollowsWritesByUntracedCode(t *testing.T) {
 // pathReaches traces test in two versions of module p, compares them
 // with the one hunk between them reverted in the passing run, and checks
 // that the path of differences reaches the hunk and holds the statements
-// want.
-func pathReaches(t *testing.T, base, head map[string]string, test string, want ...string) {
+// want. It returns the comparison and its path.
+func pathReaches(t *testing.T, base, head map[string]string, test string, want ...string) (*Comparison, Path) {
 	t.Helper()
 	baseDir, headDir := writeFiles(t, base), writeFiles(t, head)
 	set, err := diffhunks.FromDirs(baseDir, headDir)
@@ -210,6 +210,7 @@ func pathReaches(t *testing.T, base, head map[string]string, test string, want .
 			t.Errorf("the path lacks %q:\n%s", want, strings.Join(lines, "\n"))
 		}
 	}
+	return c, p
 }
 
 // TestPathFollowsLoopPostStatements: the change makes a handler reset

@@ -92,14 +92,19 @@ func (c *Comparison) Path() (Path, error) {
 		e := it.event
 		ctr := c.Counterpart(r, e)
 		n := work.Len()
+		differentIn := false // a read brings in a difference
 		for _, rd := range c.reads(r, e) {
-			if ctr >= 0 && rd.text != "" && !rd.opaque {
+			alike := false
+			if ctr >= 0 && rd.text != "" {
 				if v, ok := c.readOf(o, ctr, rd.text); ok {
-					if eq, known := same(rd.value, v); eq && known {
-						continue // no difference flows in through this read
-					}
+					eq, known := c.sameIn(r, rd.value, v)
+					alike = eq && known
 				}
 			}
+			if alike && !rd.opaque {
+				continue // no difference flows in through this read
+			}
+			differentIn = differentIn || !alike && (rd.def >= 0 || rd.text != "")
 			if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
 				push(item{r, rd.def})
 			}
@@ -123,6 +128,20 @@ func (c *Comparison) Path() (Path, error) {
 		}
 		if ctr < 0 {
 			push(c.why(r, e))
+		}
+		if ctr >= 0 && c.movedWrite(r, e, ctr) {
+			for _, d := range c.baseDefs(r, e) {
+				if c.relevant(r, d) {
+					push(item{r, d})
+				}
+			}
+		}
+		if !differentIn && callsUntraced(c.runs[r].tr, c.runs[r].tr.SiteOf(e)) && c.relevant(r, e) {
+			// Code the tracer does not enter behaved differently on
+			// alike arguments: the memory it was handed differs.
+			for _, w := range c.memoryWriters(r, e) {
+				push(item{r, w})
+			}
 		}
 		consts := c.changedConsts(r, e, ctr)
 		for k := range consts {

@@ -293,7 +293,7 @@ func (r *rewriter) ret(s *ast.ReturnStmt, at token.Pos) {
 	}
 	if len(s.Results) != res.Len() { // return f() with a tuple
 		st.Exprs = []*Expr{r.expr(s.Results[0], st)}
-		r.es.pre(r.off(s.Pos()), fmt.Sprintf("%s.R = %d; ", r.frame, st.ID))
+		r.tupleReturn(s, st, res.Len())
 		return
 	}
 	// A result is recorded through Val (RL for the last one, which also
@@ -351,4 +351,21 @@ func (r *rewriter) rangeHeader(s *ast.RangeStmt, st *Site) {
 	}
 	st.Exprs = []*Expr{r.expr(s.X, st)}
 	r.es.wrap(r.off(s.X.Pos()), r.off(s.X.End()), fmt.Sprintf("%s.CL(%s, %d, %d, ", rtName, r.fa(), EvAssign, st.ID), ")")
+}
+
+// tupleReturn marks `return f()` with a tuple result as a normal return
+// only once f has returned: the statement becomes
+// `{ _ctr0, _ctr1 := f(); _ctf.R = id; return _ctr0, _ctr1 }` on the same
+// line. Marked before the call, a panic in f would look like a return of
+// this frame, as if a deferred call had recovered it, and the failure
+// would be placed at the outermost frame instead of where it happened.
+func (r *rewriter) tupleReturn(s *ast.ReturnStmt, st *Site, n int) {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("_ctr%d", i)
+	}
+	list := strings.Join(names, ", ")
+	at := r.off(s.Pos())
+	r.es.replace(at, at+len("return"), fmt.Sprintf("{ %s :=", list))
+	r.es.post(r.off(s.End()), fmt.Sprintf("; %s.R = %d; return %s }", r.frame, st.ID, list))
 }

@@ -1,0 +1,290 @@
+package contrast
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// Objects across runs. An address means nothing in the other run, but
+// the event where a run first saw a pointer does: two pointers name the
+// same object when the events that first saw them are counterparts. This
+// tells apart two runs that link the same objects differently (a list
+// whose next field is set on another element), which pointers compared
+// by shape cannot. An address the collector freed and gave to a later
+// object keeps the name of the first: such pointers may compare as
+// different objects, which adds steps to a path but hides none.
+
+// origins maps each non-nil pointer a run saw (read, written, returned)
+// to the first event that saw it; sorted lists those pointers in order.
+// at lists, by event, the pointers first seen there in the order seen.
+type origins struct {
+	first  map[uint64]int32
+	sorted []uint64
+	at     map[int32][]uint64
+}
+
+func newOrigins(tr *trace.Trace) *origins {
+	o := &origins{first: map[uint64]int32{}, at: map[int32][]uint64{}}
+	note := func(v trace.Value, i int) {
+		if v.Kind == trace.ValPointer && !v.Nil {
+			if _, ok := o.first[v.Bits]; !ok {
+				o.first[v.Bits] = int32(i)
+				o.sorted = append(o.sorted, v.Bits)
+				o.at[int32(i)] = append(o.at[int32(i)], v.Bits)
+			}
+		}
+	}
+	for i := range tr.Events {
+		ev := tr.Event(i)
+		for _, it := range ev.Reads {
+			note(it.Value, i)
+		}
+		for _, it := range ev.Writes {
+			note(it.Value, i)
+		}
+		for _, v := range ev.Values {
+			note(v, i)
+		}
+	}
+	slices.Sort(o.sorted)
+	return o
+}
+
+func (c *Comparison) originsOf(s Side) *origins {
+	if c.origins[s] == nil {
+		c.origins[s] = newOrigins(c.runs[s].tr)
+	}
+	return c.origins[s]
+}
+
+// origin is the first event of run s that saw the pointer p, -1 if none.
+func (c *Comparison) origin(s Side, p uint64) int {
+	if i, ok := c.originsOf(s).first[p]; ok {
+		return int(i)
+	}
+	return -1
+}
+
+// asFailing returns the address in the failing run of the object that
+// pointer p of the passing run names (the pointer first seen at the same
+// place of the counterpart event), or a key no address has when there is
+// none: the reports then name one object alike on both sides, and two
+// objects differently.
+func (c *Comparison) asFailing(p uint64) uint64 {
+	const passingOnly = 1 << 63 // above every user-space address
+	po := c.originsOf(Passing)
+	i, ok := po.first[p]
+	if !ok {
+		return p | passingOnly
+	}
+	if j := c.Counterpart(Passing, int(i)); j >= 0 {
+		k := slices.Index(po.at[i], p)
+		if fs := c.originsOf(Failing).at[int32(j)]; k < len(fs) {
+			return fs[k]
+		}
+	}
+	return p | passingOnly
+}
+
+// maxObject bounds the offset of a location inside the object a run saw
+// a pointer to, for locAt.
+const maxObject = 1 << 12
+
+// locAt names the address of a written location by the object that
+// holds it, as the nearest pointer at or below it that run s saw, and
+// its offset there; ok is false when there is none close enough.
+func (c *Comparison) locAt(s Side, addr uint64) (origin int, off uint64, ok bool) {
+	o := c.originsOf(s)
+	k, found := slices.BinarySearch(o.sorted, addr)
+	if !found {
+		k--
+	}
+	if k < 0 || addr-o.sorted[k] >= maxObject {
+		return -1, 0, false
+	}
+	return int(o.first[o.sorted[k]]), addr - o.sorted[k], true
+}
+
+// otherLoc reports whether address a of run s and b of the other run
+// provably name other locations: inside objects that are not
+// counterparts, or at other offsets.
+func (c *Comparison) otherLoc(s Side, a, b uint64) bool {
+	i, x, ok1 := c.locAt(s, a)
+	j, y, ok2 := c.locAt(s.other(), b)
+	return ok1 && ok2 && (x != y || c.Counterpart(s, i) != j)
+}
+
+// sameIn compares value a of run s with value b of the other run as same
+// does, and two non-nil pointers by the object they name: the same when
+// the events that first saw them are counterparts.
+//
+// An unsigned integer that equals a pointer its run saw is taken for
+// that address (a uintptr made of a pointer) and compared the same way;
+// compared exactly, it would differ between any two runs.
+func (c *Comparison) sameIn(s Side, a, b trace.Value) (eq, known bool) {
+	switch {
+	case a.Kind == trace.ValPointer && b.Kind == trace.ValPointer && !a.Nil && !b.Nil:
+		i, j := c.origin(s, a.Bits), c.origin(s.other(), b.Bits)
+		if i < 0 || j < 0 {
+			return same(a, b) // not seen by a traced event: compare by shape
+		}
+		return c.Counterpart(s, i) == j, true
+	case a.Kind == trace.ValUint && b.Kind == trace.ValUint && a.Bits != 0 && b.Bits != 0:
+		i, j := c.origin(s, a.Bits), c.origin(s.other(), b.Bits)
+		if i >= 0 && j >= 0 {
+			return c.Counterpart(s, i) == j, true
+		}
+	}
+	return same(a, b)
+}
+
+// memoryWindow bounds how far back memoryWriters looks.
+const memoryWindow = 200000
+
+// memoryWriters lists, latest first, at most two traced writes to memory
+// (not to a never-address-taken local) before event e of run s, in e's
+// goroutine, that provably differ from their counterpart in the value
+// written, in what they read to reach the location (`p.next = q` with p
+// another object) or in the arguments of a call whose result they store,
+// or that the other run did not make. Values the trace cannot compare
+// (structs, interfaces) do not count: every such write would. Code the
+// tracer does not enter reads memory without a trace: when such a call
+// behaves differently although its arguments are alike, the memory it
+// was handed is what differs, and these are the writes that made it so.
+func (c *Comparison) memoryWriters(s Side, e int) []int {
+	tr := c.runs[s].tr
+	f := tr.Event(e).Frame
+	g := tr.Frame(f).Goroutine
+	// What ran since the frame's previous event is e's own statement:
+	// the untraced call and what it called back, whose writes are its
+	// doing, not its input.
+	from := e - 1
+	evs := tr.FrameEvents(f)
+	if k := sort.SearchInts(evs, e); k > 0 {
+		from = evs[k-1]
+	}
+	var out []int
+	for i := from; i >= 0 && i >= e-memoryWindow && len(out) < 2; i-- {
+		ev := tr.Event(i)
+		if ev.Kind != trace.EvAssign || tr.Frame(ev.Frame).Goroutine != g {
+			continue
+		}
+		if !writesMemory(ev) {
+			continue
+		}
+		if j := c.Counterpart(s, i); j < 0 || c.provenDifferent(s, i) || c.movedWrite(s, i, j) || c.callsDiffer(s, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// writesMemory reports whether an event writes a location other code
+// may reach: not a never-address-taken local.
+func writesMemory(ev *trace.Event) bool {
+	return slices.ContainsFunc(ev.Writes, func(w trace.Item) bool {
+		return w.Loc.Kind == trace.LocAddr || w.Loc.Kind == trace.LocMap
+	})
+}
+
+// movedWrite reports whether event i of run s writes memory and read,
+// to reach it or to compute the value, something that differs from what
+// its counterpart j read: the same value written into another object is
+// a difference too.
+func (c *Comparison) movedWrite(s Side, i, j int) bool {
+	a, b := c.runs[s].tr.Event(i), c.runs[s.other()].tr.Event(j)
+	if !writesMemory(a) {
+		return false
+	}
+	for _, w := range a.Writes {
+		if w.Loc.Kind != trace.LocAddr {
+			continue
+		}
+		for _, x := range b.Writes {
+			if x.Slot == w.Slot && x.Loc.Kind == trace.LocAddr && c.otherLoc(s, w.Loc.Addr, x.Loc.Addr) {
+				return true
+			}
+		}
+	}
+	return c.readsDiffer(s, i, j)
+}
+
+// callsDiffer reports whether a traced call whose result event i of run
+// s uses was made with other arguments than its counterpart: the result
+// may then differ although the value (a pointer computed anew) compares
+// the same.
+func (c *Comparison) callsDiffer(s Side, i int) bool {
+	tr := c.runs[s].tr
+	for _, call := range callSites(tr.SiteOf(i)) {
+		if ci := tr.LastCall(i, call); ci >= 0 && c.provenDifferent(s, ci) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsDiffer reports whether event i of run s read, by operand text, a
+// value that comparably differs from what its counterpart j read.
+func (c *Comparison) readsDiffer(s Side, i, j int) bool {
+	site := c.runs[s].tr.SiteOf(i)
+	for _, it := range c.runs[s].tr.Event(i).Reads {
+		o, ok := operand(site, it.Slot)
+		if !ok || o.Text == "" {
+			continue
+		}
+		v, ok := c.readOf(s.other(), j, o.Text)
+		if !ok {
+			continue
+		}
+		if eq, known := c.sameIn(s, it.Value, v); known && !eq {
+			return true
+		}
+	}
+	return false
+}
+
+// baseDefs lists, for each location event e of run s writes through a
+// reference (`p.next = q`, `a[i] = v`), the latest earlier event of e's
+// frame that wrote the reference by the same text (`p = …`): the trace
+// records where the write went, not the read of p that chose it, and
+// when the location moved to another object, that definition of p is
+// where the difference came from.
+func (c *Comparison) baseDefs(s Side, e int) []int {
+	tr := c.runs[s].tr
+	ev := tr.Event(e)
+	site := tr.SiteOf(e)
+	var out []int
+	for _, w := range ev.Writes {
+		if w.Loc.Kind != trace.LocAddr {
+			continue
+		}
+		o, ok := operand(site, w.Slot)
+		if !ok {
+			continue
+		}
+		k := strings.LastIndexAny(o.Text, ".[")
+		if k <= 0 {
+			continue
+		}
+		base := o.Text[:k]
+		evs := tr.FrameEvents(ev.Frame)
+		for n := sort.SearchInts(evs, e) - 1; n >= 0; n-- {
+			d := tr.Event(evs[n])
+			if d.Kind != trace.EvAssign && d.Kind != trace.EvEntry {
+				continue
+			}
+			ds := tr.SiteOf(evs[n])
+			if slices.ContainsFunc(d.Writes, func(x trace.Item) bool {
+				op, ok := operand(ds, x.Slot)
+				return ok && op.Text == base
+			}) {
+				out = append(out, evs[n])
+				break
+			}
+		}
+	}
+	return out
+}
