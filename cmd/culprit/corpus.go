@@ -23,9 +23,9 @@ import (
 // corpusCase is one real regression as eval/realworld/cases/*.json states
 // it, beside its rebuilt repository (branches base and head).
 type corpusCase struct {
-	Name    string `json:"name"`
-	Test    string `json:"test"`
-	Package string `json:"package"`
+	Name    string      `json:"name"`
+	Test    string      `json:"test"`
+	Package string      `json:"package"`
 	Truth   []lineRange `json:"truth"`
 	// Equivalent names other lines a proven root may hold instead of the
 	// truth, with the argument why it is as valid (Why), for a fault that
