@@ -462,6 +462,52 @@ func TestX(t *testing.T) {
 			"call Check(\"x\")",
 			"return return m == \"x\" r:m=\"x\" v=true",
 		}, 0},
+		{"multi-value-initialisers", `
+type ID [2]byte
+
+func parse(s string) (ID, error) {
+	if len(s) != 2 {
+		return ID{}, fmt.Errorf("bad %q", s)
+	}
+	return ID{s[0], s[1]}, nil
+}
+
+var base, _ = parse("ab")
+var bad, errBad = parse("x")
+var width, mask = 1 << 3, uint8(7)
+var table = map[string]int{"a": 4}
+var four, found = table["a"]
+
+func first(xs []int) (int, bool) { return 0, len(xs) > 0 }
+
+func Sum(xs []int) int {
+	if errBad == nil || !found {
+		return -1
+	}
+	n := int(base[1]-base[0]) + width + int(mask) + four + int(bad[0])
+	for i, ok := first(xs); ok; i++ {
+		n += xs[i]
+		ok = i+1 < len(xs)
+	}
+	return n
+}`, `
+func TestX(t *testing.T) {
+	if got := Sum([]int{10, 20}); got != 1+8+7+4+30 {
+		t.Fatal(got)
+	}
+}`, []string{
+			// Each value a multi-value initialiser or header assigns is
+			// recorded as written, by one event of the statement.
+			"assign base, _ = parse(\"ab\") w:base=",
+			"w:bad=",
+			"w:errBad=",
+			"assign width = 1 << 3 w:width=8",
+			"assign mask = uint8(7) w:mask=7",
+			"assign four, found = table[\"a\"] r:table=",
+			"w:four=4 w:found=true",
+			"assign i, ok := first(xs) w:i=0 w:ok=true",
+			"assign n += xs[i] r:n=20 r:i=0 r:xs[i]=10 w:n=30",
+		}, 0},
 		{"goroutines", `
 func Squares(n int) int {
 	ch := make(chan int)
