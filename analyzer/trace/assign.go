@@ -274,7 +274,7 @@ func (r *rewriter) header(s ast.Stmt) {
 		if !r.wrappableAs(rhs, v.Type(), tok == token.DEFINE) {
 			// An untyped constant or a value converted on assignment
 			// keeps the variable's type through W1[T].
-			targ, ok := r.typeArg(v.Type())
+			targ, ok := r.typeArgAt(v.Type(), s.Pos())
 			if !ok {
 				r.skip(s, "header assignment of an untyped or converted value")
 				return
@@ -321,7 +321,7 @@ func (r *rewriter) headerParallel(s *ast.AssignStmt) {
 		v := r.varOf(id)
 		p := part{id: id, v: v}
 		if !r.wrappableAs(s.Rhs[k], v.Type(), s.Tok == token.DEFINE) {
-			t, ok := r.typeArg(v.Type())
+			t, ok := r.typeArgAt(v.Type(), s.Pos())
 			if !ok {
 				r.skip(s, "header assignment of an untyped or converted value")
 				return
@@ -391,7 +391,7 @@ func (r *rewriter) tupleInit(st *Site, names []ast.Expr, rhs ast.Expr, global bo
 			}
 			t = vars[k].Type()
 		}
-		spelled, ok := r.typeArg(t)
+		spelled, ok := r.typeArgAt(t, rhs.Pos())
 		if !ok {
 			return false
 		}

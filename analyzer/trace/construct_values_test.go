@@ -508,6 +508,39 @@ func TestX(t *testing.T) {
 			"assign i, ok := first(xs) w:i=0 w:ok=true",
 			"assign n += xs[i] r:n=20 r:i=0 r:xs[i]=10 w:n=30",
 		}, 0},
+		{"header-local-types", `
+type Num interface{ ~int | ~int64 }
+
+func Total[T Num](xs []T) T {
+	var s T
+	var i int
+	for s = 5; i < len(xs); i++ {
+		s += xs[i]
+	}
+	return s
+}
+
+func Steps(n int) int {
+	type step int
+	var k step
+	c := 0
+	for k = 1; int(k) <= n; k *= 2 {
+		c++
+	}
+	return c
+}`, `
+func TestX(t *testing.T) {
+	if a, b := Total([]int64{1, 2}), Steps(4); a != 8 || b != 3 {
+		t.Fatal(a, b)
+	}
+}`, []string{
+			// An untyped constant assigned in a loop header to a variable
+			// of a type parameter's or a local type's type.
+			"assign s = 5 w:s=5",
+			"assign s += xs[i] r:s=5 r:i=0 r:xs[i]=1 w:s=6",
+			"assign k = 1 w:k=1",
+			"branch int(k) <= n r:k=1 r:n=4 v=true",
+		}, 0},
 		{"goroutines", `
 func Squares(n int) int {
 	ch := make(chan int)

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"go/token"
 	"go/types"
 	"strconv"
 )
@@ -10,25 +11,32 @@ import (
 // recorder as W1[T](…) and keep the type of the variable it is assigned
 // to. It reports false for types it cannot spell safely there: local named
 // types, instantiated generics, types of packages the file does not import.
-func (r *rewriter) typeArg(t types.Type) (string, bool) {
+func (r *rewriter) typeArg(t types.Type) (string, bool) { return r.typeArgAt(t, token.NoPos) }
+
+// typeArgAt is typeArg for text inserted at pos: there a type parameter or
+// a type declared inside a function is spelled by its name too, when that
+// name denotes it at pos.
+func (r *rewriter) typeArgAt(t types.Type, pos token.Pos) (string, bool) {
 	switch t := t.(type) {
+	case *types.TypeParam:
+		return r.localName(t.Obj(), pos)
 	case *types.Basic:
 		if t.Info()&types.IsUntyped != 0 || t.Kind() == types.UnsafePointer {
 			return "", false
 		}
 		return t.Name(), true
 	case *types.Pointer:
-		e, ok := r.typeArg(t.Elem())
+		e, ok := r.typeArgAt(t.Elem(), pos)
 		return "*" + e, ok
 	case *types.Slice:
-		e, ok := r.typeArg(t.Elem())
+		e, ok := r.typeArgAt(t.Elem(), pos)
 		return "[]" + e, ok
 	case *types.Array:
-		e, ok := r.typeArg(t.Elem())
+		e, ok := r.typeArgAt(t.Elem(), pos)
 		return "[" + strconv.FormatInt(t.Len(), 10) + "]" + e, ok
 	case *types.Map:
-		k, ok1 := r.typeArg(t.Key())
-		v, ok2 := r.typeArg(t.Elem())
+		k, ok1 := r.typeArgAt(t.Key(), pos)
+		v, ok2 := r.typeArgAt(t.Elem(), pos)
 		return "map[" + k + "]" + v, ok1 && ok2
 	case *types.Interface:
 		if t.Empty() {
@@ -38,14 +46,37 @@ func (r *rewriter) typeArg(t types.Type) (string, bool) {
 		if t.TypeArgs().Len() > 0 {
 			return "", false
 		}
-		return r.objName(t.Obj())
+		if name, ok := r.objName(t.Obj()); ok {
+			return name, true
+		}
+		return r.localName(t.Obj(), pos)
 	case *types.Alias:
 		if t.TypeArgs().Len() > 0 {
 			return "", false
 		}
-		return r.objName(t.Obj())
+		if name, ok := r.objName(t.Obj()); ok {
+			return name, true
+		}
+		return r.localName(t.Obj(), pos)
 	}
 	return "", false
+}
+
+// localName spells a type name declared inside a function (a local type or
+// a type parameter) when, at pos, its name resolves to it.
+func (r *rewriter) localName(obj *types.TypeName, pos token.Pos) (string, bool) {
+	ps := r.pkgScope()
+	if !pos.IsValid() || ps == nil || obj.Parent() == nil || obj.Parent() == ps {
+		return "", false
+	}
+	sc := ps.Innermost(pos)
+	if sc == nil {
+		return "", false
+	}
+	if _, found := sc.LookupParent(obj.Name(), pos); found != obj {
+		return "", false
+	}
+	return obj.Name(), true
 }
 
 // objName spells a type name declared at package level, in the universe,
