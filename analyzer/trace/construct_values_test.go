@@ -541,6 +541,35 @@ func TestX(t *testing.T) {
 			"assign k = 1 w:k=1",
 			"branch int(k) <= n r:k=1 r:n=4 v=true",
 		}, 0},
+		{"header-nil-of-composite-types", `
+type Box[T any] struct{ v T }
+
+func double(x int) int { return 2 * x }
+
+func Pick(n int) int {
+	var f func(int) int
+	var p *Box[int]
+	steps := 0
+	for f = nil; f == nil; f = double {
+		steps++
+	}
+	for p = nil; p == nil; p = (&Box[int]{v: f(n)}) {
+		steps++
+	}
+	return p.v + steps
+}`, `
+func TestX(t *testing.T) {
+	if got := Pick(3); got != 8 {
+		t.Fatal(got)
+	}
+}`, []string{
+			// nil assigned in a loop header to a variable of a function
+			// type and of a pointer to an instantiated generic type.
+			"assign f = nil w:f=",
+			"branch f == nil r:f=",
+			"assign p = nil w:p=",
+			"branch p == nil r:p=",
+		}, 0},
 		{"goroutines", `
 func Squares(n int) int {
 	ch := make(chan int)

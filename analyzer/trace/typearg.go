@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"go/types"
 	"strconv"
+	"strings"
 )
 
 // typeArg spells t as a type argument valid in the file being rewritten,
@@ -42,9 +43,35 @@ func (r *rewriter) typeArgAt(t types.Type, pos token.Pos) (string, bool) {
 		if t.Empty() {
 			return "any", true
 		}
+	case *types.Chan:
+		e, ok := r.typeArgAt(t.Elem(), pos)
+		switch t.Dir() {
+		case types.SendOnly:
+			return "chan<- (" + e + ")", ok
+		case types.RecvOnly:
+			return "<-chan (" + e + ")", ok
+		}
+		return "chan (" + e + ")", ok
+	case *types.Signature:
+		if t.TypeParams().Len() > 0 || t.Recv() != nil {
+			return "", false
+		}
+		params, ok1 := r.tupleArg(t.Params(), t.Variadic(), pos)
+		results, ok2 := r.tupleArg(t.Results(), false, pos)
+		return "func(" + params + ") (" + results + ")", ok1 && ok2
 	case *types.Named:
 		if t.TypeArgs().Len() > 0 {
-			return "", false
+			name, ok := r.objName(t.Origin().Obj())
+			if !ok {
+				return "", false
+			}
+			args := make([]string, t.TypeArgs().Len())
+			for k := range args {
+				if args[k], ok = r.typeArgAt(t.TypeArgs().At(k), pos); !ok {
+					return "", false
+				}
+			}
+			return name + "[" + strings.Join(args, ", ") + "]", true
 		}
 		if name, ok := r.objName(t.Obj()); ok {
 			return name, true
@@ -60,6 +87,29 @@ func (r *rewriter) typeArgAt(t types.Type, pos token.Pos) (string, bool) {
 		return r.localName(t.Obj(), pos)
 	}
 	return "", false
+}
+
+// tupleArg spells the types of a parameter or result list, separated by
+// commas; variadic marks the last one as ...T.
+func (r *rewriter) tupleArg(tu *types.Tuple, variadic bool, pos token.Pos) (string, bool) {
+	l := make([]string, tu.Len())
+	for k := range l {
+		t := tu.At(k).Type()
+		prefix := ""
+		if variadic && k == len(l)-1 {
+			sl, ok := t.(*types.Slice)
+			if !ok {
+				return "", false // func(...string) taking a string: not spelled
+			}
+			t, prefix = sl.Elem(), "..."
+		}
+		e, ok := r.typeArgAt(t, pos)
+		if !ok {
+			return "", false
+		}
+		l[k] = prefix + e
+	}
+	return strings.Join(l, ", "), true
 }
 
 // localName spells a type name declared inside a function (a local type or
