@@ -276,6 +276,11 @@ func (r *rewriter) header(s ast.Stmt) {
 			// keeps the variable's type through W1[T].
 			targ, ok := r.typeArgAt(v.Type(), s.Pos())
 			if !ok {
+				// Left as written: without the type named, the value
+				// would take its default type (or the wrong one) inside
+				// W1 and no longer be assignable; the types typeArg
+				// cannot name (struct and interface literals,
+				// unexported types of other packages) are rare here.
 				r.skip(s, "header assignment of an untyped or converted value")
 				return
 			}
@@ -358,6 +363,7 @@ func (r *rewriter) headerTuple(s *ast.AssignStmt) {
 	}
 	st := r.site(assignKind(s.Tok), s)
 	if !r.tupleInit(st, s.Lhs, s.Rhs[0], false) {
+		// The function literal must declare its results' types.
 		r.skip(s, "multi-value assignment in a statement header of a type that cannot be named")
 	}
 }

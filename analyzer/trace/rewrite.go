@@ -115,6 +115,7 @@ func (r *rewriter) globalSpec(vs *ast.ValueSpec) bool {
 	if len(vs.Values) != len(vs.Names) {
 		s := r.site(SiteGlobal, vs)
 		if !r.tupleInit(s, identExprs(vs.Names), vs.Values[0], true) {
+			// The function literal must declare its results' types.
 			r.skip(vs, "package-level multi-variable initialiser of a type that cannot be named")
 			return false
 		}
@@ -150,6 +151,7 @@ func (r *rewriter) globalVar(vs *ast.ValueSpec, name *ast.Ident, rhs ast.Expr) b
 		// As in loop headers: W1[T] keeps the variable's type.
 		targ, ok := r.typeArg(v.Type())
 		if !ok {
+			// Left as written, for the reason given in header.
 			r.skip(vs, "package-level initialiser of an untyped or converted value")
 			return false
 		}
