@@ -279,8 +279,9 @@ func (r *rewriter) header(s ast.Stmt) {
 				// Left as written: without the type named, the value
 				// would take its default type (or the wrong one) inside
 				// W1 and no longer be assignable; the types typeArg
-				// cannot name (struct and interface literals,
-				// unexported types of other packages) are rare here.
+				// cannot name (struct and interface literals, types
+				// of packages the file does not import, unexported
+				// types of other packages) are rare here.
 				r.skip(s, "header assignment of an untyped or converted value")
 				return
 			}
@@ -351,9 +352,10 @@ func (r *rewriter) headerParallel(s *ast.AssignStmt) {
 	}
 }
 
-// headerTuple instruments `a, b := f()` (or a comma-ok form) in a for-loop
-// init or post statement, where no statement can follow it: the value
-// comes from a function literal called in its place (see tupleInit).
+// headerTuple instruments `a, b := f()` (or a comma-ok form) as a for-loop
+// init statement, where no statement can follow it: the values come from
+// a function literal called in its place (see tupleInit). (Such a post
+// statement runs as a whole statement in a function literal, see forStmt.)
 func (r *rewriter) headerTuple(s *ast.AssignStmt) {
 	for _, x := range s.Lhs {
 		if id, ok := x.(*ast.Ident); !ok || id.Name != "_" && r.varOf(id) == nil {
