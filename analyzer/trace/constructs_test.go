@@ -108,7 +108,7 @@ func tail(s string) string {
 
 // TestUntracedReasons traces a program with the header and package-level
 // assignments the rewrite leaves untraced, values of a type that cannot be
-// named in the file (an interface literal): each is reported at its place
+// named in the file (an interface literal, a shadowed type parameter): each is reported at its place
 // with its reason, and the program still runs as written.
 func TestUntracedReasons(t *testing.T) {
 	src := `package p
@@ -137,6 +137,18 @@ func Areas() int {
 	}
 	return total + a.Area() + shape.Area()
 }
+
+// The type parameter's name is shadowed at the header: it cannot name it.
+func Shadowed[T ~int](n T) int {
+	var x T
+	{
+		T := 2
+		for x = 1; x < n; x++ {
+			T++
+		}
+		return T
+	}
+}
 `
 	test := `package p
 
@@ -144,6 +156,9 @@ import "testing"
 
 func TestX(t *testing.T) {
 	if got := Areas(); got != 100+4+9+4 {
+		t.Fatal(got)
+	}
+	if got := Shadowed(3); got != 4 {
 		t.Fatal(got)
 	}
 }
@@ -166,13 +181,14 @@ func TestX(t *testing.T) {
 		11: "package-level initialiser of an untyped or converted value",
 		16: "header assignment of an untyped or converted value",
 		19: "multi-value assignment in a statement header of a type that cannot be named",
+		33: "header assignment of an untyped or converted value",
 	} {
 		if got[line] != want {
 			t.Errorf("line %d: skipped as %q, want %q", line, got[line], want)
 		}
 	}
-	if len(got) != 4 {
-		t.Errorf("skipped %v, want the 4 places above only", tr.Skipped)
+	if len(got) != 5 {
+		t.Errorf("skipped %v, want the 5 places above only", tr.Skipped)
 	}
 	// What is traced around them is still recorded.
 	for _, want := range []string{
