@@ -242,7 +242,7 @@ func (r *rewriter) header(s ast.Stmt) {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
 		if len(s.Lhs) != len(s.Rhs) {
-			r.skip(s, "multi-value assignment in a statement header")
+			r.headerTuple(s)
 			return
 		}
 		if len(s.Lhs) > 1 {
@@ -274,8 +274,14 @@ func (r *rewriter) header(s ast.Stmt) {
 		if !r.wrappableAs(rhs, v.Type(), tok == token.DEFINE) {
 			// An untyped constant or a value converted on assignment
 			// keeps the variable's type through W1[T].
-			targ, ok := r.typeArg(v.Type())
+			targ, ok := r.typeArgAt(v.Type(), s.Pos())
 			if !ok {
+				// Left as written: without the type named, the value
+				// would take its default type (or the wrong one) inside
+				// W1 and no longer be assignable; the types typeArg
+				// cannot name (struct and interface literals, types
+				// of packages the file does not import, unexported
+				// types of other packages) are rare here.
 				r.skip(s, "header assignment of an untyped or converted value")
 				return
 			}
@@ -321,7 +327,7 @@ func (r *rewriter) headerParallel(s *ast.AssignStmt) {
 		v := r.varOf(id)
 		p := part{id: id, v: v}
 		if !r.wrappableAs(s.Rhs[k], v.Type(), s.Tok == token.DEFINE) {
-			t, ok := r.typeArg(v.Type())
+			t, ok := r.typeArgAt(v.Type(), s.Pos())
 			if !ok {
 				r.skip(s, "header assignment of an untyped or converted value")
 				return
@@ -344,4 +350,102 @@ func (r *rewriter) headerParallel(s *ast.AssignStmt) {
 		}
 		r.es.wrap(r.off(s.Rhs[k].Pos()), r.off(s.Rhs[k].End()), open, ")")
 	}
+}
+
+// headerTuple instruments `a, b := f()` (or a comma-ok form) as a for-loop
+// init statement, where no statement can follow it: the values come from
+// a function literal called in its place (see tupleInit). (Such a post
+// statement runs as a whole statement in a function literal, see forStmt.)
+func (r *rewriter) headerTuple(s *ast.AssignStmt) {
+	for _, x := range s.Lhs {
+		if id, ok := x.(*ast.Ident); !ok || id.Name != "_" && r.varOf(id) == nil {
+			r.skip(s, "header assignment to a non-variable")
+			return
+		}
+	}
+	st := r.site(assignKind(s.Tok), s)
+	if !r.tupleInit(st, s.Lhs, s.Rhs[0], false) {
+		// The function literal must declare its results' types.
+		r.skip(s, "multi-value assignment in a statement header of a type that cannot be named")
+	}
+}
+
+// tupleInit records the values a multi-value expression (a call, or a
+// comma-ok form) assigns to the variables names, where no statement can be
+// added after the assignment: in a for-loop header and in a package-level
+// initialiser. The expression moves into a function literal called in its
+// place,
+//
+//	a, b = func() (A, B) { v1, v2 := f(); _ct.WV(..., v1); _ct.W1(..., v2); return v1, v2 }()
+//
+// which evaluates it once, at the same point, and records each value
+// written as one event of st. The literal's results are the variables'
+// types (or, for a blank, the expression's), spelled as in the file; it
+// reports false, adding nothing, when one cannot be spelled there. Inside
+// a package-level initialiser the literal keeps the dependencies that order
+// package initialisation: references inside function literals count.
+func (r *rewriter) tupleInit(st *Site, names []ast.Expr, rhs ast.Expr, global bool) bool {
+	tuple, _ := r.info.TypeOf(rhs).(*types.Tuple)
+	if tuple == nil || tuple.Len() != len(names) {
+		return false
+	}
+	results := make([]string, len(names))
+	vars := make([]*types.Var, len(names))
+	for k, x := range names {
+		t := types.Default(tuple.At(k).Type())
+		if id := x.(*ast.Ident); id.Name != "_" {
+			if vars[k] = r.varOf(id); vars[k] == nil {
+				return false
+			}
+			t = vars[k].Type()
+		}
+		spelled, ok := r.typeArgAt(t, rhs.Pos())
+		if !ok {
+			return false
+		}
+		results[k] = spelled
+	}
+	last := -1
+	for k, v := range vars {
+		if v != nil {
+			last = k
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	call := r.expr(rhs, st)
+	r.ntmp++
+	tmps := make([]string, len(names))
+	for k := range names {
+		tmps[k] = fmt.Sprintf("_ctv%d_%d", r.ntmp, k)
+	}
+	var rec strings.Builder
+	for k, x := range names {
+		v := vars[k]
+		if v == nil {
+			continue
+		}
+		li := r.loc(x)
+		if global || li.kind != LocLocal {
+			li = locInfo{}
+		}
+		var slot int
+		if global {
+			slot = len(st.Operands)
+			st.Operands = append(st.Operands, Operand{Slot: slot, Write: true, Text: r.text(x), Type: typeOf(v.Type()), Obj: r.tab.obj(v), Global: true})
+		} else {
+			slot = r.addOperand(st, x, v.Type(), li, true)
+		}
+		st.Exprs = append(st.Exprs, &Expr{Op: ExprOpaque, Args: []*Expr{call}, Slot: k, Call: call.Call, Text: call.Text})
+		if k == last {
+			fmt.Fprintf(&rec, "%s.W1(%s, %d, %d, %s); ", rtName, r.fa(), st.ID, slot, tmps[k])
+		} else {
+			fmt.Fprintf(&rec, "%s.WV(%s, %d, %s); ", rtName, r.fa(), slot, tmps[k])
+		}
+	}
+	open := fmt.Sprintf("func() (%s) { %s := ", strings.Join(results, ", "), strings.Join(tmps, ", "))
+	close := fmt.Sprintf("; %sreturn %s }()", rec.String(), strings.Join(tmps, ", "))
+	r.es.wrap(r.off(rhs.Pos()), r.off(rhs.End()), open, close)
+	return true
 }

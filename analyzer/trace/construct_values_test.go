@@ -462,6 +462,114 @@ func TestX(t *testing.T) {
 			"call Check(\"x\")",
 			"return return m == \"x\" r:m=\"x\" v=true",
 		}, 0},
+		{"multi-value-initialisers", `
+type ID [2]byte
+
+func parse(s string) (ID, error) {
+	if len(s) != 2 {
+		return ID{}, fmt.Errorf("bad %q", s)
+	}
+	return ID{s[0], s[1]}, nil
+}
+
+var base, _ = parse("ab")
+var bad, errBad = parse("x")
+var width, mask = 1 << 3, uint8(7)
+var table = map[string]int{"a": 4}
+var four, found = table["a"]
+
+func first(xs []int) (int, bool) { return 0, len(xs) > 0 }
+
+func Sum(xs []int) int {
+	if errBad == nil || !found {
+		return -1
+	}
+	n := int(base[1]-base[0]) + width + int(mask) + four + int(bad[0])
+	for i, ok := first(xs); ok; i++ {
+		n += xs[i]
+		ok = i+1 < len(xs)
+	}
+	return n
+}`, `
+func TestX(t *testing.T) {
+	if got := Sum([]int{10, 20}); got != 1+8+7+4+30 {
+		t.Fatal(got)
+	}
+}`, []string{
+			// Each value a multi-value initialiser or header assigns is
+			// recorded as written, by one event of the statement.
+			"assign base, _ = parse(\"ab\") w:base=",
+			"w:bad=",
+			"w:errBad=",
+			"assign width = 1 << 3 w:width=8",
+			"assign mask = uint8(7) w:mask=7",
+			"assign four, found = table[\"a\"] r:table=",
+			"w:four=4 w:found=true",
+			"assign i, ok := first(xs) w:i=0 w:ok=true",
+			"assign n += xs[i] r:n=20 r:i=0 r:xs[i]=10 w:n=30",
+		}, 0},
+		{"header-local-types", `
+type Num interface{ ~int | ~int64 }
+
+func Total[T Num](xs []T) T {
+	var s T
+	var i int
+	for s = 5; i < len(xs); i++ {
+		s += xs[i]
+	}
+	return s
+}
+
+func Steps(n int) int {
+	type step int
+	var k step
+	c := 0
+	for k = 1; int(k) <= n; k *= 2 {
+		c++
+	}
+	return c
+}`, `
+func TestX(t *testing.T) {
+	if a, b := Total([]int64{1, 2}), Steps(4); a != 8 || b != 3 {
+		t.Fatal(a, b)
+	}
+}`, []string{
+			// An untyped constant assigned in a loop header to a variable
+			// of a type parameter's or a local type's type.
+			"assign s = 5 w:s=5",
+			"assign s += xs[i] r:s=5 r:i=0 r:xs[i]=1 w:s=6",
+			"assign k = 1 w:k=1",
+			"branch int(k) <= n r:k=1 r:n=4 v=true",
+		}, 0},
+		{"header-nil-of-composite-types", `
+type Box[T any] struct{ v T }
+
+func double(x int) int { return 2 * x }
+
+func Pick(n int) int {
+	var f func(int) int
+	var p *Box[int]
+	steps := 0
+	for f = nil; f == nil; f = double {
+		steps++
+	}
+	for p = nil; p == nil; p = (&Box[int]{v: f(n)}) {
+		steps++
+	}
+	return p.v + steps
+}`, `
+func TestX(t *testing.T) {
+	if got := Pick(3); got != 8 {
+		t.Fatal(got)
+	}
+}`, []string{
+			// nil assigned in a loop header to a variable of a function
+			// type and of a pointer to an instantiated generic type.
+			"assign f = nil w:f=",
+			"branch f == nil r:f=",
+			"assign p = nil w:p=",
+			"branch p == nil r:p=",
+		}, 0},
 		{"goroutines", `
 func Squares(n int) int {
 	ch := make(chan int)

@@ -105,3 +105,99 @@ func tail(s string) string {
 	}
 	return s
 }
+
+// TestUntracedReasons traces a program with the header and package-level
+// assignments the rewrite leaves untraced, values of a type that cannot be
+// named in the file (an interface literal, a shadowed type parameter): each is reported at its place
+// with its reason, and the program still runs as written.
+func TestUntracedReasons(t *testing.T) {
+	src := `package p
+
+type sq int
+
+func (s sq) Area() int { return int(s * s) }
+
+var probe any = sq(2)
+
+var shape, isShape = probe.(interface{ Area() int })
+
+var none interface{ Area() int } = nil
+
+func Areas() int {
+	total := 0
+	var a interface{ Area() int }
+	for a = nil; a == nil; a = sq(3) {
+		total += 100
+	}
+	for b, ok := probe.(interface{ Area() int }); ok; ok = false {
+		total += b.Area()
+	}
+	if none != nil || !isShape {
+		return -1
+	}
+	return total + a.Area() + shape.Area()
+}
+
+// The type parameter's name is shadowed at the header: it cannot name it.
+func Shadowed[T ~int](n T) int {
+	var x T
+	{
+		T := 2
+		for x = 1; x < n; x++ {
+			T++
+		}
+		return T
+	}
+}
+`
+	test := `package p
+
+import "testing"
+
+func TestX(t *testing.T) {
+	if got := Areas(); got != 100+4+9+4 {
+		t.Fatal(got)
+	}
+	if got := Shadowed(3); got != 4 {
+		t.Fatal(got)
+	}
+}
+`
+	dir := writeTree(t, map[string][]byte{
+		"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
+		"p/p.go":      []byte(src),
+		"p/p_test.go": []byte(test),
+	})
+	tr := runTrace(t, dir, "./p", "TestX")
+	if !tr.Result.Passed {
+		t.Fatalf("TestX should pass under tracing:\n%s", tr.Result.Output)
+	}
+	got := map[int]string{}
+	for _, s := range tr.Skipped {
+		got[s.Pos.Line] = s.Reason
+	}
+	for line, want := range map[int]string{
+		9:  "package-level multi-variable initialiser of a type that cannot be named",
+		11: "package-level initialiser of an untyped or converted value",
+		16: "header assignment of an untyped or converted value",
+		19: "multi-value assignment in a statement header of a type that cannot be named",
+		33: "header assignment of an untyped or converted value",
+	} {
+		if got[line] != want {
+			t.Errorf("line %d: skipped as %q, want %q", line, got[line], want)
+		}
+	}
+	if len(got) != 5 {
+		t.Errorf("skipped %v, want the 5 places above only", tr.Skipped)
+	}
+	// What is traced around them is still recorded.
+	for _, want := range []string{
+		"assign probe any = sq(2) w:probe=",
+		"branch a == nil",
+		"assign total += b.Area()",
+	} {
+		if !hasEvent(tr, want) {
+			t.Errorf("no event like %q:\n%s", want, dump(tr))
+		}
+	}
+}

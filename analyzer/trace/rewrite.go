@@ -103,18 +103,45 @@ func (r *rewriter) funcName(d *ast.FuncDecl) string {
 	return d.Name.Name
 }
 
-// globalSpec instruments `var x = e` at package level.
+// globalSpec instruments a package-level `var x = e`, `var x, y = e1, e2`
+// (each variable its own initialiser, as Go initialises them one by one in
+// dependency order) and `var x, y = f()` (one event writing both).
 func (r *rewriter) globalSpec(vs *ast.ValueSpec) bool {
-	if len(vs.Names) != 1 || len(vs.Values) != 1 || vs.Names[0].Name == "_" {
+	if len(vs.Values) == 0 || allBlank(vs.Names) {
 		// A blank initialiser (var _ I = T{}, a compile-time check)
 		// writes nothing there is to trace.
-		if len(vs.Values) > 0 && !allBlank(vs.Names) {
-			r.skip(vs, "package-level multi-variable initialiser")
-		}
 		return false
 	}
-	v := r.varOf(vs.Names[0])
-	rhs := vs.Values[0]
+	if len(vs.Values) != len(vs.Names) {
+		s := r.site(SiteGlobal, vs)
+		if !r.tupleInit(s, identExprs(vs.Names), vs.Values[0], true) {
+			// The function literal must declare its results' types.
+			r.skip(vs, "package-level multi-variable initialiser of a type that cannot be named")
+			return false
+		}
+		return true
+	}
+	used := false
+	for k, name := range vs.Names {
+		if name.Name != "_" {
+			used = r.globalVar(vs, name, vs.Values[k]) || used
+		}
+	}
+	return used
+}
+
+func identExprs(ids []*ast.Ident) []ast.Expr {
+	l := make([]ast.Expr, len(ids))
+	for k, id := range ids {
+		l[k] = id
+	}
+	return l
+}
+
+// globalVar instruments the initialiser rhs of the package-level variable
+// name declared in vs.
+func (r *rewriter) globalVar(vs *ast.ValueSpec, name *ast.Ident, rhs ast.Expr) bool {
+	v := r.varOf(name)
 	if v == nil {
 		r.skip(vs, "package-level initialiser of an unknown variable")
 		return false
@@ -124,13 +151,24 @@ func (r *rewriter) globalSpec(vs *ast.ValueSpec) bool {
 		// As in loop headers: W1[T] keeps the variable's type.
 		targ, ok := r.typeArg(v.Type())
 		if !ok {
+			// Left as written, for the reason given in header.
 			r.skip(vs, "package-level initialiser of an untyped or converted value")
 			return false
 		}
 		w1 = rtName + ".W1[" + targ + "]("
 	}
-	s := r.site(SiteGlobal, vs)
-	s.Operands = append(s.Operands, Operand{Slot: 0, Write: true, Text: vs.Names[0].Name, Type: typeOf(v.Type()), Obj: r.tab.obj(v), Global: true})
+	var s *Site
+	if len(vs.Names) == 1 {
+		s = r.site(SiteGlobal, vs)
+	} else {
+		s = r.site(SiteGlobal, name)
+		s.Pos = r.pos(name)
+		s.Text = name.Name + " = " + r.text(rhs)
+		if len(s.Text) > 200 {
+			s.Text = s.Text[:200]
+		}
+	}
+	s.Operands = append(s.Operands, Operand{Slot: 0, Write: true, Text: name.Name, Type: typeOf(v.Type()), Obj: r.tab.obj(v), Global: true})
 	s.Exprs = []*Expr{r.expr(rhs, s)}
 	r.es.wrap(r.off(rhs.Pos()), r.off(rhs.End()), fmt.Sprintf("%s%s, %d, 0, ", w1, r.fa(), s.ID), ")")
 	return true
