@@ -313,22 +313,25 @@ func (a *auxSearch) partition(omega []diffhunks.ID, n int) [][]diffhunks.ID {
 	return out
 }
 
-// units groups consecutive ids with equal keys; a nil key makes every id its
-// own unit.
+// units groups ids by keyOf, each group in the order of its first member
+// in ids and holding its members in that order; a nil keyOf makes every id
+// its own unit.
 func (a *auxSearch) units(ids []diffhunks.ID, keyOf func(diffhunks.Hunk) string) [][]diffhunks.ID {
+	index := map[string]int{}
 	var out [][]diffhunks.ID
-	last := ""
-	for i, id := range ids {
+	for _, id := range ids {
 		if keyOf == nil {
 			out = append(out, []diffhunks.ID{id})
 			continue
 		}
 		k := keyOf(a.byID[id])
-		if i == 0 || k != last {
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
 			out = append(out, nil)
 		}
-		out[len(out)-1] = append(out[len(out)-1], id)
-		last = k
+		out[i] = append(out[i], id)
 	}
 	return out
 }

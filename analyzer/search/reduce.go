@@ -37,7 +37,7 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 		func(h diffhunks.Hunk) string { return h.File + "\x00" + h.Func },
 	}
 	for _, keyOf := range keys {
-		for _, u := range s.unitsOf(set, keyOf) {
+		for _, u := range s.aux.units(set, keyOf) {
 			if len(u) == len(set) || s.aux.late(ctx) {
 				continue
 			}
@@ -61,12 +61,13 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 	judged := map[diffhunks.ID]verdict{}
 	for stale := true; stale; {
 		stale = false
+		against := key(norm(set))
 		for _, h := range slices.Clone(set) {
 			if len(set) == 1 {
-				judged[h] = verdict{root: true, against: key(norm(set))}
+				judged[h] = verdict{root: true, against: against}
 				break
 			}
-			if v, ok := judged[h]; ok && v.against == key(norm(set)) || s.aux.late(ctx) {
+			if v, ok := judged[h]; ok && v.against == against || s.aux.late(ctx) {
 				continue
 			}
 			rest := minus(set, []diffhunks.ID{h})
@@ -75,11 +76,11 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 				return nil, nil, false, err
 			}
 			if passed {
-				set = rest
+				set, against = rest, key(norm(rest))
 				stale = true
 				continue
 			}
-			judged[h] = verdict{root: compiled, against: key(norm(set))}
+			judged[h] = verdict{root: compiled, against: against}
 		}
 	}
 	for _, h := range set {
@@ -121,26 +122,5 @@ func (s *searcher) byHint(ids []diffhunks.ID) []diffhunks.ID {
 	}
 	out := slices.Clone(norm(ids))
 	slices.SortStableFunc(out, func(x, y diffhunks.ID) int { return rank[x] - rank[y] })
-	return out
-}
-
-// unitsOf groups the ids of set by keyOf, each group in the order of its
-// first member in set.
-func (s *searcher) unitsOf(set []diffhunks.ID, keyOf func(diffhunks.Hunk) string) [][]diffhunks.ID {
-	index := map[string]int{}
-	var out [][]diffhunks.ID
-	for _, id := range set {
-		k := keyOf(s.aux.byID[id])
-		i, ok := index[k]
-		if !ok {
-			i = len(out)
-			index[k] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], id)
-	}
-	for i := range out {
-		out[i] = norm(out[i])
-	}
 	return out
 }

@@ -38,11 +38,8 @@ const (
 // why says what changed, for Found.Notes.
 func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []note.Note, err error) {
 	checks := 0
-	if len(aux) > maxRoleAux {
-		checks = maxRoleChecks
-	}
 	for _, h := range aux {
-		if checks == maxRoleChecks || !slices.Contains(candidates, h) {
+		if len(aux) > maxRoleAux || checks == maxRoleChecks || !slices.Contains(candidates, h) {
 			continue
 		}
 		checks++
