@@ -71,11 +71,20 @@ func TestBaselinesOnAFTERExample(t *testing.T) {
 
 func explain(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) *analyzer.Result {
 	t.Helper()
+	return explainWith(t, sc, s, nil)
+}
+
+// explainWith is explain with the request changed by edit, when not nil.
+func explainWith(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy, edit func(*analyzer.Request)) *analyzer.Result {
+	t.Helper()
 	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := request.For(sc, repo, s)
+	if edit != nil {
+		edit(&req)
+	}
 	res, err := analyzer.Explain(context.Background(), req)
 	if err != nil {
 		t.Fatalf("Explain: %v", err)
@@ -315,16 +324,7 @@ func TestSemanticShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := request.For(sc, repo, analyzer.StrategyAfter)
-	req.SemanticBudget = time.Nanosecond
-	res, err := analyzer.Explain(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := explainWith(t, sc, analyzer.StrategyAfter, func(req *analyzer.Request) { req.SemanticBudget = time.Nanosecond })
 	if want := resolve(t, res.Hunks, sc.Root); res.Status != analyzer.Explained || !slices.Equal(res.Root, want) {
 		t.Fatalf("status %s root %v, want explained %v; notes %+v", res.Status, res.Root, want, res.Notes)
 	}

@@ -213,22 +213,28 @@ func pathReaches(t *testing.T, base, head map[string]string, test string, want .
 	return c, p
 }
 
+// handlerChain is a module whose Run calls a handler that counts, then
+// handlers (Go source, comma-separated), through a Next loop that advances
+// a field index in its post statement, as web routers do; its test wants
+// Run to count want calls.
+func handlerChain(handlers string, want int) map[string]string {
+	return map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"p/p.go": "package p\n\ntype Ctx struct {\n\tindex    int\n\thandlers []func(*Ctx)\n}\n\n" +
+			"func (c *Ctx) Next() {\n\tc.index++\n\tfor s := len(c.handlers); c.index < s; c.index++ {\n\t\tc.handlers[c.index](c)\n\t}\n}\n\n" +
+			"var calls int\n\nfunc Run() int {\n\tcalls = 0\n\tc := &Ctx{index: -1}\n\tc.handlers = []func(*Ctx){\n\t\tfunc(c *Ctx) { calls++ },\n\t\t" +
+			handlers + ",\n\t}\n\tc.Next()\n\treturn calls\n}\n",
+		"p/p_test.go": fmt.Sprintf("package p\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(); got != %d {\n\t\tt.Fatal(got)\n\t}\n}\n", want),
+	}
+}
+
 // TestPathFollowsLoopPostStatements: the change makes a handler reset
 // the index a loop's post statement (`c.index++`, a field) advances, so
 // the loop runs a handler again. The runs first differ at the loop's
 // check, whose index comes from the post statement; only when that
 // statement is traced does the path go on to the reset in the change.
 func TestPathFollowsLoopPostStatements(t *testing.T) {
-	src := func(handler string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\ntype Ctx struct {\n\tindex    int\n\thandlers []func(*Ctx)\n}\n\n" +
-				"func (c *Ctx) Next() {\n\tc.index++\n\tfor s := len(c.handlers); c.index < s; c.index++ {\n\t\tc.handlers[c.index](c)\n\t}\n}\n\n" +
-				"var calls int\n\nfunc Run() int {\n\tcalls = 0\n\tc := &Ctx{index: -1}\n\tc.handlers = []func(*Ctx){\n\t\tfunc(c *Ctx) { calls++ },\n\t\t" +
-				handler + ",\n\t}\n\tc.Next()\n\treturn calls\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(); got != 1 {\n\t\tt.Fatal(got)\n\t}\n}\n",
-		}
-	}
+	src := func(handler string) map[string]string { return handlerChain(handler, 1) }
 	pathReaches(t, src("func(c *Ctx) {}"), src("func(c *Ctx) { if calls < 2 { c.index = -1 } }"), "TestRun",
 		"p.go:10 c.index++", "p.go:10 c.index < s")
 }
@@ -273,14 +279,7 @@ func TestPathThroughBareReturn(t *testing.T) {
 // the function value from does the path go from the panic to the change.
 func TestPathFromOutOfRangeHandler(t *testing.T) {
 	src := func(handler string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\ntype Ctx struct {\n\tindex    int\n\thandlers []func(*Ctx)\n}\n\n" +
-				"func (c *Ctx) Next() {\n\tc.index++\n\tfor s := len(c.handlers); c.index < s; c.index++ {\n\t\tc.handlers[c.index](c)\n\t}\n}\n\n" +
-				"var calls int\n\nfunc Run() int {\n\tcalls = 0\n\tc := &Ctx{index: -1}\n\tc.handlers = []func(*Ctx){\n\t\tfunc(c *Ctx) { calls++ },\n\t\t" +
-				handler + ",\n\t\tfunc(c *Ctx) { calls++ },\n\t}\n\tc.Next()\n\treturn calls\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(); got != 2 {\n\t\tt.Fatal(got)\n\t}\n}\n",
-		}
+		return handlerChain(handler+",\n\t\tfunc(c *Ctx) { calls++ }", 2)
 	}
 	pathReaches(t, src("func(c *Ctx) {}"), src("func(c *Ctx) { c.handlers = c.handlers[:1] }"), "TestRun",
 		"p.go:11 c.handlers[c.index](c)")
