@@ -178,13 +178,9 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 		switch i {
 		case 0:
 			first = searched
-			hit := slices.ContainsFunc(res.Hunks, func(h diffhunks.Hunk) bool {
-				return slices.Contains(res.Root, h.ID) && c.hitsHunk(h)
-			})
+			hit := rootHolds(res, c.hitsHunk)
 			mark := yesNo(hit)
-			if !hit && slices.ContainsFunc(res.Hunks, func(h diffhunks.Hunk) bool {
-				return slices.Contains(res.Root, h.ID) && c.hitsEquivalent(h)
-			}) {
+			if !hit && rootHolds(res, c.hitsEquivalent) {
 				mark = "equivalent"
 			}
 			if res.Notes.Has(note.BudgetUnminimised) {
@@ -212,6 +208,13 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 	row := append([]string{c.Name}, judged...)
 	row = append(row, trials...)
 	return append(append(row, ratio), tail...)
+}
+
+// rootHolds reports whether a root hunk of res satisfies meets.
+func rootHolds(res *analyzer.Result, meets func(diffhunks.Hunk) bool) bool {
+	return slices.ContainsFunc(res.Hunks, func(h diffhunks.Hunk) bool {
+		return slices.Contains(res.Root, h.ID) && meets(h)
+	})
 }
 
 // short lists up to five hunk ids, then how many more.
