@@ -147,3 +147,32 @@ func TestReserveStopsMinimising(t *testing.T) {
 		t.Errorf("without a reserve: aux %v, notes %v; want the 30 needed and no cut", f.Aux, f.Notes)
 	}
 }
+
+func TestRefineBuildsLargeRestsFirst(t *testing.T) {
+	// Hunk 7 is the fault; its revert compiles only with all of 21-50.
+	// Given that set from elsewhere (a reduction, or minimising cut short),
+	// no build has seen the sets without one hunk each: the check of
+	// 1-minimality builds each before running it, so none of the 30 that
+	// does not compile is run.
+	hunks := hunksIn(55, 55, 1)
+	needed := ids(21, 50)
+	o := &oracle{
+		passes:   subsetRule(7),
+		compiles: func(r set) bool { return !r[7] || r.has(needed...) },
+	}
+	s := newSearcher(o, hunks, Options{})
+	root, aux, _, err := s.refine(context.Background(), []diffhunks.ID{7}, needed, ids(1, 55))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(root, []diffhunks.ID{7}) || !slices.Equal(aux, needed) {
+		t.Fatalf("root %v aux %v, want [7] aux %v", root, aux, needed)
+	}
+	proven := union([]diffhunks.ID{7}, needed)
+	for _, id := range proven {
+		rest := minus(proven, []diffhunks.ID{id})
+		if o.runs[key(rest)] > 0 && !o.compiles(setOf(rest...)) {
+			t.Errorf("ran the proven set without %d, which does not compile", id)
+		}
+	}
+}

@@ -33,7 +33,8 @@ const (
 //     rest still compiles and passes, the hunk is dropped for good. A root
 //     is only dropped while another root remains. A rest is not run when
 //     a build of it is known to have failed: minimising the auxiliary
-//     hunks built most of these sets.
+//     hunks built most of these sets. Past maxRoleAux auxiliary hunks an
+//     unknown rest is built before it is run.
 //
 // why says what changed, for Found.Notes.
 func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []note.Note, err error) {
@@ -72,6 +73,18 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		// hunks: one known not to compile needs no run.
 		if b, ok := s.aux.builds.known(key(rest)); ok && !b.ok {
 			continue
+		}
+		// Past maxRoleAux the set is a refactor the root needs to
+		// compile, and most rests do not: a build (go list -export,
+		// cheaper than go test) shows it before a run is spent.
+		if len(aux) > maxRoleAux {
+			ok, err := s.aux.compiles(ctx, rest)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if !ok {
+				continue
+			}
 		}
 		r, err := s.run(ctx, rest)
 		if err != nil {
