@@ -150,6 +150,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		if err := searchFlaky(ctx, req, b, res); err != nil {
 			return nil, err
 		}
+		if req.Mode == ModeGo && b.check(ctx) == nil {
+			raceEvidence(ctx, b.Runner, median(headRuns(res.Evidence)), req.Workers, res)
+		}
 		return res, nil
 	}
 	if cls.status != "" {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/stats"
@@ -40,6 +42,36 @@ type Flakiness struct {
 	// Variants are the variants the noisy revert search judged, in the
 	// order it judged them.
 	Variants []VariantRuns
+	// Race is what head's runs under the race detector showed, nil when
+	// none ran.
+	Race *RaceRuns
+}
+
+// RaceRuns is evidence from head's test built with -race: the data races
+// whose two accesses both reach the module's code, each once. A detector
+// that reports nothing proves nothing: an atomicity violation under a lock
+// is no data race.
+type RaceRuns struct {
+	Runs    int
+	Reports []RaceReport
+	// Unavailable says why no run was made, "" when they were.
+	Unavailable string
+}
+
+// RaceReport is one data race: its two accesses, the current one first.
+type RaceReport struct {
+	Accesses []RaceAccess
+}
+
+// RaceAccess is one side of a race at its innermost place in the module:
+// the access ("write", "previous read", …), the function, the place
+// relative to the repository, and the hunk whose head lines hold it.
+type RaceAccess struct {
+	Op   string
+	Func string
+	File string
+	Line int
+	Hunk diffhunks.ID
 }
 
 // HeadRate is head's measured failure rate with its 95 % Wilson interval.
@@ -100,6 +132,17 @@ func median(runs []trial.Result) time.Duration {
 	}
 	slices.Sort(ds)
 	return ds[len(ds)/2]
+}
+
+// headRuns are the runs of head (nothing reverted) among runs.
+func headRuns(runs []trial.Result) []trial.Result {
+	var out []trial.Result
+	for _, r := range runs {
+		if len(r.Reverted) == 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // flaky goes on from head runs with mixed outcomes (FLAKY.md §5): it runs
@@ -251,6 +294,63 @@ func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error
 	res.Root, res.Aux = found.Root, found.Aux
 	addAll(&res.Notes, found.Notes)
 	return nil
+}
+
+// Limits of the race detector's runs (FLAKY.md §5).
+const (
+	maxRaceRuns  = 5
+	raceSlowdown = 10 // a run under -race takes up to this many plain runs' time
+	raceShare    = 0.10
+)
+
+// raceEvidence runs head's test under the race detector, as many times as
+// fit in a tenth of the time left (at most maxRaceRuns), and keeps the
+// races whose both accesses reach the module's code.
+func raceEvidence(ctx context.Context, r *trial.Runner, head time.Duration, workers int, res *Result) {
+	ev := &RaceRuns{}
+	res.Flakiness.Race = ev
+	n := maxRaceRuns
+	if plan := planRuns(ctx, raceShare, max(workers, 1), raceSlowdown*head); plan >= 0 {
+		n = min(n, plan)
+	}
+	if n == 0 {
+		ev.Unavailable = "no time left in the budget"
+		return
+	}
+	runs, err := r.RaceRepeat(ctx, n)
+	ev.Runs = len(runs)
+	if err != nil && len(runs) == 0 {
+		ev.Unavailable = err.Error()
+		return
+	}
+	seen := map[string]bool{}
+	for _, run := range runs {
+		for _, race := range gotest.Races(run.Output) {
+			rep, ok := moduleRace(race, res.Hunks)
+			if ok && !seen[race.Key()] {
+				seen[race.Key()] = true
+				ev.Reports = append(ev.Reports, rep)
+			}
+		}
+	}
+}
+
+// moduleRace places each access of a race at its innermost frame in the
+// module, whose paths the runner made relative to the repository (frames
+// in the standard library and the module cache keep absolute paths). A
+// race with an access that never reaches the module is not the change's.
+func moduleRace(race gotest.Race, hunks []diffhunks.Hunk) (RaceReport, bool) {
+	var rep RaceReport
+	for _, a := range race.Accesses {
+		at := slices.IndexFunc(a.Stack, func(f gotest.Frame) bool { return !filepath.IsAbs(f.File) })
+		if at < 0 {
+			return RaceReport{}, false
+		}
+		f := a.Stack[at]
+		rep.Accesses = append(rep.Accesses, RaceAccess{Op: a.Op, Func: f.Func, File: f.File, Line: f.Line,
+			Hunk: hunkAtPath(hunks, f.File, f.Line)})
+	}
+	return rep, true
 }
 
 // smallestJudgedPassing is the passing variant with the fewest hunks.

@@ -2,6 +2,7 @@ package analyzer_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -293,6 +294,40 @@ func checkFlakyRegression(t *testing.T, sc *scenario.Scenario, res *analyzer.Res
 	}
 	if !proven {
 		t.Errorf("no proof batch for %v among %+v", res.Proof.Reverted, fl.Variants)
+	}
+	checkRace(t, sc, fl.Race)
+}
+
+// checkRace checks the race detector's evidence against the scenario's
+// "race" key: "file:line" for a race whose reports, when the detector
+// caught it in its few runs (it need not), have an access at that head
+// line and no other race; "none" for a failure no data race causes (the
+// detector has no false positives, so it must stay silent). A machine
+// without the detector says so instead.
+func checkRace(t *testing.T, sc *scenario.Scenario, rr *analyzer.RaceRuns) {
+	t.Helper()
+	want := sc.Keys["race"]
+	if want == "" {
+		return
+	}
+	if rr == nil {
+		t.Fatal("no race detector evidence")
+	}
+	if rr.Unavailable != "" {
+		t.Logf("race detector unavailable: %s", rr.Unavailable)
+		return
+	}
+	t.Logf("race detector: %d runs, reports %+v", rr.Runs, rr.Reports)
+	if want == "none" {
+		if len(rr.Reports) != 0 {
+			t.Errorf("race reports %+v, want none", rr.Reports)
+		}
+		return
+	}
+	for _, rep := range rr.Reports {
+		if !slices.ContainsFunc(rep.Accesses, func(a analyzer.RaceAccess) bool { return fmt.Sprintf("%s:%d", a.File, a.Line) == want }) {
+			t.Errorf("race report %+v has no access at %s", rep, want)
+		}
 	}
 }
 

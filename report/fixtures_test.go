@@ -212,6 +212,10 @@ func flakyRegression() *analyzer.Result {
 				{Reverted: []diffhunks.ID{1}, Runs: 2, Failures: 1, Verdict: "fails"},
 				{Reverted: []diffhunks.ID{2}, Runs: 14, Verdict: "passes", ProofRuns: 19},
 			},
+			Race: &analyzer.RaceRuns{Runs: 5, Reports: []analyzer.RaceReport{{Accesses: []analyzer.RaceAccess{
+				{Op: "write", Func: "example.com/calc.F", File: "calc/calc.go", Line: 8, Hunk: 2},
+				{Op: "previous read", Func: "example.com/calc.F", File: "calc/calc.go", Line: 17, Hunk: 3},
+			}}}},
 		},
 		Notes: note.List{{Code: note.NoIntervention}},
 		Stats: analyzer.Stats{Strategy: analyzer.StrategyAfter, Trials: 116, Builds: 5, Wall: 27 * time.Second},

@@ -330,6 +330,7 @@ func renderRates(b *strings.Builder, r *Report, sub string) {
 		fmt.Fprintf(b, "- base: failed %d of %s\n", f.Base.Failures, plural(f.Base.Runs, "run", "runs"))
 	}
 	fmt.Fprintf(b, "\nEvery run went %d at a time, so that the rates compare.\n\n", f.Workers)
+	renderRace(b, f.Race)
 	if len(f.Variants) == 0 {
 		return
 	}
@@ -343,4 +344,38 @@ func renderRates(b *strings.Builder, r *Report, sub string) {
 		fmt.Fprintf(b, "| %s | %d | %d | %s | %s |\n", hunkRefs(v.Reverted), v.Runs, v.Failures, v.Verdict, proof)
 	}
 	b.WriteString("\n</details>\n\n")
+}
+
+// renderRace says what the race detector showed in head's runs. Silence
+// is worded as no evidence either way.
+func renderRace(b *strings.Builder, rr *Race) {
+	switch {
+	case rr == nil:
+		return
+	case rr.Unavailable != "":
+		fmt.Fprintf(b, "The race detector was not run: %s.\n\n", plain(firstLine(rr.Unavailable)))
+		return
+	case len(rr.Reports) == 0:
+		fmt.Fprintf(b, "The race detector reported no data race in the module's code in %s with `-race`; "+
+			"that proves nothing either way (an interleaving under a lock is no data race).\n\n", plural(rr.Runs, "run", "runs"))
+		return
+	}
+	fmt.Fprintf(b, "The race detector reported %s in the module's code in %s with `-race`:\n\n",
+		plural(len(rr.Reports), "data race", "data races"), plural(rr.Runs, "run", "runs"))
+	for _, rep := range rr.Reports {
+		var sides []string
+		for i, a := range rep.Accesses {
+			who := "one goroutine"
+			if i > 0 {
+				who = "another goroutine"
+			}
+			side := fmt.Sprintf("%s at %s in %s by %s", plain(a.Op), code(fmt.Sprintf("%s:%d", a.File, a.Line)), code(a.Func), who)
+			if a.Hunk != 0 {
+				side += fmt.Sprintf(" (hunk #%d)", a.Hunk)
+			}
+			sides = append(sides, side)
+		}
+		b.WriteString("- " + strings.Join(sides, "; ") + "\n")
+	}
+	b.WriteString("\n")
 }

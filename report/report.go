@@ -138,6 +138,29 @@ type Flakiness struct {
 	Head     HeadRate      `json:"head"`
 	Base     BaseRate      `json:"base"`
 	Variants []VariantRuns `json:"variants,omitempty"`
+	Race     *Race         `json:"race,omitempty"`
+}
+
+// Race is what head's runs under the race detector showed: the data races
+// whose two accesses reach the module's code, or why none ran.
+type Race struct {
+	Runs        int          `json:"runs"`
+	Reports     []RaceReport `json:"reports,omitempty"`
+	Unavailable string       `json:"unavailable,omitempty"`
+}
+
+// RaceReport is one data race, its current access first.
+type RaceReport struct {
+	Accesses []RaceAccess `json:"accesses"`
+}
+
+// RaceAccess is one side of a race at its innermost place in the module.
+type RaceAccess struct {
+	Op   string `json:"op"`
+	Func string `json:"func"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Hunk int    `json:"hunk,omitempty"`
 }
 
 // HeadRate is head's failure rate with its 95 % Wilson interval.
@@ -266,6 +289,16 @@ func flakiness(f *analyzer.Flakiness) *Flakiness {
 	for _, v := range f.Variants {
 		out.Variants = append(out.Variants, VariantRuns{Reverted: ids(v.Reverted), Runs: v.Runs, Failures: v.Failures,
 			Verdict: v.Verdict, ProofRuns: v.ProofRuns, ProofFailures: v.ProofFailures})
+	}
+	if rr := f.Race; rr != nil {
+		out.Race = &Race{Runs: rr.Runs, Unavailable: rr.Unavailable}
+		for _, rep := range rr.Reports {
+			var acc []RaceAccess
+			for _, a := range rep.Accesses {
+				acc = append(acc, RaceAccess{Op: a.Op, Func: a.Func, File: a.File, Line: a.Line, Hunk: int(a.Hunk)})
+			}
+			out.Race.Reports = append(out.Race.Reports, RaceReport{Accesses: acc})
+		}
 	}
 	return out
 }
@@ -452,6 +485,18 @@ func (r *Report) validate() error {
 		for i, v := range f.Variants {
 			if err := check(fmt.Sprintf("flakiness.variants[%d].reverted", i), v.Reverted); err != nil {
 				return err
+			}
+		}
+		if rr := f.Race; rr != nil {
+			for i, rep := range rr.Reports {
+				for j, a := range rep.Accesses {
+					if a.Hunk == 0 {
+						continue
+					}
+					if err := check(fmt.Sprintf("flakiness.race.reports[%d].accesses[%d].hunk", i, j), []int{a.Hunk}); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
@@ -27,10 +28,11 @@ type binary struct {
 	err  error
 }
 
-// testBinary returns the path of the variant's test binary, building it
-// the first time; "" when the variant cannot be built this way.
-func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant) (string, error) {
-	k := "bin:" + key(ids)
+// testBinary returns the path of the variant's test binary, built with
+// the extra go test flags, building it the first time; "" when the
+// variant cannot be built this way.
+func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, flags ...string) (string, error) {
+	k := "bin:" + strings.Join(flags, " ") + ":" + key(ids)
 	return r.once(ctx, k, func() (string, error) {
 		dir := filepath.Join(r.tmp, fmt.Sprintf("bin%d", r.nextSeq()))
 		overlay, err := r.writeOverlay(dir, v)
@@ -40,7 +42,8 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant) 
 		r.count(func(s *Stats) { s.Builds++ })
 		bin := filepath.Join(dir, "test.bin")
 		cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
-		out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(false), "go", "test", "-c", "-vet=off", "-o", bin, "-overlay", overlay, r.cfg.Pkg)
+		args := append([]string{"test", "-c", "-vet=off", "-o", bin, "-overlay", overlay}, flags...)
+		out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(false), "go", append(args, r.cfg.Pkg)...)
 		if err != nil {
 			return "", err
 		}

@@ -21,37 +21,12 @@ func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Re
 	if err != nil {
 		return nil, fmt.Errorf("building %v to run it %d times: %w", ids, n, err)
 	}
-	out := make([]Result, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		select {
-		case r.sem <- struct{}{}:
-		case <-ctx.Done():
-			errs[i] = ctx.Err()
-		}
-		if errs[i] != nil {
-			break
-		}
-		r.count(func(s *Stats) { s.Trials++ })
-		wg.Go(func() {
-			defer func() { <-r.sem }()
-			res, err := run(ctx)
-			if err != nil {
-				errs[i] = fmt.Errorf("run %d of %v: %w", i+1, ids, err)
-				return
-			}
-			res.Reverted = ids
-			out[i] = res
-		})
+	out, err := r.times(ctx, n, run)
+	for i := range out {
+		out[i].Reverted = ids
 	}
-	wg.Wait()
-	// Keep the runs before the first error: a caller that stops on the
-	// budget still sees what ran.
-	for i, err := range errs {
-		if err != nil {
-			return out[:i], err
-		}
+	if err != nil {
+		return out, fmt.Errorf("%v: %w", ids, err)
 	}
 	if len(out) > 0 {
 		r.mu.Lock()
@@ -93,4 +68,36 @@ func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (func(conte
 		return slow, err
 	}
 	return func(ctx context.Context) (Result, error) { return r.runBinary(ctx, t2j, bin) }, nil
+}
+
+// times calls run n times, Config.Workers at a time, each counted as a
+// trial, and returns the results in the order the runs were started. On
+// an error it returns the runs before the first failed one: a caller that
+// stops on the budget still sees what ran.
+func (r *Runner) times(ctx context.Context, n int, run func(context.Context) (Result, error)) ([]Result, error) {
+	out := make([]Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		select {
+		case r.sem <- struct{}{}:
+		case <-ctx.Done():
+			errs[i] = ctx.Err()
+		}
+		if errs[i] != nil {
+			break
+		}
+		r.count(func(s *Stats) { s.Trials++ })
+		wg.Go(func() {
+			defer func() { <-r.sem }()
+			out[i], errs[i] = run(ctx)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return out[:i], fmt.Errorf("run %d: %w", i+1, err)
+		}
+	}
+	return out, nil
 }

@@ -13,6 +13,7 @@
 //	mode:    command             trial mode (default go)
 //	command: go test ./...       the test command in command mode
 //	reruns:  20                  runs of base and head before a flaky test is measured
+//	race:    cache.go:16         where the race detector's reports must place a race ("none": no race)
 //
 // A hunk reference is "file:line" for a hunk whose head lines contain line,
 // "file:-line" for a pure deletion at base line line, or "file" for a
