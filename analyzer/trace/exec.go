@@ -108,7 +108,7 @@ func (b *Binary) runIn(ctx context.Context, dir string, opt RunOptions) (*Trace,
 	if opt.Timeout > 0 {
 		cfg.Timeout = opt.Timeout
 	}
-	res, err := runBinary(ctx, cfg, b.bin, dir, opt.Intervene)
+	res, err := runBinary(ctx, cfg, b.bin, dir, b.spec(opt.Intervene))
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +119,30 @@ func (b *Binary) runIn(ctx context.Context, dir string, opt RunOptions) (*Trace,
 	t.Result = res
 	return t, nil
 }
+
+// spec drops from an intervention spec the force items whose site is not a
+// condition the runtime can force (a range iteration's event, say, would
+// record the forced outcome while the loop goes on), so that they count
+// nothing, like any other item the runtime ignores.
+func (b *Binary) spec(iv string) string {
+	items := strings.Split(iv, ";")
+	keep := items[:0]
+	for _, it := range items {
+		if arg, ok := strings.CutPrefix(strings.TrimSpace(it), "force:"); ok {
+			s, _, _ := strings.Cut(arg, "=")
+			id, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || id <= 0 || id >= len(b.sites) || !forceable[b.sites[id].Kind] {
+				continue
+			}
+		}
+		keep = append(keep, it)
+	}
+	return strings.Join(keep, ";")
+}
+
+// forceable are the kinds of the sites whose condition passes through
+// rt.B or rt.SC, whose result the program uses.
+var forceable = map[SiteKind]bool{SiteIf: true, SiteFor: true, SiteSwitchCase: true, SiteAndAnd: true, SiteOrOr: true}
 
 // Close removes the build directory.
 func (b *Binary) Close() error {

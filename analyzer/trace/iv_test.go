@@ -431,3 +431,20 @@ func TestRunTimeout(t *testing.T) {
 		t.Errorf("run did not time out after 1s:\n%s", tr.Result.Output)
 	}
 }
+
+// TestSpecForceableSites checks that force items survive only at sites
+// whose condition the program uses; other items pass unchanged.
+func TestSpecForceableSites(t *testing.T) {
+	b := &Binary{sites: []Site{{}, {ID: 1, Kind: SiteIf}, {ID: 2, Kind: SiteRange}, {ID: 3, Kind: SiteFunc}, {ID: 4, Kind: SiteAndAnd}, {ID: 5, Kind: SiteFor}}}
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"force:1=1", "force:1=1"},
+		{"force:2=0;serial:3;force:4=1", "serial:3;force:4=1"},
+		{"force:3=1;force:9=1;force:x=1;force:5=0;expire=1s", "force:5=0;expire=1s"},
+		{"delay:3=1ms; force: 1 =0", "delay:3=1ms; force: 1 =0"},
+	} {
+		if got := b.spec(tc.in); got != tc.want {
+			t.Errorf("spec(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
