@@ -369,6 +369,9 @@ func TestDelayYieldRecursion(t *testing.T) {
 		// Each goroutine's outermost Depth takes the lock once; its
 		// recursive activations do not wait for it.
 		{"serial recursion", fmt.Sprintf("serial:%d;expire=1m", depth), Intervened{Applied: 2}, 0},
+		// One lock for both functions: three Noop calls and two
+		// outermost Depth activations take it.
+		{"serial shared", fmt.Sprintf("serial:%d,%d;expire=1m", noop, depth), Intervened{Applied: 5}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := runIV(t, b, tc.spec)
