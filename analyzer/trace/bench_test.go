@@ -76,17 +76,12 @@ func BenchmarkLoop(b *testing.B) {
 	if out, err := pb.CombinedOutput(); err != nil {
 		b.Fatalf("plain build: %v\n%s", err, out)
 	}
-	// The traced binary is built as Run builds it, once.
-	tmp := b.TempDir()
-	cfg := Config{Dir: dir, Pkg: "./p", Test: "TestLoop", Timeout: time.Minute, MaxBytes: defaultMaxBytes}
-	in, err := instrument(ctx, dir, cfg.Pkg, tmp, nil)
+	// The traced binary is built once.
+	tbin, err := Build(ctx, Config{Dir: dir, Pkg: "./p", Test: "TestLoop", Timeout: time.Minute})
 	if err != nil {
 		b.Fatal(err)
 	}
-	tbin := filepath.Join(tmp, "traced.test")
-	if err := build(ctx, cfg, in, tmp, tbin); err != nil {
-		b.Fatal(err)
-	}
+	defer tbin.Close()
 	const runs = 5
 	var base, traced, events, used float64
 	for range b.N {
@@ -105,7 +100,7 @@ func BenchmarkLoop(b *testing.B) {
 		base += best
 		best = 0
 		for range runs {
-			ns, n, w := tracedLoop(b, cfg, in, tbin)
+			ns, n, w := tracedLoop(b, tbin)
 			if best == 0 || ns < best {
 				best = ns
 			}
@@ -122,24 +117,17 @@ func BenchmarkLoop(b *testing.B) {
 // tracedLoop runs the traced test binary once into a new trace directory,
 // which it removes afterwards, and returns the loop's time, the number of
 // events and the bytes of trace used.
-func tracedLoop(b *testing.B, cfg Config, in *instrumented, bin string) (ns, events, used float64) {
+func tracedLoop(b *testing.B, bin *Binary) (ns, events, used float64) {
 	td, err := os.MkdirTemp("", "culprit-bench-")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer os.RemoveAll(td)
-	if err := in.tab.write(td); err != nil {
-		b.Fatal(err)
-	}
-	cfg.TraceDir = td
-	res, err := runBinary(context.Background(), cfg, bin)
+	tr, err := bin.runIn(context.Background(), td, RunOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr, err := Read(td)
-	if err != nil {
-		b.Fatal(err)
-	}
+	res := tr.Result
 	if !res.Passed || tr.Truncated {
 		b.Fatalf("traced run failed or truncated:\n%s", res.Output)
 	}

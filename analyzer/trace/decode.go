@@ -12,7 +12,7 @@ import (
 )
 
 // Event file layout (see package rt): 8 header words (magic, tail, capacity,
-// truncated flag), then blocks up to the tail. A block is [blockMark | its
+// truncated flag, interventions applied and expired), then blocks up to the tail. A block is [blockMark | its
 // length in words] [frame id] and records; a record is [n<<48 | kind<<40 |
 // overflow<<39 | site] followed by its items, n counting the header; a
 // branch outcome is in the kind byte (hasOutcome, value in bit 5). A zero
@@ -22,6 +22,8 @@ const (
 	magic      = 0x32765452504c5543
 	eventsFile = "events.bin"
 	hdrWords   = 8
+	hApplied   = 4
+	hExpired   = 5
 	blockMark  = 0xb1
 	blockHdr   = 2
 	hasOutcome = 0x40
@@ -38,12 +40,10 @@ func Read(dir string) (*Trace, error) {
 		return nil, err
 	}
 	t := &Trace{Skipped: tab.Skipped, Frames: []Frame{{}}, Truncated: truncated}
-	for _, s := range tab.Sites {
-		if s == nil {
-			s = &Site{}
-		}
-		t.Sites = append(t.Sites, *s)
+	if len(ws) >= hdrWords {
+		t.Intervention = Intervened{Applied: ws[hApplied], Expired: ws[hExpired]}
 	}
+	t.Sites = tab.sites()
 	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}}
 	n, _ := walk(ws, nil)
 	t.Events = make([]Event, 0, n)

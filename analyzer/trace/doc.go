@@ -21,6 +21,29 @@
 // index, the last definition of a location before an event (Def, LastDef),
 // frames and call structure, and per-site expression shapes.
 //
+// Build instruments and compiles the traced test binary once; Binary.Run
+// runs it as often as needed (concurrently too), each run in its own trace
+// directory, decoded and removed. Run is Build, one run and Close. A run may
+// carry an intervention spec (RunOptions.Intervene, passed as
+// CULPRIT_INTERVENE), which the runtime parses once at start into per-site
+// tables; without one, each hook costs one test of a package variable.
+// Items, separated by ';', name the build's site ids:
+//
+//	serial:F      activations of function F never overlap: each holds a lock
+//	              of the item from entry to exit, also when it panics; a
+//	              recursive activation does not wait for itself
+//	              (serial:F,G shares one lock between several functions)
+//	force:S=0|1   the if, for, tagless case, && or || at S takes that
+//	              outcome, and its event records it
+//	delay:F=d     sleep d on entering F (a placebo for serial)
+//	yield:F       runtime.Gosched() on entering F
+//	expire=d      a serial wait proceeds without the lock after d
+//	              (default 50ms)
+//
+// Malformed items are ignored. Trace.Intervention counts what the hooks did
+// (locks taken, branches forced, delays and yields made; serial waits that
+// expired), so a caller can tell an intervention that never applied.
+//
 // What cannot be instrumented is left alone and listed in Trace.Skipped: its
 // effects become inputs. A file whose rewrite fails to type-check is used
 // unmodified.

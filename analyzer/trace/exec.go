@@ -3,11 +3,13 @@ package trace
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"go/version"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +18,20 @@ import (
 	"github.com/culprit-dev/culprit/internal/proc"
 )
 
-func run(ctx context.Context, cfg Config) (*Trace, error) {
+// Binary is a traced test binary built once, to be run many times.
+type Binary struct {
+	cfg   Config
+	tmp   string // build directory: overlay, rewritten files, the binary
+	bin   string
+	table []byte // the site table as written next to each run's events
+	sites []Site
+	skip  []Skip
+}
+
+// Build instruments cfg.Pkg and its in-module dependencies, as Run does, and
+// compiles the traced test binary once. cfg.TraceDir is not used: every run
+// has its own trace directory.
+func Build(ctx context.Context, cfg Config) (*Binary, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 2 * time.Minute
 	}
@@ -27,12 +42,15 @@ func run(ctx context.Context, cfg Config) (*Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tracing %s: %w", cfg.Test, err)
 	}
-	defer os.RemoveAll(tmp)
-	if cfg.TraceDir == "" {
-		if cfg.TraceDir, err = os.MkdirTemp("", "culprit-trace-"); err != nil {
-			return nil, fmt.Errorf("tracing %s: %w", cfg.Test, err)
-		}
+	b, err := buildIn(ctx, cfg, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
 	}
+	return b, nil
+}
+
+func buildIn(ctx context.Context, cfg Config, tmp string) (*Binary, error) {
 	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, cfg.Packages)
 	if err != nil {
 		return nil, err
@@ -41,19 +59,97 @@ func run(ctx context.Context, cfg Config) (*Trace, error) {
 	if err := build(ctx, cfg, in, tmp, bin); err != nil {
 		return nil, err
 	}
-	if err := in.tab.write(cfg.TraceDir); err != nil {
-		return nil, err
+	js, err := json.Marshal(in.tab)
+	if err != nil {
+		return nil, fmt.Errorf("encoding site table: %w", err)
 	}
-	res, err := runBinary(ctx, cfg, bin)
+	// The sites are those every run's Read decodes from the same table.
+	var tab table
+	if err := json.Unmarshal(js, &tab); err != nil {
+		return nil, fmt.Errorf("decoding site table: %w", err)
+	}
+	return &Binary{cfg: cfg, tmp: tmp, bin: bin, table: js, sites: tab.sites(), skip: tab.Skipped}, nil
+}
+
+// RunOptions are the settings of one run of a Binary.
+type RunOptions struct {
+	// Intervene is the intervention spec passed as CULPRIT_INTERVENE (see
+	// the package documentation), "" for none.
+	Intervene string
+	// Timeout is the run's -test.timeout; 0 means the Config's.
+	Timeout time.Duration
+}
+
+// Sites is the build's site table, indexed by SiteID: the same for every
+// run of the binary.
+func (b *Binary) Sites() []Site { return slices.Clone(b.sites) }
+
+// Skipped lists what the build left untraced.
+func (b *Binary) Skipped() []Skip { return slices.Clone(b.skip) }
+
+// Run runs the test once in a fresh trace directory, decodes the trace and
+// removes the directory. A failing test is not an error: see Trace.Result.
+// Runs may go on concurrently, each in its own directory.
+func (b *Binary) Run(ctx context.Context, opt RunOptions) (*Trace, error) {
+	dir, err := os.MkdirTemp("", "culprit-trace-")
+	if err != nil {
+		return nil, fmt.Errorf("tracing %s: %w", b.cfg.Test, err)
+	}
+	defer os.RemoveAll(dir)
+	return b.runIn(ctx, dir, opt)
+}
+
+// runIn runs the test once with the trace directory dir and decodes it.
+func (b *Binary) runIn(ctx context.Context, dir string, opt RunOptions) (*Trace, error) {
+	if err := os.WriteFile(filepath.Join(dir, siteFile), b.table, 0o644); err != nil {
+		return nil, fmt.Errorf("writing site table: %w", err)
+	}
+	cfg := b.cfg
+	if opt.Timeout > 0 {
+		cfg.Timeout = opt.Timeout
+	}
+	res, err := runBinary(ctx, cfg, b.bin, dir, b.spec(opt.Intervene))
 	if err != nil {
 		return nil, err
 	}
-	t, err := Read(cfg.TraceDir)
+	t, err := Read(dir)
 	if err != nil {
 		return nil, err
 	}
 	t.Result = res
 	return t, nil
+}
+
+// spec drops from an intervention spec the force items whose site is not a
+// condition the runtime can force (a range iteration's event, say, would
+// record the forced outcome while the loop goes on), so that they count
+// nothing, like any other item the runtime ignores.
+func (b *Binary) spec(iv string) string {
+	items := strings.Split(iv, ";")
+	keep := items[:0]
+	for _, it := range items {
+		if arg, ok := strings.CutPrefix(strings.TrimSpace(it), "force:"); ok {
+			s, _, _ := strings.Cut(arg, "=")
+			id, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || id <= 0 || id >= len(b.sites) || !forceable[b.sites[id].Kind] {
+				continue
+			}
+		}
+		keep = append(keep, it)
+	}
+	return strings.Join(keep, ";")
+}
+
+// forceable are the kinds of the sites whose condition passes through
+// rt.B or rt.SC, whose result the program uses.
+var forceable = map[SiteKind]bool{SiteIf: true, SiteFor: true, SiteSwitchCase: true, SiteAndAnd: true, SiteOrOr: true}
+
+// Close removes the build directory.
+func (b *Binary) Close() error {
+	if err := os.RemoveAll(b.tmp); err != nil {
+		return fmt.Errorf("removing traced build: %w", err)
+	}
+	return nil
 }
 
 // errLine matches a compile error: the whole message, then its file.
@@ -169,13 +265,15 @@ func goflags(env []string) []string {
 	return strings.Fields(v)
 }
 
-func runBinary(ctx context.Context, cfg Config, bin string) (RunResult, error) {
+// runBinary runs the traced test binary once, tracing into dir, with the
+// intervention spec iv ("" for none; an inherited one is cleared too).
+func runBinary(ctx context.Context, cfg Config, bin, dir, iv string) (RunResult, error) {
 	pattern := gotest.RunPattern(cfg.Test)
 	if cfg.runPattern != "" {
 		pattern = cfg.runPattern
 	}
-	env := append(append(proc.Env(), cfg.Env...), "CULPRIT_TRACE="+cfg.TraceDir,
-		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10))
+	env := append(append(proc.Env(), cfg.Env...), "CULPRIT_TRACE="+dir,
+		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10), "CULPRIT_INTERVENE="+iv)
 	var out bytes.Buffer
 	pr, err := proc.Run(ctx, proc.Cmd{
 		Name: bin,

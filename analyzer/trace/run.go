@@ -2,6 +2,8 @@ package trace
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"time"
 )
 
@@ -30,7 +32,18 @@ const defaultMaxBytes = 256 << 20
 
 // Run instruments cfg.Pkg and its in-module dependencies, runs cfg.Test once
 // under tracing and decodes the trace. A failing test is not an error: see
-// Trace.Result. Errors are for failures to load, instrument or start.
+// Trace.Result. Errors are for failures to load, instrument or start. It is
+// Build, one run into cfg.TraceDir, and Close.
 func Run(ctx context.Context, cfg Config) (*Trace, error) {
-	return run(ctx, cfg)
+	b, err := Build(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	if cfg.TraceDir == "" {
+		if cfg.TraceDir, err = os.MkdirTemp("", "culprit-trace-"); err != nil {
+			return nil, fmt.Errorf("tracing %s: %w", cfg.Test, err)
+		}
+	}
+	return b.runIn(ctx, cfg.TraceDir, RunOptions{})
 }

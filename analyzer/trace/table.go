@@ -38,17 +38,6 @@ func (t *table) obj(o types.Object) int {
 	return id
 }
 
-func (t *table) write(dir string) error {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("encoding site table: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, siteFile), b, 0o644); err != nil {
-		return fmt.Errorf("writing site table: %w", err)
-	}
-	return nil
-}
-
 func readTable(dir string) (*table, error) {
 	b, err := os.ReadFile(filepath.Join(dir, siteFile))
 	if err != nil {
@@ -120,4 +109,16 @@ func basicBits(k types.BasicKind) int {
 		return 128
 	}
 	return 64
+}
+
+// sites returns the site table as values, indexed by SiteID.
+func (t *table) sites() []Site {
+	out := make([]Site, 0, len(t.Sites))
+	for _, s := range t.Sites {
+		if s == nil {
+			s = &Site{}
+		}
+		out = append(out, *s)
+	}
+	return out
 }

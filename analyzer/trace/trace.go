@@ -34,6 +34,8 @@ type Trace struct {
 	Skipped []Skip
 	// Result is the outcome of the traced test run (set by Run).
 	Result RunResult
+	// Intervention counts what the run's intervention hooks did.
+	Intervention Intervened
 
 	// The def-use index, built on first use (see index), also for traces
 	// made in memory.
@@ -50,6 +52,13 @@ type RunResult struct {
 	ExitCode int           // exit status of `go test`
 	Output   string        // combined stdout and stderr
 	Duration time.Duration // wall time of the whole `go test` invocation
+}
+
+// Intervened counts what the intervention hooks of one run did (see
+// RunOptions.Intervene).
+type Intervened struct {
+	Applied uint64 // serial locks taken, branches forced, delays slept, yields made
+	Expired uint64 // serial waits given up after the expiry
 }
 
 // Skip records one construct or file the tracer did not instrument.

@@ -37,7 +37,7 @@ const (
 	hTail      = 1 // next free word (atomic)
 	hCap       = 2 // capacity in words
 	hTruncated = 3 // 1 once a block did not fit
-	hWords     = 8 // first block word
+	hWords     = 8 // first block word; words 4 and 5 count interventions (iv.go)
 
 	// Magic identifies an event file ("CULPRTv2").
 	Magic = 0x32765452504c5543
@@ -145,13 +145,21 @@ type F struct {
 	// including any beyond the room in marks.
 	marks [4]uint32
 	nm    uint32
-	buf   [bufWords]uint64
+	// hold is the serial lock this activation took in Enter, released
+	// in Exit (see iv.go).
+	hold *serialLock
+	buf  [bufWords]uint64
 }
 
 // emit writes a record of the pending items to the frame's block. Unless
 // keep is set, the pending items are consumed; with keep they stay pending
-// for the next record.
-func emit(f *F, kind uint64, site uint32, keep bool) {
+// for the next record. For a branch outcome it returns the outcome, which
+// an intervention may have forced: the branch hooks stay one inlined call,
+// and without interventions the forcing costs one test.
+func emit(f *F, kind uint64, site uint32, keep bool) bool {
+	if iv != nil && kind&hasOutcome != 0 {
+		kind = iv.forced(site, kind)
+	}
 	n := uintptr(f.n)
 	p := f.p
 	if keep || atomic.LoadUint64(tail) != f.end || uintptr(p)+n*8+8 > uintptr(f.bend) {
@@ -159,7 +167,7 @@ func emit(f *F, kind uint64, site uint32, keep bool) {
 		if !keep {
 			f.n, f.ovf = 0, 0
 		}
-		return
+		return kind&outcome != 0
 	}
 	w := unsafe.Add(p, 8)
 	for i := uintptr(0); i < n && i < bufWords; i++ {
@@ -170,6 +178,7 @@ func emit(f *F, kind uint64, site uint32, keep bool) {
 	*(*uint64)(p) = uint64(n+1)<<48 | kind<<40 | f.ovf | uint64(site)
 	f.p = unsafe.Add(w, n*8)
 	f.n, f.ovf = 0, 0
+	return kind&outcome != 0
 }
 
 // emitSlow is emit when the block is no longer the last one reserved or
@@ -270,6 +279,9 @@ func E(f *F, kind int, site uint32) { emit(f, uint64(kind), site, false) }
 // Enter starts frame f of the function at site; the parameters were pushed
 // already. It returns f for chaining in a defer.
 func Enter(f *F, site uint32) *F {
+	if iv != nil {
+		iv.enterHooks(f, site)
+	}
 	if words == nil {
 		return f
 	}
@@ -278,38 +290,44 @@ func Enter(f *F, site uint32) *F {
 	return f
 }
 
-// Exit ends frame f; it is deferred first so it runs last.
+// Exit ends frame f; it is deferred first so it runs last, also when the
+// frame panics, and then gives up a serial lock the frame holds.
 func Exit(f *F) {
 	if f.R != 0 {
 		emit(f, KReturn, f.R, false)
-		return
-	}
-	if _, ok := recovered.LoadAndDelete(goid()); ok && f.E != 0 {
+	} else if _, ok := recovered.LoadAndDelete(goid()); ok && f.E != 0 {
 		// A deferred call of this frame recovered the panic: the frame
 		// returns normally, with its named results as they are.
 		f.n, f.ovf = 0, 0
 		emit(f, KReturn, f.E, false)
-		return
+	} else {
+		// The reads pending when the statement panicked stay with the
+		// event: for a nil dereference, the last of them is the nil
+		// pointer.
+		emit(f, KPanic, f.S, false)
 	}
-	// The reads pending when the statement panicked stay with the event:
-	// for a nil dereference, the last of them is the nil pointer.
-	emit(f, KPanic, f.S, false)
+	if f.hold != nil {
+		f.hold.release()
+		f.hold = nil
+	}
 }
 
-// hasOutcome marks a kind byte that holds a branch outcome in bit 5.
-const hasOutcome = 0x40
+// hasOutcome marks a kind byte that holds a branch outcome in outcome.
+const (
+	hasOutcome = 0x40
+	outcome    = 0x20
+)
 
-// B records a branch outcome and returns it.
+// B records a branch outcome and returns it; an intervention may force it
+// (see emit).
 func B(f *F, site uint32, c bool) bool {
-	emit(f, KBranch|hasOutcome|b2u(c)<<5, site, false)
-	return c
+	return emit(f, KBranch|hasOutcome|b2u(c)<<5, site, false)
 }
 
 // SC records the left operand of && or ||; operand reads stay pending for
-// the enclosing condition.
+// the enclosing condition. An intervention may force it (see emit).
 func SC(f *F, site uint32, c bool) bool {
-	emit(f, KBranch|hasOutcome|b2u(c)<<5, site, true)
-	return c
+	return emit(f, KBranch|hasOutcome|b2u(c)<<5, site, true)
 }
 
 // Sw records that clause k of a switch or select was taken.
