@@ -157,7 +157,7 @@ func TestPredicatesOfLostUpdate(t *testing.T) {
 		t.Errorf("interleave: approx=%v, holds in %d of %d failing and %d passing runs; want fully discriminative",
 			split.Approx, split.Failing, ob.Failures, split.Passing)
 	}
-	if got, want := ob.item(split), fmt.Sprintf("serial:%d", funcSite(t, ob.sites, "counter.(*Counter).Add")); got != want {
+	if got, want := ob.item(split), fmt.Sprintf("serial:%d", funcSite(t, ob.sites, "Counter).Add")); got != want {
 		t.Errorf("intervention = %q, want %q (serial on Add)", got, want)
 	}
 }
