@@ -63,8 +63,12 @@ type Explanation struct {
 	// Tree is the chain as a cause tree: F at the root.
 	Tree  *cause.Node
 	Steps []Step
-	// Candidates is the pool, in the DAG's topological order.
-	Candidates    []*Candidate
+	// Candidates is the selected pool; Interventions name candidates by
+	// their index here.
+	Candidates []*Candidate
+	// Order lists the candidates on a DAG path to F, in topological order
+	// (earliest first).
+	Order         []int
 	Interventions []Intervention
 	Traced        struct{ Runs, Failures int }
 	Notes         []Note
@@ -133,9 +137,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 		ex.Notes = append(ex.Notes, Note{Code: NoPlacebo, N: len(g.confirmed)})
 	}
 	ex.Tree = tree(ob, ex.Steps)
-	for _, i := range d.order {
-		ex.Candidates = append(ex.Candidates, cs[i])
-	}
+	ex.Candidates, ex.Order = cs, d.order
 	ex.Interventions = g.tests
 	return ex, nil
 }
