@@ -29,8 +29,23 @@ type Step struct {
 
 // chain orders the steps: confirmed candidates and the correlated ones
 // that lie after a confirmed one on the DAG (or all correlated ones when
-// nothing was confirmed), in topological order.
-func (g *giwp) chain() []Step {
+// nothing was confirmed), in topological order. When the caller prefers
+// sites (root hunks) and a confirmed step has one, the chain starts at
+// the first such step: the steps before it are preconditions.
+func (g *giwp) chain() (steps, pre []Step) {
+	steps = g.steps()
+	if g.opt.Prefer == nil {
+		return steps, nil
+	}
+	for k, st := range steps {
+		if st.Link == Confirmed && g.opt.preferred(st.Candidate) {
+			return steps[k:], steps[:k]
+		}
+	}
+	return steps, nil
+}
+
+func (g *giwp) steps() []Step {
 	var steps []Step
 	for _, i := range g.d.order {
 		link := ""

@@ -63,6 +63,10 @@ type Explanation struct {
 	// Tree is the chain as a cause tree: F at the root.
 	Tree  *cause.Node
 	Steps []Step
+	// Preconditions are confirmed causes (and the correlated steps
+	// between them) earlier than the first confirmed step in preferred
+	// code: they set the stage, the chain starts after them.
+	Preconditions []Step
 	// Candidates is the selected pool; Interventions name candidates by
 	// their index here.
 	Candidates []*Candidate
@@ -132,7 +136,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 		}
 		ex.Notes = append(ex.Notes, Note{Code: BudgetSpent, N: len(g.tests), M: open})
 	}
-	ex.Steps = g.chain()
+	ex.Steps, ex.Preconditions = g.chain()
 	if len(g.confirmed) > 0 {
 		ex.Notes = append(ex.Notes, Note{Code: NoPlacebo, N: len(g.confirmed)})
 	}

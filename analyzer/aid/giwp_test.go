@@ -273,3 +273,35 @@ func TestFisher(t *testing.T) {
 		})
 	}
 }
+
+func TestPreconditions(t *testing.T) {
+	ex, err := Explain(context.Background(), newSim(7, 0.3), Options{Prefer: func(s trace.SiteID) bool { return s == simP2 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps, pre []trace.SiteID
+	for _, st := range ex.Steps {
+		steps = append(steps, siteOf(st.Candidate))
+	}
+	for _, st := range ex.Preconditions {
+		pre = append(pre, siteOf(st.Candidate))
+	}
+	if diff := cmp.Diff([]trace.SiteID{simP2, simX, simP3}, steps); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]trace.SiteID{simP1}, pre); diff != "" {
+		t.Errorf("preconditions (-want +got):\n%s", diff)
+	}
+}
+
+func TestCodeSpan(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"c.n = next", "`c.n = next`"},
+		{"s := `raw`\n\t+ x", "``s := `raw` + x``"},
+		{"a ``b``", "``` a ``b`` ```"},
+	} {
+		if got := code(tc.in); got != tc.want {
+			t.Errorf("code(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

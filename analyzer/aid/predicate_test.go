@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/google/go-cmp/cmp"
 )
 
 // lostUpdate is a counter whose critical section is split in two (FLAKY.md
@@ -159,5 +160,31 @@ func TestPredicatesOfLostUpdate(t *testing.T) {
 	}
 	if got, want := ob.item(split), fmt.Sprintf("serial:%d", funcSite(t, ob.sites, "Counter).Add")); got != want {
 		t.Errorf("intervention = %q, want %q (serial on Add)", got, want)
+	}
+
+	// The step in words and as a tree node, from one failing trace.
+	tr, w := ob.witnessed(split)
+	st := Step{Candidate: split, Link: Confirmed, tr: tr, w: w}
+	if got, want := st.Sentence(), "another goroutine's `c.n = next` ran between this goroutine's `next := c.n + 1` and its `c.n = next`"; got != want {
+		t.Errorf("sentence = %q, want %q", got, want)
+	}
+	root := tree(ob, []Step{st})
+	if root.Target.File != "counter/counter_test.go" || root.Outcome != "failed" || len(root.Children) != 1 {
+		t.Fatalf("root = %+v, want the failed assertion in counter_test.go with one child", root)
+	}
+	n := root.Children[0]
+	t.Logf("F: %+v", root.Target)
+	for _, s := range n.Statements {
+		t.Logf("step statement: %+v", s)
+	}
+	var lines []int
+	for _, s := range n.Statements {
+		lines = append(lines, s.Line)
+		if s.Values["c.n"] == "" && s.Values["next"] == "" {
+			t.Errorf("statement %s:%d has no values: %v", s.File, s.Line, s.Values)
+		}
+	}
+	if diff := cmp.Diff([]int{15, 19, 19}, lines); diff != "" || n.Target.Line != 19 || n.Link != Confirmed {
+		t.Errorf("step: target line %d, link %q, statement lines (-want +got):\n%s", n.Target.Line, n.Link, diff)
 	}
 }

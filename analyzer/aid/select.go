@@ -104,21 +104,8 @@ func (ob *Observation) selectCandidates(opt Options) []*Candidate {
 		groups[key] = c
 		out = append(out, c)
 	}
-	preferred := func(c *Candidate) bool {
-		if opt.Prefer == nil {
-			return false
-		}
-		for _, p := range append([]Pred{c.Pred}, c.Merged...) {
-			for _, s := range p.Sites[:arity(p.Family)] {
-				if s != 0 && opt.Prefer(s) {
-					return true
-				}
-			}
-		}
-		return false
-	}
 	slices.SortStableFunc(out, func(a, b *Candidate) int {
-		pa, pb := preferred(a), preferred(b)
+		pa, pb := opt.preferred(a), opt.preferred(b)
 		if pa != pb {
 			if pa {
 				return -1
@@ -131,6 +118,22 @@ func (ob *Observation) selectCandidates(opt Options) []*Candidate {
 		out = out[:opt.MaxCandidates]
 	}
 	return out
+}
+
+// preferred reports whether a site of the candidate (or of one merged
+// into it) is one the caller prefers.
+func (o Options) preferred(c *Candidate) bool {
+	if o.Prefer == nil {
+		return false
+	}
+	for _, p := range append([]Pred{c.Pred}, c.Merged...) {
+		for _, s := range p.Sites[:arity(p.Family)] {
+			if s != 0 && o.Prefer(s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // arity is how many of a predicate's sites are statement sites (a
