@@ -100,13 +100,12 @@ func tree(ob *Observation, steps []Step) *cause.Node {
 	for k := len(steps) - 1; k >= 0; k-- {
 		s := steps[k]
 		var objs trace.Objects
-		n := &cause.Node{
-			Target: statement(s.tr, s.w.Time, &objs),
-			Link:   s.Link,
-			Effect: s.Effect,
-		}
-		if s.tr.Events[s.w.Time].Kind == trace.EvBranch {
-			n.Outcome = n.Target.Outcome
+		n := &cause.Node{Link: s.Link, Effect: s.Effect}
+		if s.w.Time < len(s.tr.Events) { // a never() of a site that did not run has no event
+			n.Target = statement(s.tr, s.w.Time, &objs)
+			if s.tr.Events[s.w.Time].Kind == trace.EvBranch {
+				n.Outcome = n.Target.Outcome
+			}
 		}
 		for _, e := range s.w.Events {
 			if e >= 0 {
