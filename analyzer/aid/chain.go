@@ -54,8 +54,8 @@ func (g *giwp) steps() []Step {
 			link = Confirmed
 		case g.discarded[i]:
 			continue
-		default: // unintervenable, or open when the budget ran out
-			after := len(g.confirmed) == 0
+		default: // unintervenable, open when the budget ran out, or downgraded by its placebo
+			after := len(g.confirmed) == 0 || g.downgraded[i]
 			for c := range g.confirmed {
 				if g.d.reach[c][i] {
 					after = true
@@ -101,7 +101,7 @@ func tree(ob *Observation, steps []Step) *cause.Node {
 		s := steps[k]
 		var objs trace.Objects
 		n := &cause.Node{Link: s.Link, Effect: s.Effect}
-		if s.w.Time < len(s.tr.Events) { // a never() of a site that did not run has no event
+		if s.w.Events[0] >= 0 { // a never() of a site that did not run has no event
 			n.Target = statement(s.tr, s.w.Time, &objs)
 			if s.tr.Events[s.w.Time].Kind == trace.EvBranch {
 				n.Outcome = n.Target.Outcome

@@ -33,8 +33,12 @@
 //     innermost function both witnesses' goroutines run (see commonFunc);
 //     values and panics have no intervention here and can only be
 //     correlated steps.
+//   - A confirmed serial link gets a delay placebo of the mean wait its
+//     runs reported (Run.Waited); only placebo runs where the predicate
+//     still occurs count. A runner that reports no wait gets no placebo,
+//     and a note says how many links went unchecked.
 //   - Not in this version: count predicates and per-instance ordinals,
 //     branch pruning at junctions, DAG edges from intervened runs, gate
-//     and value interventions, and the delay placebo of a confirmed
-//     serial link (a note says it was not run).
+//     and value interventions, and skipping a placebo whose wait is as
+//     long as the witness span (traces carry no times).
 package aid

@@ -48,7 +48,7 @@ const (
 	NoCandidates    = "no-candidates"       // no discriminative predicate before F
 	BudgetSpent     = "intervention-budget" // N interventions ran before the budget ended; M candidates left open
 	Unintervenable  = "unintervenable"      // N candidates have no safe intervention
-	NoPlacebo       = "no-placebo"          // confirmed serial links were not checked against a delay placebo
+	NoPlacebo       = "no-placebo"          // N confirmed links were not checked against a delay placebo (M were)
 )
 
 // Note is one code with its numbers.
@@ -109,6 +109,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 		discarded:      map[int]bool{},
 		unintervenable: map[int]bool{},
 		effect:         map[int]int{},
+		downgraded:     map[int]bool{},
 	}
 	var pool []int
 	for _, i := range d.order {
@@ -136,10 +137,14 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 		}
 		ex.Notes = append(ex.Notes, Note{Code: BudgetSpent, N: len(g.tests), M: open})
 	}
-	ex.Steps, ex.Preconditions = g.chain()
-	if len(g.confirmed) > 0 {
-		ex.Notes = append(ex.Notes, Note{Code: NoPlacebo, N: len(g.confirmed)})
+	checked, err := g.placebos()
+	if err != nil {
+		return nil, fmt.Errorf("running placebos: %w", err)
 	}
+	if n := len(g.confirmed) + len(g.downgraded) - checked; n > 0 {
+		ex.Notes = append(ex.Notes, Note{Code: NoPlacebo, N: n, M: checked})
+	}
+	ex.Steps, ex.Preconditions = g.chain()
 	ex.Tree = tree(ob, ex.Steps)
 	ex.Candidates, ex.Order = cs, d.order
 	ex.Interventions = g.tests

@@ -2,8 +2,10 @@ package aid
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/stats"
 )
@@ -28,6 +30,12 @@ type Intervention struct {
 	Valid      int      `json:"valid"`
 	Failures   int      `json:"failures"`
 	Verdict    Verdict  `json:"verdict"`
+	// Placebo marks the delay-only test of a confirmed serial link.
+	Placebo bool `json:"placebo,omitempty"`
+
+	// applied and waited sum the valid runs' hook counters.
+	applied int
+	waited  time.Duration
 }
 
 // invalidShare: an item whose runs are at least this share invalid (and
@@ -57,7 +65,8 @@ type giwp struct {
 	out  bool
 	// state per candidate
 	confirmed, discarded, unintervenable map[int]bool
-	effect                               map[int]int // index in tests of the single-candidate test that decided it
+	downgraded                           map[int]bool // confirmed, then stopped by the placebo too
+	effect                               map[int]int  // index in tests of the single-candidate test that decided it
 	tests                                []Intervention
 }
 
@@ -82,8 +91,14 @@ func (g *giwp) test(group []int) (Intervention, []testedRun, error) {
 			items = append(items, it)
 		}
 	}
-	iv := Intervention{Items: items, Candidates: slices.Clone(group), Verdict: Undecided}
-	spec := strings.Join(items, ";")
+	return g.runTest(Intervention{Items: items, Candidates: slices.Clone(group)}, g.judge)
+}
+
+// runTest runs iv's spec with the SPRT; judge says whether a run counts.
+func (g *giwp) runTest(iv Intervention, judge func(Run, []int) (testedRun, runClass)) (Intervention, []testedRun, error) {
+	group := iv.Candidates
+	iv.Verdict = Undecided
+	spec := strings.Join(iv.Items, ";")
 	var valid []testedRun
 	invalid := 0
 	for !g.exhausted() {
@@ -99,13 +114,18 @@ func (g *giwp) test(group []int) (Intervention, []testedRun, error) {
 		g.used += n
 		for _, rn := range runs {
 			iv.Runs++
-			t, ok := g.judge(rn, group)
-			if !ok {
+			t, class := judge(rn, group)
+			switch class {
+			case invalidRun:
 				invalid++
+				continue
+			case skippedRun:
 				continue
 			}
 			valid = append(valid, t)
 			iv.Valid++
+			iv.applied += rn.Applied
+			iv.waited += rn.Waited
 			if t.failing {
 				iv.Failures++
 			}
@@ -126,18 +146,23 @@ func (g *giwp) test(group []int) (Intervention, []testedRun, error) {
 	return iv, valid, nil
 }
 
+// runClass is how a group test takes one run.
+type runClass int
+
+const (
+	countedRun runClass = iota // valid: it enters the SPRT
+	invalidRun                 // the intervention did not act, or broke the run
+	skippedRun                 // a placebo run where the predicate did not occur: says nothing
+)
+
 // judge decides whether an intervened run counts: a hook acted, and it
 // passed with the intervened candidates absent, or failed with F's
 // signature.
-func (g *giwp) judge(rn Run, group []int) (testedRun, bool) {
-	if rn.Trace == nil || rn.Applied == 0 {
-		return testedRun{}, false
+func (g *giwp) judge(rn Run, group []int) (testedRun, runClass) {
+	o, class := g.outcome(rn)
+	if class != countedRun {
+		return testedRun{}, class
 	}
-	o, ok := classify(rn.Trace)
-	if !ok || o.failing && o.sig != g.ob.Signature {
-		return testedRun{}, false
-	}
-	g.ob.derive(o.x)
 	t := testedRun{failing: o.failing, holds: make([]bool, len(g.cs))}
 	for i, c := range g.cs {
 		t.holds[i] = c.holds(o.x)
@@ -145,11 +170,25 @@ func (g *giwp) judge(rn Run, group []int) (testedRun, bool) {
 	if !o.failing {
 		for _, i := range group {
 			if t.holds[i] {
-				return testedRun{}, false
+				return testedRun{}, invalidRun
 			}
 		}
 	}
-	return t, true
+	return t, countedRun
+}
+
+// outcome classifies an intervened run: invalid when no hook acted or it
+// ended neither passing nor with F's signature.
+func (g *giwp) outcome(rn Run) (*observed, runClass) {
+	if rn.Trace == nil || rn.Applied == 0 {
+		return nil, invalidRun
+	}
+	o, ok := classify(rn.Trace)
+	if !ok || o.failing && o.sig != g.ob.Signature {
+		return nil, invalidRun
+	}
+	g.ob.derive(o.x)
+	return o, countedRun
 }
 
 // run is GIWP over pool, in topological order, earliest first.
@@ -218,4 +257,53 @@ func (g *giwp) prune(pool, group []int, runs []testedRun) {
 			g.discarded[q] = true
 		}
 	}
+}
+
+// placebos re-test each confirmed serial link with a delay of the same
+// mean wait at the same function and no exclusion (FLAKY.md §4). Only runs
+// in which the candidate still holds count when they pass: if the failure
+// stops anyway, the timing, not the predicate, stopped it, and the link
+// is downgraded to correlated. Links whose runner reported no wait are not
+// checked; placebos returns how many were.
+func (g *giwp) placebos() (int, error) {
+	checked := 0
+	for i, c := range g.cs {
+		k, ok := g.effect[i]
+		fn, serial := strings.CutPrefix(c.Item, "serial:")
+		if !g.confirmed[i] || !ok || !serial || g.tests[k].waited <= 0 || g.tests[k].applied <= 0 {
+			continue
+		}
+		if g.exhausted() {
+			break
+		}
+		wait := g.tests[k].waited / time.Duration(g.tests[k].applied)
+		iv := Intervention{Items: []string{fmt.Sprintf("delay:%s=%s", fn, wait)}, Candidates: []int{i}, Placebo: true}
+		iv, _, err := g.runTest(iv, g.judgePlacebo)
+		if err != nil {
+			return checked, err
+		}
+		checked++
+		if iv.Verdict == Stopped {
+			delete(g.confirmed, i)
+			g.downgraded[i] = true
+		}
+	}
+	return checked, nil
+}
+
+// judgePlacebo counts a valid placebo run only when the candidate held
+// in it: the placebo asks whether the failure stops while the predicate
+// still occurs. Runs without it are skipped, not invalid, since the
+// predicate occurs in only a share of the runs.
+func (g *giwp) judgePlacebo(rn Run, group []int) (testedRun, runClass) {
+	o, class := g.outcome(rn)
+	if class != countedRun {
+		return testedRun{}, class
+	}
+	for _, i := range group {
+		if !g.cs[i].holds(o.x) {
+			return testedRun{}, skippedRun
+		}
+	}
+	return testedRun{failing: o.failing}, countedRun
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/stats"
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -205,8 +207,8 @@ func TestJudge(t *testing.T) {
 		{"failing otherwise", crash, []int{p1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, ok := g.judge(tc.run, tc.group); ok != tc.valid {
-				t.Errorf("valid = %v, want %v", ok, tc.valid)
+			if _, class := g.judge(tc.run, tc.group); (class == countedRun) != tc.valid || class == skippedRun {
+				t.Errorf("class = %v, want valid %v", class, tc.valid)
 			}
 		})
 	}
@@ -303,5 +305,86 @@ func TestCodeSpan(t *testing.T) {
 		if got := code(tc.in); got != tc.want {
 			t.Errorf("code(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// serialSim stands for a runtime with serial and delay hooks over the
+// simulated program: serial on the simulated function makes P1 false
+// (the lock removes the bad timing) and waits 3ms per run; the delay of
+// its placebo does what placebo says.
+type serialSim struct {
+	*sim
+	placebo string // spec item the delay amounts to ("" for none)
+}
+
+func (s *serialSim) Run(ctx context.Context, spec string) (Run, error) {
+	var items []string
+	hooked, waited := false, time.Duration(0)
+	for _, it := range strings.Split(spec, ";") {
+		switch {
+		case it == fmt.Sprintf("serial:%d", simFunc):
+			items = append(items, fmt.Sprintf("force:%d=0", simP1))
+			hooked, waited = true, 3*time.Millisecond
+		case strings.HasPrefix(it, fmt.Sprintf("delay:%d=", simFunc)):
+			if it != fmt.Sprintf("delay:%d=3ms", simFunc) {
+				return Run{}, fmt.Errorf("placebo %q, want the serial link's mean wait", it)
+			}
+			items = append(items, s.placebo)
+			hooked = true
+		default:
+			items = append(items, it)
+		}
+	}
+	rn, err := s.sim.Run(ctx, strings.Join(slices.DeleteFunc(items, func(s string) bool { return s == "" }), ";"))
+	if hooked {
+		rn.Applied, rn.Waited = 1, waited
+	}
+	return rn, err
+}
+
+func TestPlacebo(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		placebo string
+		link    string
+		verdict Verdict
+	}{
+		{"delay changes nothing", "", Confirmed, Persists},
+		{"delay alone stops the failure", fmt.Sprintf("force:%d=0", simP2), Correlated, Stopped},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &serialSim{sim: newSim(7, 0.3), placebo: tc.placebo}
+			ctx := context.Background()
+			ob, err := Observe(ctx, r, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := Options{}.withDefaults()
+			cs := ob.selectCandidates(opt)
+			d := buildDAG(ob, cs)
+			p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
+			cs[p1].Item = fmt.Sprintf("serial:%d", simFunc)
+			g := &giwp{ctx: ctx, r: r, ob: ob, cs: cs, d: d, opt: opt, sprt: stats.NewSPRT(ob.Rate.Lo),
+				confirmed: map[int]bool{}, discarded: map[int]bool{}, unintervenable: map[int]bool{},
+				downgraded: map[int]bool{}, effect: map[int]int{}}
+			if err := g.run([]int{p1}); err != nil {
+				t.Fatal(err)
+			}
+			if !g.confirmed[p1] {
+				t.Fatalf("serial on P1 did not confirm it: %+v", g.tests)
+			}
+			n, err := g.placebos()
+			if err != nil || n != 1 {
+				t.Fatalf("placebos checked %d (err %v), want 1", n, err)
+			}
+			last := g.tests[len(g.tests)-1]
+			if !last.Placebo || last.Verdict != tc.verdict {
+				t.Errorf("placebo test %+v, want verdict %s", last, tc.verdict)
+			}
+			steps, _ := g.chain()
+			if len(steps) == 0 || steps[0].Candidate != cs[p1] || steps[0].Link != tc.link {
+				t.Errorf("steps %+v, want P1 %s first", steps, tc.link)
+			}
+		})
 	}
 }

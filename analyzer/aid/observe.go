@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/stats"
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -19,6 +20,10 @@ type Run struct {
 	// and gates that gave up waiting. A run with an intervention and no
 	// applied hook tells nothing about it.
 	Applied, Expired int
+	// Waited is the time the hooks held goroutines back in total (lock
+	// waits, delays), 0 when unknown. It sizes the placebo of a serial
+	// link.
+	Waited time.Duration
 }
 
 // Runner runs the traced test once. The analyzer adapts the build that
