@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/culprit-dev/culprit/analyzer/cause"
-	"github.com/culprit-dev/culprit/analyzer/stats"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
 
@@ -102,15 +101,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 	for _, i := range d.order {
 		cs[i].Item = ob.item(cs[i])
 	}
-	g := &giwp{
-		ctx: ctx, r: r, ob: ob, cs: cs, d: d, opt: opt,
-		sprt:           stats.NewSPRT(ob.Rate.Lo),
-		confirmed:      map[int]bool{},
-		discarded:      map[int]bool{},
-		unintervenable: map[int]bool{},
-		effect:         map[int]int{},
-		downgraded:     map[int]bool{},
-	}
+	g := newGIWP(ctx, r, ob, cs, d, opt)
 	var pool []int
 	for _, i := range d.order {
 		if cs[i].Item == "" {

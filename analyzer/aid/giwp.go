@@ -70,6 +70,18 @@ type giwp struct {
 	tests                                []Intervention
 }
 
+func newGIWP(ctx context.Context, r Runner, ob *Observation, cs []*Candidate, d *dag, opt Options) *giwp {
+	return &giwp{
+		ctx: ctx, r: r, ob: ob, cs: cs, d: d, opt: opt,
+		sprt:           stats.NewSPRT(ob.Rate.Lo),
+		confirmed:      map[int]bool{},
+		discarded:      map[int]bool{},
+		unintervenable: map[int]bool{},
+		downgraded:     map[int]bool{},
+		effect:         map[int]int{},
+	}
+}
+
 func (g *giwp) decided(i int) bool {
 	return g.confirmed[i] || g.discarded[i] || g.unintervenable[i]
 }
@@ -91,17 +103,18 @@ func (g *giwp) test(group []int) (Intervention, []testedRun, error) {
 			items = append(items, it)
 		}
 	}
-	return g.runTest(Intervention{Items: items, Candidates: slices.Clone(group)}, g.judge)
+	return g.runTest(Intervention{Items: items, Candidates: slices.Clone(group)}, g.judge, 0)
 }
 
 // runTest runs iv's spec with the SPRT; judge says whether a run counts.
-func (g *giwp) runTest(iv Intervention, judge func(Run, []int) (testedRun, runClass)) (Intervention, []testedRun, error) {
+// A limit > 0 caps the test's runs (the test is then undecided).
+func (g *giwp) runTest(iv Intervention, judge func(Run, []int) (testedRun, runClass), limit int) (Intervention, []testedRun, error) {
 	group := iv.Candidates
 	iv.Verdict = Undecided
 	spec := strings.Join(iv.Items, ";")
 	var valid []testedRun
 	invalid := 0
-	for !g.exhausted() {
+	for !g.exhausted() && (limit <= 0 || iv.Runs < limit) {
 		n := min(g.opt.Workers, g.opt.MaxRuns-g.used)
 		runs, err := batch(g.ctx, g.r, spec, n)
 		if err != nil {
@@ -259,6 +272,11 @@ func (g *giwp) prune(pool, group []int, runs []testedRun) {
 	}
 }
 
+// placeboRuns bounds a placebo at this many times the runs of the test
+// that confirmed its link: the predicate occurs in only some runs, and a
+// delay that removes it would otherwise spend the whole budget.
+const placeboRuns = 5
+
 // placebos re-test each confirmed serial link with a delay of the same
 // mean wait at the same function and no exclusion (FLAKY.md §4). Only runs
 // in which the candidate still holds count when they pass: if the failure
@@ -278,7 +296,7 @@ func (g *giwp) placebos() (int, error) {
 		}
 		wait := g.tests[k].waited / time.Duration(g.tests[k].applied)
 		iv := Intervention{Items: []string{fmt.Sprintf("delay:%s=%s", fn, wait)}, Candidates: []int{i}, Placebo: true}
-		iv, _, err := g.runTest(iv, g.judgePlacebo)
+		iv, _, err := g.runTest(iv, g.judgePlacebo, placeboRuns*g.tests[k].Runs)
 		if err != nil {
 			return checked, err
 		}

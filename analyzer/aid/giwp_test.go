@@ -234,7 +234,7 @@ func TestPrune(t *testing.T) {
 		{false, false, false, false, true},
 		{false, false, false, false, false},
 	}
-	g := &giwp{d: &dag{reach: reach}, discarded: map[int]bool{}, confirmed: map[int]bool{}, unintervenable: map[int]bool{}}
+	g := newGIWP(context.Background(), nil, &Observation{}, nil, &dag{reach: reach}, Options{})
 	runs := []testedRun{
 		{holds: []bool{true, false, true, false}},
 		{holds: []bool{true, false, true, false}},
@@ -364,9 +364,7 @@ func TestPlacebo(t *testing.T) {
 			d := buildDAG(ob, cs)
 			p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
 			cs[p1].Item = fmt.Sprintf("serial:%d", simFunc)
-			g := &giwp{ctx: ctx, r: r, ob: ob, cs: cs, d: d, opt: opt, sprt: stats.NewSPRT(ob.Rate.Lo),
-				confirmed: map[int]bool{}, discarded: map[int]bool{}, unintervenable: map[int]bool{},
-				downgraded: map[int]bool{}, effect: map[int]int{}}
+			g := newGIWP(ctx, r, ob, cs, d, opt)
 			if err := g.run([]int{p1}); err != nil {
 				t.Fatal(err)
 			}
@@ -386,5 +384,34 @@ func TestPlacebo(t *testing.T) {
 				t.Errorf("steps %+v, want P1 %s first", steps, tc.link)
 			}
 		})
+	}
+}
+
+// TestPlaceboBound checks that a placebo whose runs never show the
+// predicate ends undecided at its bound and leaves the link confirmed.
+func TestPlaceboBound(t *testing.T) {
+	r := &serialSim{sim: newSim(7, 0.3), placebo: fmt.Sprintf("force:%d=0", simP1)}
+	ctx := context.Background()
+	ob, err := Observe(ctx, r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{}.withDefaults()
+	cs := ob.selectCandidates(opt)
+	p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
+	cs[p1].Item = fmt.Sprintf("serial:%d", simFunc)
+	g := newGIWP(ctx, r, ob, cs, buildDAG(ob, cs), opt)
+	if err := g.run([]int{p1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.placebos(); err != nil {
+		t.Fatal(err)
+	}
+	confirm, placebo := g.tests[0], g.tests[len(g.tests)-1]
+	if placebo.Verdict != Undecided || placebo.Runs != placeboRuns*confirm.Runs || placebo.Valid != 0 {
+		t.Errorf("placebo %+v, want undecided after %d runs with none valid", placebo, placeboRuns*confirm.Runs)
+	}
+	if !g.confirmed[p1] || g.out {
+		t.Errorf("confirmed %v, budget spent %v; want the link kept and budget left", g.confirmed[p1], g.out)
 	}
 }
