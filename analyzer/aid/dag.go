@@ -7,7 +7,8 @@ import (
 
 // dag is the approximate causal DAG over the candidates (FLAKY.md §2),
 // kept as its transitive closure: reach[i][j] means i ⇝ j. Node len(cs)
-// is F. Candidates in one cycle reach each other and are one node.
+// is F. Candidates in one cycle reach each other; mergeCycles folds them
+// into one.
 type dag struct {
 	reach [][]bool
 	// order lists the candidates that reach F, earliest first: by how
@@ -107,4 +108,33 @@ func (d *dag) ancestorOf(q int, ps []int) bool {
 		}
 	}
 	return false
+}
+
+// mergeCycles folds each cycle of the order into its earliest member: the
+// others' predicates join its Merged, their items its Item (one spec makes
+// them all false), and they leave the order. Only approx candidates can
+// form a cycle.
+func (d *dag) mergeCycles(cs []*Candidate) {
+	gone := map[int]bool{}
+	for k, i := range d.order {
+		if gone[i] {
+			continue
+		}
+		for _, j := range d.order[k+1:] {
+			if gone[j] || !d.reach[i][j] || !d.reach[j][i] {
+				continue
+			}
+			gone[j] = true
+			c, o := cs[i], cs[j]
+			c.Merged = append(append(c.Merged, o.Pred), o.Merged...)
+			c.Approx = true
+			switch {
+			case c.Item == "":
+				c.Item = o.Item
+			case o.Item != "":
+				c.Item += ";" + o.Item
+			}
+		}
+	}
+	d.order = slices.DeleteFunc(d.order, func(i int) bool { return gone[i] })
 }

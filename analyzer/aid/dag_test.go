@@ -2,6 +2,9 @@ package aid
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -59,6 +62,26 @@ func TestDAG(t *testing.T) {
 	}
 	if !d.ancestorOf(0, []int{2, 1}) || d.ancestorOf(1, []int{0, 2}) {
 		t.Errorf("ancestorOf disagrees with reach")
+	}
+	// The cycle folds into its earliest member, items and predicates too.
+	for k, c := range cs {
+		c.Pred = Pred{Family: Branch, Sites: [3]trace.SiteID{trace.SiteID(k + 1)}, Arg: 1}
+		c.Item = fmt.Sprintf("force:%d=0", k+1)
+	}
+	cs[5].Item = ""
+	first := d.order[slices.IndexFunc(d.order, func(i int) bool { return i >= 4 })]
+	d.mergeCycles(cs)
+	var cycle []int
+	for _, i := range d.order {
+		if i >= 4 {
+			cycle = append(cycle, i)
+		}
+	}
+	if !slices.Equal(cycle, []int{first}) || len(d.order) != 6-2 {
+		t.Fatalf("order after merging %v, want the cycle as %d alone", d.order, first)
+	}
+	if c := cs[first]; len(c.Merged) != 2 || !c.Approx || strings.Count(c.Item, "force:") != 2 {
+		t.Errorf("merged candidate %+v, want two merged predicates and the two items", c)
 	}
 }
 

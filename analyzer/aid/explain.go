@@ -101,6 +101,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 	for _, i := range d.order {
 		cs[i].Item = ob.item(cs[i])
 	}
+	d.mergeCycles(cs)
 	g := newGIWP(ctx, r, ob, cs, d, opt)
 	var pool []int
 	for _, i := range d.order {
