@@ -108,3 +108,22 @@ func TestSelectionCap(t *testing.T) {
 		t.Errorf("preferred first (-want +got):\n%s", diff)
 	}
 }
+
+func TestObservedCallee(t *testing.T) {
+	for callee, want := range map[string]bool{
+		"time.Now":                    true,
+		"(time.Time).Sub":             true,
+		"(*math/rand.Rand).Intn":      true,
+		"math/rand/v2.IntN":           true,
+		"runtime.NumGoroutine":        true,
+		"os.Getenv":                   true,
+		"strings.Repeat":              false,
+		"(*sync.Mutex).Lock":          false,
+		"example.com/m/time.Now":      false,
+		"(*example.com/os.File).Read": false,
+	} {
+		if got := observedCallee(callee); got != want {
+			t.Errorf("observedCallee(%q) = %v, want %v", callee, got, want)
+		}
+	}
+}

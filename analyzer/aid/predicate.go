@@ -196,8 +196,10 @@ func number(v trace.Value) (float64, bool) {
 
 // observedCallee reports whether a call's results are a source of
 // nondeterminism worth a value predicate: time, randomness, the runtime
-// and the operating system.
+// and the operating system. Methods are named "(time.Time).Sub" or
+// "(*math/rand.Rand).Intn".
 func observedCallee(callee string) bool {
+	callee = strings.TrimPrefix(strings.TrimPrefix(callee, "("), "*")
 	for _, p := range []string{"time.", "math/rand.", "math/rand/v2.", "math.", "runtime.", "os."} {
 		if strings.HasPrefix(callee, p) {
 			return true
