@@ -64,6 +64,13 @@ type Node struct {
 	Outcome    string      `json:"outcome,omitempty"`
 	Statements []Statement `json:"statements"`
 	Children   []*Node     `json:"children,omitempty"`
+	// Link says how an intervention judged a step of a flaky failure's
+	// chain: "confirmed" (intervening on it alone stopped the failure) or
+	// "correlated" (on the path, not shown causal); "" elsewhere.
+	Link string `json:"link,omitempty"`
+	// Effect is the failure rate without → with the step's intervention,
+	// e.g. "0.30 → 0/26".
+	Effect string `json:"effect,omitempty"`
 }
 
 // Walk calls f for n and every node below it, depth first.

@@ -1,0 +1,144 @@
+package aid
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// Options bound and steer the explanation. Zero values take defaults.
+type Options struct {
+	// Workers is how many runs go at once (default 2). Every run that is
+	// compared uses the same parallelism, since load moves the rate.
+	Workers int
+	// MaxObserve caps the unintervened traced runs (default 120).
+	MaxObserve int
+	// MaxRuns caps the intervened runs over all tests (default 400); the
+	// ctx deadline bounds them too.
+	MaxRuns int
+	// MaxCandidates is the pool size K (default 32).
+	MaxCandidates int
+	// Prefer marks sites whose predicates enter the pool first (the head
+	// lines of root hunks).
+	Prefer func(trace.SiteID) bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.MaxObserve <= 0 {
+		o.MaxObserve = maxObserve
+	}
+	if o.MaxRuns <= 0 {
+		o.MaxRuns = 400
+	}
+	if o.MaxCandidates <= 0 {
+		o.MaxCandidates = 32
+	}
+	return o
+}
+
+// Note codes: the engine gives a code and numbers, the report words them.
+const (
+	NoTracedFailure = "no-traced-failure"   // N traced runs, none failed with a signature (or none passed: M passing)
+	NoCandidates    = "no-candidates"       // no discriminative predicate before F
+	BudgetSpent     = "intervention-budget" // N interventions ran before the budget ended; M candidates left open
+	Unintervenable  = "unintervenable"      // N candidates have no safe intervention
+	NoPlacebo       = "no-placebo"          // N confirmed links were not checked against a delay placebo (M were)
+)
+
+// Note is one code with its numbers.
+type Note struct {
+	Code string `json:"code"`
+	N    int    `json:"n,omitempty"`
+	M    int    `json:"m,omitempty"`
+}
+
+// Explanation is the interventional explanation of a flaky failure.
+type Explanation struct {
+	// Tree is the chain as a cause tree: F at the root.
+	Tree  *cause.Node
+	Steps []Step
+	// Preconditions are confirmed causes (and the correlated steps
+	// between them) earlier than the first confirmed step in preferred
+	// code: they set the stage, the chain starts after them.
+	Preconditions []Step
+	// Candidates is the selected pool; Interventions name candidates by
+	// their index here.
+	Candidates []*Candidate
+	// Order lists the candidates on a DAG path to F, in topological order
+	// (earliest first).
+	Order         []int
+	Interventions []Intervention
+	Traced        struct{ Runs, Failures int }
+	Notes         []Note
+}
+
+// Explain observes traced head and explains its failure by intervention.
+func Explain(ctx context.Context, r Runner, opt Options) (*Explanation, error) {
+	ob, err := Observe(ctx, r, opt)
+	if err != nil {
+		return nil, err
+	}
+	return Intervene(ctx, r, ob, opt)
+}
+
+// Intervene selects the candidates of an observation, orders them in the
+// AC-DAG and runs GIWP over those with an intervention (FLAKY.md §2–§4).
+func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Explanation, error) {
+	opt = opt.withDefaults()
+	ex := &Explanation{}
+	ex.Traced.Runs, ex.Traced.Failures = ob.Runs, ob.Failures
+	if ob.Failures == 0 || ob.Failures == ob.Runs || ob.Rate.Lo <= 0 {
+		ex.Notes = append(ex.Notes, Note{Code: NoTracedFailure, N: ob.Runs, M: ob.Runs - ob.Failures})
+		return ex, nil
+	}
+	cs := ob.selectCandidates(opt)
+	d := buildDAG(ob, cs)
+	for _, i := range d.order {
+		cs[i].Item = ob.item(cs[i])
+	}
+	d.mergeCycles(cs)
+	g := newGIWP(ctx, r, ob, cs, d, opt)
+	var pool []int
+	for _, i := range d.order {
+		if cs[i].Item == "" {
+			g.unintervenable[i] = true
+		} else {
+			pool = append(pool, i)
+		}
+	}
+	if len(d.order) == 0 {
+		ex.Notes = append(ex.Notes, Note{Code: NoCandidates})
+	}
+	if n := len(d.order) - len(pool); n > 0 {
+		ex.Notes = append(ex.Notes, Note{Code: Unintervenable, N: n})
+	}
+	if err := g.run(pool); err != nil {
+		return nil, fmt.Errorf("intervening: %w", err)
+	}
+	if g.out {
+		open := 0
+		for _, i := range pool {
+			if !g.decided(i) {
+				open++
+			}
+		}
+		ex.Notes = append(ex.Notes, Note{Code: BudgetSpent, N: len(g.tests), M: open})
+	}
+	checked, err := g.placebos()
+	if err != nil {
+		return nil, fmt.Errorf("running placebos: %w", err)
+	}
+	if n := len(g.confirmed) + len(g.downgraded) - checked; n > 0 {
+		ex.Notes = append(ex.Notes, Note{Code: NoPlacebo, N: n, M: checked})
+	}
+	ex.Steps, ex.Preconditions = g.chain()
+	ex.Tree = tree(ob, ex.Steps)
+	ex.Candidates, ex.Order = cs, d.order
+	ex.Interventions = g.tests
+	return ex, nil
+}
