@@ -24,13 +24,14 @@ var errBudget = errors.New("the analysis budget is used up")
 type Phase string
 
 const (
-	PhaseHunks    Phase = "hunks"    // splitting the change into hunks
-	PhaseClassify Phase = "classify" // running base and head
-	PhaseSemantic Phase = "semantic" // tracing and deriving causes
-	PhaseSearch   Phase = "search"   // the revert search
-	PhaseMinimise Phase = "minimise" // dropping hunks the proof does not need
-	PhaseContrast Phase = "contrast" // tracing the passing run and comparing it with the failing run
-	PhaseDone     Phase = "done"
+	PhaseHunks     Phase = "hunks"     // splitting the change into hunks
+	PhaseClassify  Phase = "classify"  // running base and head
+	PhaseSemantic  Phase = "semantic"  // tracing and deriving causes
+	PhaseSearch    Phase = "search"    // the revert search
+	PhaseMinimise  Phase = "minimise"  // dropping hunks the proof does not need
+	PhaseContrast  Phase = "contrast"  // tracing the passing run and comparing it with the failing run
+	PhaseIntervene Phase = "intervene" // tracing a flaky test and intervening on its runs
+	PhaseDone      Phase = "done"
 )
 
 // Progress is one report of how far an analysis has got.

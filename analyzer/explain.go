@@ -153,6 +153,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		if req.Mode == ModeGo && b.check(ctx) == nil {
 			raceEvidence(ctx, b.Runner, median(headRuns(res.Evidence)), req.Workers, res)
 		}
+		if req.Mode == ModeGo && res.Proof != nil && res.Proof.Passed() && len(res.Root) > 0 {
+			explainFlaky(ctx, req, b, mod, res)
+		}
 		return res, nil
 	}
 	if cls.status != "" {

@@ -45,6 +45,8 @@ type Flakiness struct {
 	// Race is what head's runs under the race detector showed, nil when
 	// none ran.
 	Race *RaceRuns
+	// Interventions is how the chain was sought, nil when it was not.
+	Interventions *Interventions
 }
 
 // RaceRuns is evidence from head's test built with -race: the data races

@@ -91,6 +91,10 @@ func render(b *strings.Builder, r *Report, d detail) {
 	case analyzer.FlakyRegression:
 		renderRoot(b, r, d, sub)
 		renderAux(b, r, d)
+		if r.Tree != nil && d.treeItems > 0 {
+			fmt.Fprintf(b, "%s Why it fails (found by intervention)\n\n", sub)
+			renderTree(b, r, d, true)
+		}
 	case analyzer.HeadBuildFails:
 		if r.Failure.Message != "" {
 			b.WriteString("The compiler says:\n\n")

@@ -33,6 +33,23 @@ func words(n note.Note) string {
 		return fmt.Sprintf("base passed all %s that fit the budget, but %d without a failure were needed to rule out head's failure rate: no regression is claimed", plural(n.M, "run", "runs"), n.N)
 	case note.NoIntervention:
 		return "no causal chain was derived: the root hunks are shown by failure rates (reverting them brings head's rate down to base's), not by tracing or interventions"
+	case note.NoTracedFailure:
+		if n.M == 0 {
+			return fmt.Sprintf("the test failed in all %s under tracing, so no passing run could be compared: no chain was derived", plural(n.N, "traced run", "traced runs"))
+		}
+		return fmt.Sprintf("the test never failed in %s under tracing (tracing changes the timing): no chain was derived", plural(n.N, "traced run", "traced runs"))
+	case note.NoDiscriminator:
+		return "no runtime fact (branch, interleaving, order or value) told the failing traced runs from the passing ones: no chain was derived"
+	case note.Unintervenable:
+		return fmt.Sprintf("%s no safe intervention (a value or a panic cannot be undone without side effects): shown as correlated, not as causes", plural(n.N, "step has", "steps have"))
+	case note.InterventionBudget:
+		return fmt.Sprintf("the budget ended the interventions after %s: %s left open are shown as correlated only", plural(n.N, "group test", "group tests"), plural(n.M, "candidate", "candidates"))
+	case note.NoPlacebo:
+		return fmt.Sprintf("%s confirmed by serialising code %s not checked against a delay of the same length (%d checked): the delay alone might have hidden the failure", plural(n.N, "link", "links"), isAre(n.N), n.M)
+	case note.InterventionFailed:
+		return "the explanation by intervention could not run (" + code(n.Detail) + "): the root hunks are shown by failure rates only"
+	case note.InterventionSkip:
+		return fmt.Sprintf("too little of the budget (%s) was left to trace head and intervene: the root hunks are shown by failure rates only", plain(n.Limit))
 	case note.BudgetSuspect:
 		return fmt.Sprintf("the budget (%s) ran out during the search: reverting %s stopped the failures in the search's runs, but was neither minimised nor proven", plain(n.Limit), hunks)
 	case note.TimedOutOnBoth:

@@ -22,9 +22,12 @@ func renderTree(b *strings.Builder, r *Report, d detail, draw bool) {
 		}
 		indent := strings.Repeat("  ", depth)
 		shown++
-		if depth == 0 {
+		switch {
+		case depth == 0:
 			b.WriteString(indent + "- " + rootStep(n) + "\n")
-		} else {
+		case n.Link != "":
+			b.WriteString(indent + "- because " + interventionStep(n) + "\n")
+		default:
 			b.WriteString(indent + "- because " + branchStep(n) + "\n")
 		}
 		for _, s := range n.Statements {
@@ -66,6 +69,11 @@ func rootStep(n *cause.Node) string {
 	what := n.Outcome
 	if what == "" {
 		what = "fails"
+	}
+	if n.Target.File == "" {
+		// A run that ended without reaching a failure event: a fatal
+		// runtime error such as concurrent map writes.
+		return "**" + plain(what) + ":** the test process ended without reaching an assertion (a fatal runtime error)"
 	}
 	return "**" + plain(what) + ":** " + step(n.Target)
 }
@@ -206,4 +214,41 @@ func mermaidText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// interventionStep words a step of a chain found by intervention: the
+// runtime fact over its statements (in the order cause.Node.Fact gives),
+// then how the interventions judged it. Source text is quoted as code.
+func interventionStep(n *cause.Node) string {
+	st := n.Statements
+	at := func(k int) string {
+		return code(clip(st[k].Text, 80)) + " (" + code(fmt.Sprintf("%s:%d", st[k].File, st[k].Line)) + ")"
+	}
+	var what string
+	switch {
+	case n.Fact == "interleave" && len(st) == 3:
+		what = fmt.Sprintf("another goroutine's %s ran between this goroutine's %s and its %s", at(1), at(0), at(2))
+	case n.Fact == "order" && len(st) == 2:
+		what = fmt.Sprintf("one goroutine's %s ran before another goroutine's last %s: their accesses overlapped", at(0), at(1))
+	case n.Fact == "remote-def" && len(st) == 2:
+		what = fmt.Sprintf("%s read the value another goroutine wrote at %s", at(1), at(0))
+	case n.Fact == "never":
+		what = stepWith(n.Target, " never took the way it took in every passing run")
+	case n.Fact == "value":
+		what = stepWith(n.Target, " gave a value outside those of the passing runs")
+	case n.Fact == "panic":
+		what = stepWith(n.Target, " panicked")
+	default:
+		what = branchStep(n)
+	}
+	switch n.Link {
+	case "confirmed":
+		what += " — **confirmed** by intervention"
+		if n.Effect != "" {
+			what += " (failure rate " + plain(n.Effect) + ")"
+		}
+	case "correlated":
+		what += " — _correlated only_: seen in every failing run, not shown to be a cause"
+	}
+	return what
 }

@@ -3,7 +3,6 @@ package aid
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -100,7 +99,7 @@ func tree(ob *Observation, steps []Step) *cause.Node {
 	for k := len(steps) - 1; k >= 0; k-- {
 		s := steps[k]
 		var objs trace.Objects
-		n := &cause.Node{Link: s.Link, Effect: s.Effect}
+		n := &cause.Node{Link: s.Link, Effect: s.Effect, Fact: s.Candidate.Pred.Family.String()}
 		if s.w.Events[0] >= 0 { // a never() of a site that did not run has no event
 			n.Target = statement(s.tr, s.w.Time, &objs)
 			if s.tr.Events[s.w.Time].Kind == trace.EvBranch {
@@ -164,34 +163,4 @@ func statement(tr *trace.Trace, i int, objs *trace.Objects) cause.Statement {
 		st.Values = vals
 	}
 	return st
-}
-
-// Sentence says what a concurrency step means, with the source text quoted
-// as code (never interpreted: it comes from the pull request); "" for
-// other families.
-func (s Step) Sentence() string {
-	text := func(k int) string { return code(s.tr.SiteOf(s.w.Events[k]).Text) }
-	switch s.Candidate.Pred.Family {
-	case Interleave:
-		return fmt.Sprintf("another goroutine's %s ran between this goroutine's %s and its %s", text(1), text(0), text(2))
-	case Order:
-		return fmt.Sprintf("one goroutine's %s ran before another goroutine's last %s: their accesses overlapped", text(0), text(1))
-	case RemoteDef:
-		return fmt.Sprintf("%s read the value another goroutine wrote at %s", text(1), text(0))
-	}
-	return ""
-}
-
-// code quotes source text as one Markdown code span: on one line, fenced
-// by more backticks than any run inside it.
-func code(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
 
@@ -41,22 +42,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Note codes: the engine gives a code and numbers, the report words them.
-const (
-	NoTracedFailure = "no-traced-failure"   // N traced runs, none failed with a signature (or none passed: M passing)
-	NoCandidates    = "no-candidates"       // no discriminative predicate before F
-	BudgetSpent     = "intervention-budget" // N interventions ran before the budget ended; M candidates left open
-	Unintervenable  = "unintervenable"      // N candidates have no safe intervention
-	NoPlacebo       = "no-placebo"          // N confirmed links were not checked against a delay placebo (M were)
-)
-
-// Note is one code with its numbers.
-type Note struct {
-	Code string `json:"code"`
-	N    int    `json:"n,omitempty"`
-	M    int    `json:"m,omitempty"`
-}
-
 // Explanation is the interventional explanation of a flaky failure.
 type Explanation struct {
 	// Tree is the chain as a cause tree: F at the root.
@@ -74,7 +59,7 @@ type Explanation struct {
 	Order         []int
 	Interventions []Intervention
 	Traced        struct{ Runs, Failures int }
-	Notes         []Note
+	Notes         note.List
 }
 
 // Explain observes traced head and explains its failure by intervention.
@@ -93,7 +78,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 	ex := &Explanation{}
 	ex.Traced.Runs, ex.Traced.Failures = ob.Runs, ob.Failures
 	if ob.Failures == 0 || ob.Failures == ob.Runs || ob.Rate.Lo <= 0 {
-		ex.Notes = append(ex.Notes, Note{Code: NoTracedFailure, N: ob.Runs, M: ob.Runs - ob.Failures})
+		ex.Notes.Add(note.Note{Code: note.NoTracedFailure, N: ob.Runs, M: ob.Runs - ob.Failures})
 		return ex, nil
 	}
 	cs := ob.selectCandidates(opt)
@@ -112,10 +97,10 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 		}
 	}
 	if len(d.order) == 0 {
-		ex.Notes = append(ex.Notes, Note{Code: NoCandidates})
+		ex.Notes.Add(note.Note{Code: note.NoDiscriminator})
 	}
 	if n := len(d.order) - len(pool); n > 0 {
-		ex.Notes = append(ex.Notes, Note{Code: Unintervenable, N: n})
+		ex.Notes.Add(note.Note{Code: note.Unintervenable, N: n})
 	}
 	if err := g.run(pool); err != nil {
 		return nil, fmt.Errorf("intervening: %w", err)
@@ -127,14 +112,14 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 				open++
 			}
 		}
-		ex.Notes = append(ex.Notes, Note{Code: BudgetSpent, N: len(g.tests), M: open})
+		ex.Notes.Add(note.Note{Code: note.InterventionBudget, N: len(g.tests), M: open})
 	}
 	checked, err := g.placebos()
 	if err != nil {
 		return nil, fmt.Errorf("running placebos: %w", err)
 	}
 	if n := len(g.confirmed) + len(g.downgraded) - checked; n > 0 {
-		ex.Notes = append(ex.Notes, Note{Code: NoPlacebo, N: n, M: checked})
+		ex.Notes.Add(note.Note{Code: note.NoPlacebo, N: n, M: checked})
 	}
 	ex.Steps, ex.Preconditions = g.chain()
 	ex.Tree = tree(ob, ex.Steps)

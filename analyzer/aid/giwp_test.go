@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/stats"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/google/go-cmp/cmp"
@@ -161,7 +162,7 @@ func TestExplainBudget(t *testing.T) {
 	if len(ex.Interventions) != 1 || ex.Interventions[0].Verdict != Undecided || ex.Interventions[0].Runs != 6 {
 		t.Fatalf("interventions = %+v, want one undecided test of 6 runs", ex.Interventions)
 	}
-	if diff := cmp.Diff([]Note{{Code: BudgetSpent, N: 1, M: 6}}, ex.Notes); diff != "" {
+	if diff := cmp.Diff(note.List{{Code: note.InterventionBudget, N: 1, M: 6}}, ex.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 	if len(ex.Steps) != 6 {
@@ -293,18 +294,6 @@ func TestPreconditions(t *testing.T) {
 	}
 	if diff := cmp.Diff([]trace.SiteID{simP1}, pre); diff != "" {
 		t.Errorf("preconditions (-want +got):\n%s", diff)
-	}
-}
-
-func TestCodeSpan(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"c.n = next", "`c.n = next`"},
-		{"s := `raw`\n\t+ x", "``s := `raw` + x``"},
-		{"a ``b``", "``` a ``b`` ```"},
-	} {
-		if got := code(tc.in); got != tc.want {
-			t.Errorf("code(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }
 

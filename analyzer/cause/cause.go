@@ -71,6 +71,13 @@ type Node struct {
 	// Effect is the failure rate without → with the step's intervention,
 	// e.g. "0.30 → 0/26".
 	Effect string `json:"effect,omitempty"`
+	// Fact is the runtime fact an intervention step stands for, with its
+	// Statements in this order: "interleave" (this goroutine's access,
+	// another goroutine's access of the same location, this goroutine's
+	// next access), "order" (one goroutine's first access, another's
+	// last), "remote-def" (the write, then the read of what it wrote),
+	// "branch", "never", "value" or "panic"; "" elsewhere.
+	Fact string `json:"fact,omitempty"`
 }
 
 // Walk calls f for n and every node below it, depth first.

@@ -32,6 +32,17 @@ const (
 	NoIntervention    Code = "no-intervention"    // no causal chain derived: the root is proven by failure rates only
 )
 
+// Explanation of a flaky regression by intervention (FLAKY.md §2–§4).
+const (
+	NoTracedFailure    Code = "no-traced-failure"   // N traced runs of head, M of them passing: tracing hid the failure (or every run failed)
+	NoDiscriminator    Code = "no-discriminator"    // no predicate told the failing traced runs from the passing ones
+	Unintervenable     Code = "unintervenable"      // N candidates have no safe intervention: correlated at most
+	InterventionBudget Code = "intervention-budget" // N group tests ran before the budget ended; M candidates left open
+	NoPlacebo          Code = "no-placebo"          // N confirmed links not checked against a placebo; M checked
+	InterventionFailed Code = "intervention-failed" // Detail: why the explanation could not run
+	InterventionSkip   Code = "intervention-skip"   // Limit: too little budget left to trace and intervene
+)
+
 // Budgets.
 const (
 	BudgetClassify    Code = "budget-classify"    // Limit: ran out while base and head ran

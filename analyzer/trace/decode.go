@@ -8,11 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 	"unsafe"
 )
 
 // Event file layout (see package rt): 8 header words (magic, tail, capacity,
-// truncated flag, interventions applied and expired), then blocks up to the tail. A block is [blockMark | its
+// truncated flag, interventions applied and expired, nanoseconds waited for serial locks), then blocks up to the tail. A block is [blockMark | its
 // length in words] [frame id] and records; a record is [n<<48 | kind<<40 |
 // overflow<<39 | site] followed by its items, n counting the header; a
 // branch outcome is in the kind byte (hasOutcome, value in bit 5). A zero
@@ -24,6 +25,7 @@ const (
 	hdrWords   = 8
 	hApplied   = 4
 	hExpired   = 5
+	hWaited    = 6
 	blockMark  = 0xb1
 	blockHdr   = 2
 	hasOutcome = 0x40
@@ -41,7 +43,7 @@ func Read(dir string) (*Trace, error) {
 	}
 	t := &Trace{Skipped: tab.Skipped, Frames: []Frame{{}}, Truncated: truncated}
 	if len(ws) >= hdrWords {
-		t.Intervention = Intervened{Applied: ws[hApplied], Expired: ws[hExpired]}
+		t.Intervention = Intervened{Applied: ws[hApplied], Expired: ws[hExpired], Waited: time.Duration(ws[hWaited])}
 	}
 	t.Sites = tab.sites()
 	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}}

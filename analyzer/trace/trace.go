@@ -59,6 +59,9 @@ type RunResult struct {
 type Intervened struct {
 	Applied uint64 // serial locks taken, branches forced, delays slept, yields made
 	Expired uint64 // serial waits given up after the expiry
+	// Waited is the time goroutines spent waiting for serial locks, in
+	// all: the wait a placebo delay repeats without the exclusion.
+	Waited time.Duration
 }
 
 // Skip records one construct or file the tracer did not instrument.

@@ -31,6 +31,7 @@ import (
 const (
 	hApplied = 4
 	hExpired = 5
+	hWaited  = 6 // nanoseconds spent waiting for serial locks
 )
 
 // EnvIntervene names the intervention spec.
@@ -208,11 +209,14 @@ func (l *serialLock) acquire(g uint64, expire time.Duration) bool {
 	select {
 	case l.tok <- struct{}{}:
 	default:
+		began := time.Now()
 		timer := time.NewTimer(expire)
 		select {
 		case l.tok <- struct{}{}:
 			timer.Stop()
+			add(hWaited, uint64(time.Since(began)))
 		case <-timer.C:
+			add(hWaited, uint64(time.Since(began)))
 			count(hExpired)
 			return false
 		}
@@ -243,8 +247,11 @@ func (t *interventions) forced(site uint32, kind uint64) uint64 {
 }
 
 // count adds one to a counter word of the event file.
-func count(h int) {
+func count(h int) { add(h, 1) }
+
+// add adds n to a counter word of the event file.
+func add(h int, n uint64) {
 	if words != nil {
-		atomic.AddUint64(&words[h], 1)
+		atomic.AddUint64(&words[h], n)
 	}
 }

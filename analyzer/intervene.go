@@ -1,0 +1,176 @@
+package analyzer
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/aid"
+	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// Shares of the explanation by intervention (FLAKY.md §5): tracing head
+// and intervening get what is left after the search and the race
+// detector, less a spare twentieth for the report; a traced run is given
+// tracedSlowdown plain runs' time, and never less than minTracedTimeout.
+const (
+	interveneShare   = 0.95
+	tracedSlowdown   = 30
+	minTracedTimeout = 20 * time.Second
+	// minIntervene is the least time worth starting with: a build and a
+	// few dozen traced runs.
+	minIntervene = 30 * time.Second
+)
+
+// Interventions is how a flaky regression's chain was found: head traced
+// without interventions, and every group test that ran (FLAKY.md §4).
+type Interventions struct {
+	// Traced are the unintervened traced runs and how many failed.
+	Traced, TracedFailures int
+	Tests                  []InterventionTest
+}
+
+// InterventionTest is one group test: what it did, in words built from
+// the site table (never from the spec's site ids), and what its runs
+// gave. Valid counts the runs that showed the hooks acted.
+type InterventionTest struct {
+	Items                 []string
+	Runs, Valid, Failures int
+	Verdict               string
+	Placebo               bool
+}
+
+// tracedHead runs head's traced test binary for the explanation.
+type tracedHead struct {
+	bin     *trace.Binary
+	timeout time.Duration
+}
+
+func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
+	tr, err := h.bin.Run(ctx, trace.RunOptions{Intervene: spec, Timeout: h.timeout})
+	if err != nil {
+		return aid.Run{}, err
+	}
+	iv := tr.Intervention
+	return aid.Run{Trace: tr, Applied: int(iv.Applied), Expired: int(iv.Expired), Waited: iv.Waited}, nil
+}
+
+// explainFlaky explains a flaky regression whose root is proven: it
+// builds head's test traced once, observes it, and confirms the chain
+// from the root hunks to the failure by intervention (package aid). The
+// tree it sets is marked link by link; when it cannot derive one, a note
+// says why and the root stands on the failure rates alone.
+func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *Result) {
+	dl, ok := ctx.Deadline()
+	left := time.Until(dl)
+	if ok && left < minIntervene {
+		res.Notes.Add(note.Note{Code: note.InterventionSkip, Limit: limit(req)})
+		return
+	}
+	if ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(interveneShare*float64(left)))
+		defer cancel()
+	}
+	b.enter(PhaseIntervene)
+	timeout := max(tracedSlowdown*median(headRuns(res.Evidence)), minTracedTimeout)
+	if req.Timeout > 0 {
+		timeout = min(timeout, req.Timeout)
+	}
+	bin, err := trace.Build(ctx, trace.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout})
+	if err != nil {
+		res.Notes.Add(note.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
+		return
+	}
+	defer bin.Close()
+	sites := bin.Sites()
+	repo := func(file string) string {
+		if mod.dir == "." || mod.dir == "" {
+			return file
+		}
+		return path.Join(mod.dir, file)
+	}
+	prefer := func(id trace.SiteID) bool {
+		if int(id) <= 0 || int(id) >= len(sites) {
+			return false
+		}
+		p := sites[id].Pos
+		return slices.Contains(res.Root, hunkAtPath(res.Hunks, repo(p.File), p.Line))
+	}
+	ex, err := aid.Explain(ctx, tracedHead{bin: bin, timeout: timeout}, aid.Options{Workers: req.Workers, Prefer: prefer})
+	if err != nil {
+		res.Notes.Add(note.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
+		return
+	}
+	ivs := &Interventions{Traced: ex.Traced.Runs, TracedFailures: ex.Traced.Failures}
+	for _, t := range ex.Interventions {
+		words := make([]string, 0, len(t.Items))
+		for _, it := range t.Items {
+			words = append(words, describeItem(it, sites, repo))
+		}
+		ivs.Tests = append(ivs.Tests, InterventionTest{Items: words, Runs: t.Runs, Valid: t.Valid,
+			Failures: t.Failures, Verdict: string(t.Verdict), Placebo: t.Placebo})
+	}
+	res.Flakiness.Interventions = ivs
+	addAll(&res.Notes, ex.Notes)
+	if ex.Tree == nil || len(ex.Tree.Children) == 0 {
+		return
+	}
+	ex.Tree.Walk(func(n *cause.Node) {
+		place := func(s *cause.Statement) {
+			if s.File != "" {
+				s.File = repo(s.File)
+				s.Hunk = hunkAtPath(res.Hunks, s.File, s.Line)
+			}
+		}
+		place(&n.Target)
+		for i := range n.Statements {
+			place(&n.Statements[i])
+		}
+	})
+	res.Tree = ex.Tree
+	res.Notes = slices.DeleteFunc(res.Notes, func(n note.Note) bool { return n.Code == note.NoIntervention })
+}
+
+// describeItem words an intervention spec item for the report, from the
+// build's site table: the spec's site ids mean nothing outside the build.
+func describeItem(item string, sites []trace.Site, repo func(string) string) string {
+	kind, arg, _ := strings.Cut(item, ":")
+	target, val, _ := strings.Cut(arg, "=")
+	var names []string
+	for _, s := range strings.Split(target, ",") {
+		id, err := strconv.Atoi(s)
+		if err != nil || id <= 0 || id >= len(sites) {
+			return item
+		}
+		site := sites[id]
+		switch kind {
+		case "serial", "delay", "yield":
+			names = append(names, site.Func)
+		default:
+			names = append(names, fmt.Sprintf("%s:%d %s", repo(site.Pos.File), site.Pos.Line, site.Text))
+		}
+	}
+	what := strings.Join(names, ", ")
+	switch kind {
+	case "serial":
+		return "run " + what + " one call at a time"
+	case "delay":
+		return "wait " + val + " on entering " + what
+	case "yield":
+		return "yield on entering " + what
+	case "force":
+		outcome := "true"
+		if val == "0" {
+			outcome = "false"
+		}
+		return "force " + what + " to " + outcome
+	}
+	return item
+}
