@@ -232,8 +232,9 @@ func firstFailing(runs []trial.Result) trial.Result {
 // search of req's strategy over a NoisyTester, which judges every variant
 // by its failure rate against head's. The status stays FlakyRegression
 // whatever the search finds; a root is reported only when its proof (a
-// fresh batch of runs, none failing) passed. No causal chain is derived:
-// the tree stays empty and a note says so.
+// fresh batch of runs, none failing) passed. It derives no causal chain
+// and notes so; explainFlaky replaces the note with a chain when it finds
+// one.
 func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error {
 	res.Notes.Add(note.Note{Code: note.NoIntervention})
 	all := ids(res.Hunks)

@@ -26,6 +26,9 @@ const (
 	// minIntervene is the least time worth starting with: a build and a
 	// few dozen traced runs.
 	minIntervene = 30 * time.Second
+	// serialExpiry is how long a serialised call waits for its lock
+	// before it goes on without it (the run then does not count).
+	serialExpiry = 200 * time.Millisecond
 )
 
 // Interventions is how a flaky regression's chain was found: head traced
@@ -53,6 +56,11 @@ type tracedHead struct {
 }
 
 func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
+	if spec != "" {
+		// A loaded runner can hold a lock's owner off its CPU for longer
+		// than the runtime's default expiry; a deadlock still ends.
+		spec += ";expire=" + serialExpiry.String()
+	}
 	tr, err := h.bin.Run(ctx, trace.RunOptions{Intervene: spec, Timeout: h.timeout})
 	if err != nil {
 		return aid.Run{}, err

@@ -119,7 +119,8 @@ func TestCommentSizeLimit(t *testing.T) {
 
 // TestCommentNamesNoCulprit checks that only an explained test's comment
 // shows root hunks, a causal tree or a claim of cause, and that a flaky
-// regression's shows its proven root hunks but never a causal tree.
+// regression's shows its proven root hunks, and a tree only as the chain
+// found by intervention.
 func TestCommentNamesNoCulprit(t *testing.T) {
 	claims := []string{"fails because of", "Root cause", "← hunk", "Why it fails", "makes it pass", "auxiliary"}
 	tree := []string{"fails because of", "← hunk", "Why it fails"}
@@ -136,6 +137,12 @@ func TestCommentNamesNoCulprit(t *testing.T) {
 			case analyzer.FlakyRegression:
 				if !strings.Contains(got, "Root cause") || !strings.Contains(got, "became flaky in this PR") {
 					t.Errorf("flaky regression's comment names no root:\n%s", got)
+				}
+				if r.Tree != nil {
+					if !strings.Contains(got, "Why it fails (found by intervention)") || !strings.Contains(got, "**confirmed** by intervention") {
+						t.Errorf("flaky regression's chain is not shown as found by intervention:\n%s", got)
+					}
+					return
 				}
 				claims = tree
 			}

@@ -216,8 +216,24 @@ func flakyRegression() *analyzer.Result {
 				{Op: "write", Func: "example.com/calc.F", File: "calc/calc.go", Line: 8, Hunk: 2},
 				{Op: "previous read", Func: "example.com/calc.F", File: "calc/calc.go", Line: 17, Hunk: 3},
 			}}}},
+			Interventions: &analyzer.Interventions{Traced: 20, TracedFailures: 9, Tests: []analyzer.InterventionTest{
+				{Items: []string{"run example.com/calc.F one call at a time"}, Runs: 26, Valid: 26, Verdict: "stopped"},
+				{Items: []string{"wait 40µs on entering example.com/calc.F"}, Runs: 4, Valid: 4, Failures: 1, Verdict: "persists", Placebo: true},
+			}},
 		},
-		Notes: note.List{{Code: note.NoIntervention}},
+		Tree: &cause.Node{
+			Target:  cause.Statement{File: "calc/calc_test.go", Line: 6, Text: "got != 5", Values: map[string]string{"got": "4"}},
+			Outcome: "failed",
+			Children: []*cause.Node{{
+				Target: cause.Statement{File: "calc/calc.go", Line: 17, Text: "sum += z + 1", Hunk: 3},
+				Link:   "confirmed", Effect: "0.45 → 0/26", Fact: "interleave",
+				Statements: []cause.Statement{
+					{File: "calc/calc.go", Line: 8, Text: "sum = x", Values: map[string]string{"sum": "3"}, Hunk: 2},
+					{File: "calc/calc.go", Line: 17, Text: "sum += z + 1", Values: map[string]string{"sum": "4"}, Hunk: 3},
+					{File: "calc/calc.go", Line: 17, Text: "sum += z + 1", Values: map[string]string{"sum": "4"}, Hunk: 3},
+				},
+			}},
+		},
 		Stats: analyzer.Stats{Strategy: analyzer.StrategyAfter, Trials: 116, Builds: 5, Wall: 27 * time.Second},
 	}
 }

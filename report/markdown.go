@@ -335,6 +335,7 @@ func renderRates(b *strings.Builder, r *Report, sub string) {
 	}
 	fmt.Fprintf(b, "\nEvery run went %d at a time, so that the rates compare.\n\n", f.Workers)
 	renderRace(b, f.Race)
+	renderInterventions(b, f.Interventions)
 	if len(f.Variants) == 0 {
 		return
 	}
@@ -382,4 +383,31 @@ func renderRace(b *strings.Builder, rr *Race) {
 		b.WriteString("- " + strings.Join(sides, "; ") + "\n")
 	}
 	b.WriteString("\n")
+}
+
+// renderInterventions lists the traced runs and group tests behind a
+// chain found by intervention.
+func renderInterventions(b *strings.Builder, iv *Interventions) {
+	if iv == nil {
+		return
+	}
+	fmt.Fprintf(b, "Traced without interventions, head failed %d of %s.", iv.TracedFailures, plural(iv.Traced, "run", "runs"))
+	if len(iv.Tests) == 0 {
+		b.WriteString("\n\n")
+		return
+	}
+	fmt.Fprintf(b, "\n\n<details><summary>%s</summary>\n\n", capitalize(plural(len(iv.Tests), "intervention", "interventions")))
+	b.WriteString("| intervention | runs | valid | failures | verdict |\n|---|---|---|---|---|\n")
+	for _, t := range iv.Tests {
+		var items []string
+		for _, it := range t.Items {
+			items = append(items, plain(it))
+		}
+		what := strings.Join(items, "; ")
+		if t.Placebo {
+			what += " (placebo)"
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %s |\n", what, t.Runs, t.Valid, t.Failures, t.Verdict)
+	}
+	b.WriteString("\n</details>\n\n")
 }

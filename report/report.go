@@ -139,6 +139,29 @@ type Flakiness struct {
 	Base     BaseRate      `json:"base"`
 	Variants []VariantRuns `json:"variants,omitempty"`
 	Race     *Race         `json:"race,omitempty"`
+	// Interventions is how the chain was sought: head traced without
+	// interventions, then each group test.
+	Interventions *Interventions `json:"interventions,omitempty"`
+}
+
+// Interventions are the traced runs behind a chain found by intervention.
+type Interventions struct {
+	Traced         int                `json:"traced_runs"`
+	TracedFailures int                `json:"traced_failures"`
+	Tests          []InterventionTest `json:"tests,omitempty"`
+}
+
+// InterventionTest is one group test: what it did, its runs (valid: the
+// hooks acted and the run ended as a pass or with the failure), failures
+// among the valid runs, and its verdict ("stopped", "persists",
+// "invalid", "undecided"); placebo marks the delay-only check of a link.
+type InterventionTest struct {
+	Items    []string `json:"items"`
+	Runs     int      `json:"runs"`
+	Valid    int      `json:"valid"`
+	Failures int      `json:"failures"`
+	Verdict  string   `json:"verdict"`
+	Placebo  bool     `json:"placebo,omitempty"`
 }
 
 // Race is what head's runs under the race detector showed: the data races
@@ -290,6 +313,13 @@ func flakiness(f *analyzer.Flakiness) *Flakiness {
 		out.Variants = append(out.Variants, VariantRuns{Reverted: ids(v.Reverted), Runs: v.Runs, Failures: v.Failures,
 			Verdict: v.Verdict, ProofRuns: v.ProofRuns, ProofFailures: v.ProofFailures})
 	}
+	if iv := f.Interventions; iv != nil {
+		out.Interventions = &Interventions{Traced: iv.Traced, TracedFailures: iv.TracedFailures}
+		for _, t := range iv.Tests {
+			out.Interventions.Tests = append(out.Interventions.Tests, InterventionTest{Items: slices.Clone(t.Items),
+				Runs: t.Runs, Valid: t.Valid, Failures: t.Failures, Verdict: t.Verdict, Placebo: t.Placebo})
+		}
+	}
 	if rr := f.Race; rr != nil {
 		out.Race = &Race{Runs: rr.Runs, Unavailable: rr.Unavailable}
 		for _, rep := range rr.Reports {
@@ -341,6 +371,9 @@ func copyNode(n *cause.Node) *cause.Node {
 	c := &cause.Node{
 		Target:  copyStatement(n.Target),
 		Outcome: n.Outcome,
+		Link:    n.Link,
+		Effect:  n.Effect,
+		Fact:    n.Fact,
 	}
 	if n.Via != nil {
 		v := copyStatement(*n.Via)

@@ -135,8 +135,14 @@ func mermaid(root *cause.Node) string {
 		id := fmt.Sprintf("n%d", next)
 		next++
 		label := stepLabel(n.Target)
+		if n.Target.File == "" {
+			label = "the test process" // it died before any assertion
+		}
 		if parent == "" && n.Outcome != "" {
 			label += "<br/>" + mermaidText(n.Outcome)
+		}
+		if n.Link != "" {
+			label += "<br/>" + mermaidText(n.Link)
 		}
 		fmt.Fprintf(&b, "  %s[\"%s\"]%s\n", id, label, class(n.Target, parent == ""))
 		if parent != "" {
@@ -232,6 +238,9 @@ func interventionStep(n *cause.Node) string {
 		what = fmt.Sprintf("one goroutine's %s ran before another goroutine's last %s: their accesses overlapped", at(0), at(1))
 	case n.Fact == "remote-def" && len(st) == 2:
 		what = fmt.Sprintf("%s read the value another goroutine wrote at %s", at(1), at(0))
+	case n.Fact == "overlap" && len(st) == 2:
+		what = fmt.Sprintf("two goroutines ran %s at once: one entered it (%s) while another goroutine's call (%s) had not returned",
+			code(clip(st[0].Text, 80)), code(fmt.Sprintf("%s:%d", st[0].File, st[0].Line)), code(fmt.Sprintf("%s:%d", st[1].File, st[1].Line)))
 	case n.Fact == "never":
 		what = stepWith(n.Target, " never took the way it took in every passing run")
 	case n.Fact == "value":

@@ -200,6 +200,11 @@ func (g *giwp) outcome(rn Run) (*observed, runClass) {
 	if !ok || o.failing && o.sig != g.ob.Signature {
 		return nil, invalidRun
 	}
+	if o.failing && rn.Expired > 0 {
+		// A lock gave up waiting: the failure may have come through
+		// the gap, so the run says nothing against the intervention.
+		return nil, invalidRun
+	}
 	g.ob.derive(o.x)
 	return o, countedRun
 }

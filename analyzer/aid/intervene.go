@@ -45,6 +45,8 @@ func (ob *Observation) item(c *Candidate) string {
 			return ""
 		}
 		return fmt.Sprintf("force:%d=%d", p.Sites[0], want)
+	case Overlap:
+		return fmt.Sprintf("serial:%d", p.Sites[0])
 	case Interleave, Order, RemoteDef:
 		// Witness events: interleave A1, A', A2; order A, B; remote-def
 		// W, R. The first two are on different goroutines.

@@ -60,6 +60,9 @@ type Observation struct {
 type observed struct {
 	failing bool
 	sig     trace.SiteID
+	// guard is the branch that let F run: the last branch of F's frame
+	// before F (0 if none). It is the failure's own check, not a cause.
+	guard trace.SiteID
 	x       *extracted
 	tr      *trace.Trace // kept for the first few failing runs of each signature
 }
@@ -80,15 +83,27 @@ const (
 func classify(tr *trace.Trace) (*observed, bool) {
 	switch {
 	case tr.Result.Failed:
-		end, sig := len(tr.Events), trace.SiteID(0)
+		end, sig, guard := len(tr.Events), trace.SiteID(0), trace.SiteID(0)
 		if fs := tr.Failures(); len(fs) > 0 {
 			end, sig = fs[0], tr.Events[fs[0]].Site
+			guard = guardOf(tr, fs[0])
 		}
-		return &observed{failing: true, sig: sig, x: extract(tr, end)}, true
+		return &observed{failing: true, sig: sig, guard: guard, x: extract(tr, end)}, true
 	case tr.Result.Passed:
 		return &observed{x: extract(tr, len(tr.Events))}, true
 	}
 	return nil, false
+}
+
+// guardOf is the site of the last branch in failure f's frame before f.
+func guardOf(tr *trace.Trace, f int) trace.SiteID {
+	evs := tr.FrameEvents(tr.Events[f].Frame)
+	for k := len(evs) - 1; k >= 0; k-- {
+		if i := evs[k]; i < f && tr.Events[i].Kind == trace.EvBranch {
+			return tr.Events[i].Site
+		}
+	}
+	return 0
 }
 
 // Observe runs the traced test without interventions, Workers at a time,

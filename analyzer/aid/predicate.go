@@ -20,9 +20,10 @@ const (
 	RemoteDef                    // remote-def(R,W,G): R read what another goroutine, of class G, wrote at W
 	ValueOut                     // value(S,slot): a value outside the passing runs' range
 	Panic                        // panic(S): a panic, recovered or not, at S
+	Overlap                      // overlap(F): activations of function F on two goroutines overlapped
 )
 
-var familyNames = [...]string{"", "branch", "never", "interleave", "order", "remote-def", "value", "panic"}
+var familyNames = [...]string{"", "branch", "never", "interleave", "order", "remote-def", "value", "panic", "overlap"}
 
 func (f Family) String() string {
 	if int(f) < len(familyNames) {
@@ -138,7 +139,48 @@ func extract(tr *trace.Trace, end int) *extracted {
 		}
 	}
 	shared(tr, add)
+	activations(tr, add)
 	return x
+}
+
+// activations adds overlap(F) when an activation of function F began on
+// one goroutine while another goroutine's activation of F had not ended
+// (or never ended: the process died inside it, as a fatal concurrent map
+// write does, before the access that crashed it could be recorded). The
+// witnesses are the two entries, the later first; its time is the later
+// entry.
+func activations(tr *trace.Trace, add func(Pred, Witness)) {
+	byFunc := map[trace.SiteID][]trace.FrameID{}
+	for id := 1; id < len(tr.Frames); id++ {
+		f := &tr.Frames[id]
+		if f.Entry >= 0 && f.Entry < len(tr.Events) {
+			byFunc[f.Func] = append(byFunc[f.Func], trace.FrameID(id))
+		}
+	}
+	end := func(f *trace.Frame) int {
+		if f.Exit < 0 {
+			return len(tr.Events)
+		}
+		return f.Exit
+	}
+	for fn, ids := range byFunc {
+		sort.Slice(ids, func(i, j int) bool { return tr.Frames[ids[i]].Entry < tr.Frames[ids[j]].Entry })
+		// open holds, per goroutine, its activation of fn that ends last
+		// so far.
+		open := map[int64]*trace.Frame{}
+		for _, id := range ids {
+			f := &tr.Frames[id]
+			for g, o := range open {
+				if g != f.Goroutine && end(o) > f.Entry {
+					add(Pred{Family: Overlap, Sites: [3]trace.SiteID{fn}}, witness(f.Entry, f.Entry, o.Entry))
+					break
+				}
+			}
+			if o := open[f.Goroutine]; o == nil || end(f) > end(o) {
+				open[f.Goroutine] = f
+			}
+		}
+	}
 }
 
 func (x *extracted) record(e *trace.Event, i int) {

@@ -42,6 +42,7 @@ const (
 func (ob *Observation) selectCandidates(opt Options) []*Candidate {
 	var nf, np int
 	seen := map[Pred]bool{}
+	guards := map[trace.SiteID]bool{}
 	var preds []Pred
 	for _, o := range ob.runs {
 		if !o.failing {
@@ -49,6 +50,9 @@ func (ob *Observation) selectCandidates(opt Options) []*Candidate {
 			continue
 		}
 		nf++
+		if o.guard != 0 {
+			guards[o.guard] = true
+		}
 		for p := range o.x.preds {
 			if !seen[p] {
 				seen[p] = true
@@ -60,6 +64,12 @@ func (ob *Observation) selectCandidates(opt Options) []*Candidate {
 	groups := map[string]*Candidate{}
 	var out []*Candidate
 	for _, p := range preds {
+		if (p.Family == Branch || p.Family == Never) && guards[p.Sites[0]] {
+			// The failure's own check (got != want) discriminates
+			// perfectly and forcing it hides the failure: it explains
+			// nothing.
+			continue
+		}
 		c := &Candidate{Pred: p, times: make([]int, len(ob.runs))}
 		after := false
 		var dist float64
@@ -150,7 +160,7 @@ func arity(f Family) int {
 
 // familyRank orders the families a merged group is represented by: the
 // most specific and intervenable first.
-var familyRank = map[Family]int{Interleave: 0, RemoteDef: 1, Order: 2, Branch: 3, Never: 4, ValueOut: 5, Panic: 6}
+var familyRank = map[Family]int{Interleave: 0, RemoteDef: 1, Order: 2, Branch: 3, Never: 4, ValueOut: 5, Panic: 6, Overlap: 7}
 
 func comparePred(a, b Pred) int {
 	if c := cmp.Compare(familyRank[a.Family], familyRank[b.Family]); c != 0 {

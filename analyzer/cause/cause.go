@@ -76,6 +76,8 @@ type Node struct {
 	// another goroutine's access of the same location, this goroutine's
 	// next access), "order" (one goroutine's first access, another's
 	// last), "remote-def" (the write, then the read of what it wrote),
+	// "overlap" (a goroutine's entry into a function while another
+	// goroutine's call of it had not returned, then that call's entry),
 	// "branch", "never", "value" or "panic"; "" elsewhere.
 	Fact string `json:"fact,omitempty"`
 }
