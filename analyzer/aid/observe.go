@@ -63,8 +63,8 @@ type observed struct {
 	// guard is the branch that let F run: the last branch of F's frame
 	// before F (0 if none). It is the failure's own check, not a cause.
 	guard trace.SiteID
-	x       *extracted
-	tr      *trace.Trace // kept for the first few failing runs of each signature
+	x     *extracted
+	tr    *trace.Trace // kept for the first few failing runs of each signature
 }
 
 // keptTraces is how many failing traces per signature are kept for
