@@ -303,10 +303,13 @@ func checkFlakyRegression(t *testing.T, sc *scenario.Scenario, res *analyzer.Res
 func checkInterventionChain(t *testing.T, sc *scenario.Scenario, res *analyzer.Result) {
 	t.Helper()
 	if ivs := res.Flakiness.Interventions; ivs != nil {
-		t.Logf("traced head: %d of %d failed; %d group tests", ivs.TracedFailures, ivs.Traced, len(ivs.Tests))
+		runs := 0
 		for _, it := range ivs.Tests {
 			t.Logf("  %+v", it)
+			runs += it.Runs
 		}
+		t.Logf("traced head: %d of %d failed; %d group tests, %d intervened runs; wall %v",
+			ivs.TracedFailures, ivs.Traced, len(ivs.Tests), runs, res.Stats.Wall.Round(time.Second))
 	}
 	if res.Tree == nil {
 		if !slices.ContainsFunc([]note.Code{note.NoIntervention, note.NoTracedFailure, note.NoDiscriminator, note.InterventionFailed, note.InterventionSkip}, res.Notes.Has) {

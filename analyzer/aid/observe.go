@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -95,11 +96,19 @@ func classify(tr *trace.Trace) (*observed, bool) {
 	return nil, false
 }
 
-// guardOf is the site of the last branch in failure f's frame before f.
+// guardOf is the test's own check of the failure: the site of the last
+// branch before failure f in f's frame, when both are test code (a
+// _test.go file), 0 otherwise.
 func guardOf(tr *trace.Trace, f int) trace.SiteID {
+	if !strings.HasSuffix(tr.SiteOf(f).Pos.File, "_test.go") {
+		return 0
+	}
 	evs := tr.FrameEvents(tr.Events[f].Frame)
 	for k := len(evs) - 1; k >= 0; k-- {
 		if i := evs[k]; i < f && tr.Events[i].Kind == trace.EvBranch {
+			if !strings.HasSuffix(tr.SiteOf(i).Pos.File, "_test.go") {
+				return 0
+			}
 			return tr.Events[i].Site
 		}
 	}
