@@ -53,9 +53,19 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 	case headRuns[0].Outcome == trial.NoTests:
 		return nil, fmt.Errorf("%w on head", ErrNoSuchTest)
 	case hf == 0:
-		c.status = NotRegression
-		c.notes.Add(note.Note{Code: note.PassesOnHead, N: hp})
-		return c, nil
+		// The failure that brought us here did not show: head gets more
+		// runs before it is called passing, as a rare flake would fail
+		// in some of them (FLAKY.md §5).
+		if headRuns, err = c.failAtAll(ctx, r, headRuns, workers); err != nil {
+			return nil, err
+		}
+		if hf, hp = count(headRuns); hf == 0 {
+			c.status = NotRegression
+			c.notes.Add(note.Note{Code: note.PassesOnHead, N: hp})
+			return c, nil
+		}
+		c.head = firstFailing(headRuns)
+		return c, c.flaky(ctx, r, all, headRuns, workers)
 	case hp > 0:
 		return c, c.flaky(ctx, r, all, headRuns, workers)
 	}
@@ -84,6 +94,33 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 		c.notes.Add(note.Note{Code: note.FlakyOnBase, N: bf, M: bf + bp})
 	}
 	return c, nil
+}
+
+// maxPassingRuns is how many runs head gets in all to fail once when its
+// first runs all passed.
+const maxPassingRuns = 30
+
+// failAtAll runs head, workers at a time, until a run fails, it has run
+// maxPassingRuns times, or the classification's share of the budget is
+// spent; it returns every head run so far.
+func (c *classification) failAtAll(ctx context.Context, r repeater, head []trial.Result, workers int) ([]trial.Result, error) {
+	batch := max(workers, 1)
+	limit := maxPassingRuns
+	if plan := planRuns(ctx, classifyShare, batch, median(head)); plan >= 0 {
+		limit = min(limit, max(plan, len(head)))
+	}
+	for len(head) < limit {
+		more, err := r.Repeat(ctx, nil, min(batch, limit-len(head)))
+		head = append(head, more...)
+		c.runs = append(c.runs, more...)
+		if err != nil {
+			return nil, fmt.Errorf("running the test on head: %w", err)
+		}
+		if f, _ := count(more); f > 0 {
+			break
+		}
+	}
+	return head, nil
 }
 
 // allTimedOut reports whether every run hung until its time limit.

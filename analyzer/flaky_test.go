@@ -97,6 +97,38 @@ func TestClassifyFlaky(t *testing.T) {
 	}
 }
 
+// TestClassifyRareFlake: head fails one run in seven, so its three first
+// runs often all pass; it is run on until it fails (within 30 runs for
+// these seeds) and measured as flaky, never called passing. A head that
+// never fails stops at 30 runs.
+func TestClassifyRareFlake(t *testing.T) {
+	extra := 0
+	for seed := uint64(1); seed <= 30; seed++ {
+		sim := simulated{head: 0.15, rng: rand.New(rand.NewPCG(seed, 5)), runs: map[bool]int{}}
+		c, err := classify(context.Background(), &sim, []diffhunks.ID{1}, 3, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.status != Flaky && c.status != FlakyRegression || c.rates == nil || c.rates.Head.Failures == 0 {
+			t.Fatalf("seed %d: status %q, rates %+v, notes %+v", seed, c.status, c.rates, c.notes)
+		}
+		if first, _ := count(c.runs[:3]); first == 0 {
+			extra++
+		}
+	}
+	if extra == 0 {
+		t.Error("no seed had three passing first runs: the case is not exercised")
+	}
+	sim := simulated{head: 0, rng: rand.New(rand.NewPCG(1, 5)), runs: map[bool]int{}}
+	c, err := classify(context.Background(), &sim, []diffhunks.ID{1}, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.status != NotRegression || sim.runs[false] != maxPassingRuns || !c.notes.Has(note.PassesOnHead) {
+		t.Errorf("never failing head: status %q after %d runs, notes %+v", c.status, sim.runs[false], c.notes)
+	}
+}
+
 // TestClassifyFlakyPlan: a deadline too close leaves no room for base, and
 // the verdict is an inconclusive flaky, not a regression.
 func TestClassifyFlakyPlan(t *testing.T) {
