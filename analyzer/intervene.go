@@ -45,8 +45,11 @@ type Interventions struct {
 type InterventionTest struct {
 	Items                 []string
 	Runs, Valid, Failures int
-	Verdict               string
-	Placebo               bool
+	// Reused counts the runs, among Runs, that an earlier test of the
+	// same intervention made.
+	Reused  int
+	Verdict string
+	Placebo bool
 }
 
 // tracedHead runs head's traced test binary for the explanation.
@@ -123,7 +126,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 			words = append(words, describeItem(it, sites, repo))
 		}
 		ivs.Tests = append(ivs.Tests, InterventionTest{Items: words, Runs: t.Runs, Valid: t.Valid,
-			Failures: t.Failures, Verdict: string(t.Verdict), Placebo: t.Placebo})
+			Failures: t.Failures, Reused: t.Reused, Verdict: string(t.Verdict), Placebo: t.Placebo})
 	}
 	res.Flakiness.Interventions = ivs
 	addAll(&res.Notes, ex.Notes)

@@ -218,6 +218,7 @@ func flakyRegression() *analyzer.Result {
 			}}}},
 			Interventions: &analyzer.Interventions{Traced: 20, TracedFailures: 9, Tests: []analyzer.InterventionTest{
 				{Items: []string{"run example.com/calc.F one call at a time"}, Runs: 26, Valid: 26, Verdict: "stopped"},
+				{Items: []string{"run example.com/calc.F one call at a time"}, Runs: 26, Valid: 26, Reused: 26, Verdict: "stopped"},
 				{Items: []string{"wait 40µs on entering example.com/calc.F"}, Runs: 4, Valid: 4, Failures: 1, Verdict: "persists", Placebo: true},
 			}},
 		},

@@ -407,7 +407,11 @@ func renderInterventions(b *strings.Builder, iv *Interventions) {
 		if t.Placebo {
 			what += " (placebo)"
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %d | %s |\n", what, t.Runs, t.Valid, t.Failures, t.Verdict)
+		runs := fmt.Sprint(t.Runs)
+		if t.Reused > 0 {
+			runs += fmt.Sprintf(" (%d reused)", t.Reused)
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %s |\n", what, runs, t.Valid, t.Failures, t.Verdict)
 	}
 	b.WriteString("\n</details>\n\n")
 }

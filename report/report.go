@@ -153,13 +153,15 @@ type Interventions struct {
 
 // InterventionTest is one group test: what it did, its runs (valid: the
 // hooks acted and the run ended as a pass or with the failure), failures
-// among the valid runs, and its verdict ("stopped", "persists",
-// "invalid", "undecided"); placebo marks the delay-only check of a link.
+// among the valid runs, the runs an earlier test of the same intervention
+// made (reused), and its verdict ("stopped", "persists", "invalid",
+// "undecided"); placebo marks the delay-only check of a link.
 type InterventionTest struct {
 	Items    []string `json:"items"`
 	Runs     int      `json:"runs"`
 	Valid    int      `json:"valid"`
 	Failures int      `json:"failures"`
+	Reused   int      `json:"reused,omitempty"`
 	Verdict  string   `json:"verdict"`
 	Placebo  bool     `json:"placebo,omitempty"`
 }
@@ -317,7 +319,7 @@ func flakiness(f *analyzer.Flakiness) *Flakiness {
 		out.Interventions = &Interventions{Traced: iv.Traced, TracedFailures: iv.TracedFailures}
 		for _, t := range iv.Tests {
 			out.Interventions.Tests = append(out.Interventions.Tests, InterventionTest{Items: slices.Clone(t.Items),
-				Runs: t.Runs, Valid: t.Valid, Failures: t.Failures, Verdict: t.Verdict, Placebo: t.Placebo})
+				Runs: t.Runs, Valid: t.Valid, Failures: t.Failures, Reused: t.Reused, Verdict: t.Verdict, Placebo: t.Placebo})
 		}
 	}
 	if rr := f.Race; rr != nil {

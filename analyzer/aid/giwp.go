@@ -30,6 +30,9 @@ type Intervention struct {
 	Valid      int      `json:"valid"`
 	Failures   int      `json:"failures"`
 	Verdict    Verdict  `json:"verdict"`
+	// Reused counts the runs, among Runs, that an earlier test of the
+	// same spec made and this one judged again.
+	Reused int `json:"reused,omitempty"`
 	// Placebo marks the delay-only test of a confirmed serial link.
 	Placebo bool `json:"placebo,omitempty"`
 
@@ -68,6 +71,19 @@ type giwp struct {
 	downgraded                           map[int]bool // confirmed, then stopped by the placebo too
 	effect                               map[int]int  // index in tests of the single-candidate test that decided it
 	tests                                []Intervention
+	// kept holds every intervened run by spec: GIWP often tests one
+	// item for several groups (candidates that map to one serial lock),
+	// and a later test judges the runs an earlier one made before it
+	// makes more.
+	kept map[string][]seen
+}
+
+// seen is one intervened run as judging needs it.
+type seen struct {
+	o       *observed // nil unless class is countedRun
+	class   runClass
+	applied int
+	waited  time.Duration
 }
 
 func newGIWP(ctx context.Context, r Runner, ob *Observation, cs []*Candidate, d *dag, opt Options) *giwp {
@@ -79,6 +95,7 @@ func newGIWP(ctx context.Context, r Runner, ob *Observation, cs []*Candidate, d 
 		unintervenable: map[int]bool{},
 		downgraded:     map[int]bool{},
 		effect:         map[int]int{},
+		kept:           map[string][]seen{},
 	}
 }
 
@@ -108,23 +125,33 @@ func (g *giwp) test(group []int) (Intervention, []testedRun, error) {
 
 // runTest runs iv's spec with the SPRT; judge says whether a run counts.
 // A limit > 0 caps the test's runs (the test is then undecided).
-func (g *giwp) runTest(iv Intervention, judge func(Run, []int) (testedRun, runClass), limit int) (Intervention, []testedRun, error) {
+func (g *giwp) runTest(iv Intervention, judge func(seen, []int) (testedRun, runClass), limit int) (Intervention, []testedRun, error) {
 	group := iv.Candidates
 	iv.Verdict = Undecided
 	spec := strings.Join(iv.Items, ";")
 	var valid []testedRun
 	invalid := 0
 	for !g.exhausted() && (limit <= 0 || iv.Runs < limit) {
-		n := min(g.opt.Workers, g.opt.MaxRuns-g.used)
-		runs, err := batch(g.ctx, g.r, spec, n)
-		if err != nil {
-			if g.ctx.Err() != nil {
-				g.out = true
-				break
+		var runs []seen
+		if kept := g.kept[spec]; iv.Runs < len(kept) {
+			runs = kept[iv.Runs:min(len(kept), iv.Runs+g.opt.Workers)]
+			iv.Reused += len(runs)
+		} else {
+			n := min(g.opt.Workers, g.opt.MaxRuns-g.used)
+			raw, err := batch(g.ctx, g.r, spec, n)
+			if err != nil {
+				if g.ctx.Err() != nil {
+					g.out = true
+					break
+				}
+				return iv, nil, err
 			}
-			return iv, nil, err
+			g.used += n
+			for _, rn := range raw {
+				runs = append(runs, g.outcome(rn))
+			}
+			g.kept[spec] = append(kept, runs...)
 		}
-		g.used += n
 		for _, rn := range runs {
 			iv.Runs++
 			t, class := judge(rn, group)
@@ -137,8 +164,8 @@ func (g *giwp) runTest(iv Intervention, judge func(Run, []int) (testedRun, runCl
 			}
 			valid = append(valid, t)
 			iv.Valid++
-			iv.applied += rn.Applied
-			iv.waited += rn.Waited
+			iv.applied += rn.applied
+			iv.waited += rn.waited
 			if t.failing {
 				iv.Failures++
 			}
@@ -171,8 +198,8 @@ const (
 // judge decides whether an intervened run counts: a hook acted, and it
 // passed with the intervened candidates absent, or failed with F's
 // signature.
-func (g *giwp) judge(rn Run, group []int) (testedRun, runClass) {
-	o, class := g.outcome(rn)
+func (g *giwp) judge(rn seen, group []int) (testedRun, runClass) {
+	o, class := rn.o, rn.class
 	if class != countedRun {
 		return testedRun{}, class
 	}
@@ -192,21 +219,22 @@ func (g *giwp) judge(rn Run, group []int) (testedRun, runClass) {
 
 // outcome classifies an intervened run: invalid when no hook acted or it
 // ended neither passing nor with F's signature.
-func (g *giwp) outcome(rn Run) (*observed, runClass) {
+func (g *giwp) outcome(rn Run) seen {
+	bad := seen{class: invalidRun}
 	if rn.Trace == nil || rn.Applied == 0 {
-		return nil, invalidRun
+		return bad
 	}
 	o, ok := classify(rn.Trace)
 	if !ok || o.failing && o.sig != g.ob.Signature {
-		return nil, invalidRun
+		return bad
 	}
 	if o.failing && rn.Expired > 0 {
 		// A lock gave up waiting: the failure may have come through
 		// the gap, so the run says nothing against the intervention.
-		return nil, invalidRun
+		return bad
 	}
 	g.ob.derive(o.x)
-	return o, countedRun
+	return seen{o: o, class: countedRun, applied: rn.Applied, waited: rn.Waited}
 }
 
 // run is GIWP over pool, in topological order, earliest first.
@@ -318,8 +346,8 @@ func (g *giwp) placebos() (int, error) {
 // in it: the placebo asks whether the failure stops while the predicate
 // still occurs. Runs without it are skipped, not invalid, since the
 // predicate occurs in only a share of the runs.
-func (g *giwp) judgePlacebo(rn Run, group []int) (testedRun, runClass) {
-	o, class := g.outcome(rn)
+func (g *giwp) judgePlacebo(rn seen, group []int) (testedRun, runClass) {
+	o, class := rn.o, rn.class
 	if class != countedRun {
 		return testedRun{}, class
 	}

@@ -205,10 +205,11 @@ func TestJudge(t *testing.T) {
 		{"no hook acted", Run{Trace: pass.Trace}, []int{p1}, false},
 		{"passing, intervened predicate still holds", pass, []int{p1, l}, false},
 		{"failing with F", Run{Trace: fail.Trace, Applied: 1}, []int{p1}, true},
+		{"failing with F, a lock gave up", Run{Trace: fail.Trace, Applied: 1, Expired: 1}, []int{p1}, false},
 		{"failing otherwise", crash, []int{p1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, class := g.judge(tc.run, tc.group); (class == countedRun) != tc.valid || class == skippedRun {
+			if _, class := g.judge(g.outcome(tc.run), tc.group); (class == countedRun) != tc.valid || class == skippedRun {
 				t.Errorf("class = %v, want valid %v", class, tc.valid)
 			}
 		})
@@ -402,5 +403,42 @@ func TestPlaceboBound(t *testing.T) {
 	}
 	if !g.confirmed[p1] || g.out {
 		t.Errorf("confirmed %v, budget spent %v; want the link kept and budget left", g.confirmed[p1], g.out)
+	}
+}
+
+// TestSameSpecReused: two candidates that one spec item makes false (as
+// an interleaving and an order on one serialised function are) are tested
+// apart, and the second test judges the first one's runs again instead of
+// making new ones.
+func TestSameSpecReused(t *testing.T) {
+	s := newSim(11, 0.3)
+	ctx := context.Background()
+	ob, err := Observe(ctx, s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{}.withDefaults()
+	cs := ob.selectCandidates(opt)
+	p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
+	p2 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP2 })
+	spec := fmt.Sprintf("force:%d=0", simP1) // P2 is gone whenever P1 is
+	cs[p1].Item, cs[p2].Item = spec, spec
+	g := newGIWP(ctx, s, ob, cs, buildDAG(ob, cs), opt)
+	first, _, err := g.test([]int{p1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _, err := g.test([]int{p2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Verdict != Stopped || second.Verdict != Stopped {
+		t.Fatalf("verdicts %s, %s; want both stopped", first.Verdict, second.Verdict)
+	}
+	if first.Reused != 0 || second.Reused != second.Runs || second.Runs > first.Runs {
+		t.Errorf("first %+v, second %+v: want the second to judge the first's runs only", first, second)
+	}
+	if n := int(s.calls[spec]); n != first.Runs || g.used != first.Runs {
+		t.Errorf("%d runs of %q made (budget counted %d), want the first test's %d", n, spec, g.used, first.Runs)
 	}
 }
