@@ -43,6 +43,9 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 		var found *search.Found
 		found, err = loop.run(ctx, req.SemanticBudget, start, b, res, candidates, opt)
 		loop.record(res, start)
+		// The causes are derived: the solver's memory is not needed
+		// by the searches, the comparison or the tree.
+		loop.an.Release()
 		if found != nil || err != nil {
 			return found, loop, err
 		}
@@ -277,6 +280,9 @@ func (l *afterLoop) record(res *Result, start time.Time) {
 	res.Stats.Inputs = st.Inputs
 	if st.NonMinimal > 0 {
 		res.Notes.Add(note.Note{Code: note.SolverGaveUp, N: st.NonMinimal})
+	}
+	if st.Cut > 0 {
+		res.Notes.Add(note.Note{Code: note.SliceCut, N: st.Cut, M: semantic.DefaultMaxSlice})
 	}
 }
 

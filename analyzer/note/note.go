@@ -52,6 +52,7 @@ const (
 	CauseFailed        Code = "cause-failed"         // Detail: why one predicate has no cause
 	CausesTouchNothing Code = "causes-touch-nothing" // N causes led to no root
 	SolverGaveUp       Code = "solver-gave-up"       // N checks came back unknown
+	SliceCut           Code = "slice-cut"            // N causes whose slice stopped at M events
 )
 
 // Comparison with the passing run.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -21,17 +22,25 @@ type Options struct {
 	SolverTimeout time.Duration
 	// Window is how many events of a target's backward slice are encoded
 	// first; the slice then grows, doubling the step, only from the
-	// definitions beyond it that the last core needed. Default 512.
+	// definitions beyond it that the last core needed. Default
+	// DefaultWindow.
 	Window int
 	// MaxSlice bounds the number of events encoded for one target; the
 	// definitions beyond it that the core needs enter it as observed, and
-	// the cause says it was cut (Cause.Cut, Stats.Cut). Default 8192.
+	// the cause says it was cut (Cause.Cut, Stats.Cut). Default
+	// DefaultMaxSlice.
 	MaxSlice int
 	// Deleted lists the code the change removed from the traced tree, so
 	// that a branch whose taken side lost a definition of what a cause
 	// reads is a critical predicate (an omission error).
 	Deleted []Deletion
 }
+
+// Defaults of Options.Window and Options.MaxSlice.
+const (
+	DefaultWindow   = 512
+	DefaultMaxSlice = 8192
+)
 
 // Stats describe the work done and how much of it was approximate.
 type Stats struct {
@@ -84,10 +93,10 @@ func New(tr *trace.Trace, dir string, opt Options) *Analysis {
 		opt.SolverTimeout = 10 * time.Second
 	}
 	if opt.Window == 0 {
-		opt.Window = 512
+		opt.Window = DefaultWindow
 	}
 	if opt.MaxSlice == 0 {
-		opt.MaxSlice = 8192
+		opt.MaxSlice = DefaultMaxSlice
 	}
 	c := smt.NewContext(smt.Options{Timeout: opt.SolverTimeout})
 	idx := newIndex(tr)
@@ -104,6 +113,9 @@ func New(tr *trace.Trace, dir string, opt Options) *Analysis {
 
 // Stats returns the work done so far.
 func (a *Analysis) Stats() Stats {
+	if a.c == nil {
+		return a.stats // released: the figures as they were then
+	}
 	s := a.stats
 	s.SolverCalls = a.c.Calls()
 	s.PointWise = a.f.pointWise
@@ -114,6 +126,20 @@ func (a *Analysis) Stats() Stats {
 		}
 	}
 	return s
+}
+
+// Release drops the solver context and the encoded formula, which hold
+// most of an analysis's memory (Z3's, outside the Go heap, freed when
+// the Go objects that own it are collected). Afterwards only Stats,
+// Tree and the causes' own methods may be used.
+func (a *Analysis) Release() {
+	if a.c == nil {
+		return
+	}
+	a.stats = a.Stats()
+	a.f = &formula{tr: a.tr, idx: a.idx}
+	a.fExact, a.c = nil, nil
+	runtime.GC()
 }
 
 // Target is a predicate to explain: a branch with its observed outcome,
@@ -379,6 +405,10 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 		cause.Constants = a.constantsOf(cause.Events)
 		return cause, nil
 	}
+	// Each core has its own solver, whose memory is Z3's: the Go heap
+	// does not grow with it, so collect when done, or the solvers and
+	// clauses of many targets stay alive until the heap grows.
+	defer runtime.GC()
 	labels, core, cut, err := a.solve(ctx, t)
 	if errors.Is(err, smt.ErrSatisfiable) && !a.f.exact {
 		// The premises that make uninstrumented calls depend on what

@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"context"
+	"errors"
 	"sort"
 
 	"github.com/culprit-dev/culprit/analyzer/smt"
@@ -40,10 +41,15 @@ func (w *window) grow(from []int, n int) error {
 	for added := 0; len(queue) > 0 && added < n; {
 		i := queue[0]
 		queue = queue[1:]
-		if w.visited[i] || i >= w.end || i == w.target {
+		if w.visited[i] {
 			continue
 		}
 		w.visited[i] = true
+		if i >= w.end || i == w.target {
+			// After the target's predicate was decided: left free, as
+			// the slice never encodes it, and never pinned.
+			continue
+		}
 		added++
 		ec, err := a.f.eventClause(i)
 		if err != nil {
@@ -154,9 +160,13 @@ func (a *Analysis) windowed(ctx context.Context, neg smt.Term, deps []int, targe
 		from = append(from, b)
 	}
 	step := a.opt.Window
-	for {
+	for round := 0; ; round++ {
+		before := w.size()
 		if err := w.grow(from, min(step, a.opt.MaxSlice-w.size())); err != nil {
 			return nil, nil, false, err
+		}
+		if round > 0 && w.size() == before {
+			return nil, nil, false, errors.New("the slice cannot grow where the core needs it")
 		}
 		labels, soft, pinned, err := w.clauses()
 		if err != nil {
