@@ -192,6 +192,10 @@ func (l *afterLoop) toRepoPaths(tree *cause.Node) {
 	})
 }
 
+// maxIdleCauses is how many causes in a row may touch no hunk the earlier
+// causes had not before the loop stops deriving causes and falls back.
+const maxIdleCauses = 4
+
 // run is Algorithm 1. It returns nil, nil when the causes never led to a
 // root, so that the caller falls back.
 //
@@ -211,9 +215,18 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 	for _, id := range candidates {
 		allowed[id] = true
 	}
+	idle := 0 // causes in a row that touched no hunk the earlier ones had not
+	touchedN := 0
 	for len(pending) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if idle >= maxIdleCauses {
+			// Critical predicates lie ever further from the failure;
+			// those that add nothing to the search are not worth the
+			// semantic share they use.
+			res.Notes.Add(note.Note{Code: note.CausesIdle, N: len(causes), M: idle})
+			return nil, nil
 		}
 		t := pending[0]
 		pending = pending[1:]
@@ -227,10 +240,16 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 		}
 		if err != nil {
 			res.Notes.Add(note.Note{Code: note.CauseFailed, Detail: err.Error()})
+			idle++
 			continue
 		}
 		causes = append(causes, c)
 		touched := l.touched(res.Hunks, causes, allowed)
+		if len(touched) > touchedN {
+			idle, touchedN = 0, len(touched)
+		} else {
+			idle++
+		}
 		if k := fmt.Sprint(touched); len(touched) > 0 && !searched[k] {
 			searched[k] = true
 			// The touched hunks are a guess: when reverting them all
