@@ -43,6 +43,9 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 		var found *search.Found
 		found, err = loop.run(ctx, req.SemanticBudget, start, b, res, candidates, opt)
 		loop.record(res, start)
+		// The causes are derived: the solver's memory is not needed
+		// by the searches, the comparison or the tree.
+		loop.an.Release()
 		if found != nil || err != nil {
 			return found, loop, err
 		}
@@ -189,6 +192,10 @@ func (l *afterLoop) toRepoPaths(tree *cause.Node) {
 	})
 }
 
+// maxIdleCauses is how many causes in a row may touch no hunk the earlier
+// causes had not before the loop stops deriving causes and falls back.
+const maxIdleCauses = 4
+
 // run is Algorithm 1. It returns nil, nil when the causes never led to a
 // root, so that the caller falls back.
 //
@@ -208,9 +215,18 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 	for _, id := range candidates {
 		allowed[id] = true
 	}
+	idle := 0 // causes in a row that touched no hunk the earlier ones had not
+	touchedN := 0
 	for len(pending) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if idle >= maxIdleCauses {
+			// Critical predicates lie ever further from the failure;
+			// those that add nothing to the search are not worth the
+			// semantic share they use.
+			res.Notes.Add(note.Note{Code: note.CausesIdle, N: len(causes), M: idle})
+			return nil, nil
 		}
 		t := pending[0]
 		pending = pending[1:]
@@ -224,10 +240,16 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 		}
 		if err != nil {
 			res.Notes.Add(note.Note{Code: note.CauseFailed, Detail: err.Error()})
+			idle++
 			continue
 		}
 		causes = append(causes, c)
 		touched := l.touched(res.Hunks, causes, allowed)
+		if len(touched) > touchedN {
+			idle, touchedN = 0, len(touched)
+		} else {
+			idle++
+		}
 		if k := fmt.Sprint(touched); len(touched) > 0 && !searched[k] {
 			searched[k] = true
 			// The touched hunks are a guess: when reverting them all
@@ -277,6 +299,9 @@ func (l *afterLoop) record(res *Result, start time.Time) {
 	res.Stats.Inputs = st.Inputs
 	if st.NonMinimal > 0 {
 		res.Notes.Add(note.Note{Code: note.SolverGaveUp, N: st.NonMinimal})
+	}
+	if st.Cut > 0 {
+		res.Notes.Add(note.Note{Code: note.SliceCut, N: st.Cut, M: semantic.DefaultMaxSlice})
 	}
 }
 

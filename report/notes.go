@@ -81,8 +81,12 @@ func words(n note.Note) string {
 		return "no cause could be derived for one predicate (" + code(n.Detail) + ")"
 	case note.CausesTouchNothing:
 		return fmt.Sprintf("the %s derived from the failing run touch no set of hunks whose revert passes: the root was found by the revert search over all hunks, and the explanation is dynamic only", plural(n.N, "cause", "causes"))
+	case note.CausesIdle:
+		return fmt.Sprintf("the semantic analysis stopped after %s, the last %d touching no changed line the earlier ones had not: the root was found by the revert search over all hunks, and the explanation is dynamic only", plural(n.N, "cause", "causes"), n.M)
 	case note.SolverGaveUp:
 		return fmt.Sprintf("the solver gave up on %s: those causes may not be minimal", plural(n.N, "check", "checks"))
+	case note.SliceCut:
+		return fmt.Sprintf("the slice of %s stopped at %d events: the values its statements read from beyond that enter as observed, and what decided them is not explained", plural(n.N, "cause", "causes"), n.M)
 	case note.ContrastSkipped:
 		return "the passing run was not compared with the failing run (" + code(n.Detail) + "): the tree shows the failing run alone"
 	case note.ContrastBudget:

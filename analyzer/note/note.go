@@ -62,7 +62,9 @@ const (
 	NoFailureInTrace   Code = "no-failure-in-trace"  // Detail: why the assertion was not found
 	CauseFailed        Code = "cause-failed"         // Detail: why one predicate has no cause
 	CausesTouchNothing Code = "causes-touch-nothing" // N causes led to no root
+	CausesIdle         Code = "causes-idle"          // N causes led to no root, the last M touched no new hunk
 	SolverGaveUp       Code = "solver-gave-up"       // N checks came back unknown
+	SliceCut           Code = "slice-cut"            // N causes whose slice stopped at M events
 )
 
 // Comparison with the passing run.

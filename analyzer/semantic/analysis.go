@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -19,8 +20,15 @@ type Options struct {
 	// SolverTimeout bounds one solver check; a check that runs out keeps
 	// its clauses in the core (which then may not be minimal). Default 10s.
 	SolverTimeout time.Duration
-	// MaxSlice bounds the number of events encoded for one target; beyond
-	// it the remaining reads become inputs. Default 200000.
+	// Window is how many events of a target's backward slice are encoded
+	// first; the slice then grows, doubling the step, only from the
+	// definitions beyond it that the last core needed. Default
+	// DefaultWindow.
+	Window int
+	// MaxSlice bounds the number of events encoded for one target; the
+	// definitions beyond it that the core needs enter it as observed, and
+	// the cause says it was cut (Cause.Cut, Stats.Cut). Default
+	// DefaultMaxSlice.
 	MaxSlice int
 	// Deleted lists the code the change removed from the traced tree, so
 	// that a branch whose taken side lost a definition of what a cause
@@ -28,11 +36,18 @@ type Options struct {
 	Deleted []Deletion
 }
 
+// Defaults of Options.Window and Options.MaxSlice.
+const (
+	DefaultWindow   = 512
+	DefaultMaxSlice = 8192
+)
+
 // Stats describe the work done and how much of it was approximate.
 type Stats struct {
 	SolverCalls int
 	Clauses     int // soft clauses encoded
 	Slice       int // events in the largest slice
+	Cut         int // causes whose slice stopped at Options.MaxSlice
 	PointWise   int // expressions encoded point-wise
 	Inputs      int // hard clauses v = observed
 	NonMinimal  int // cores not proven minimal (solver gave up)
@@ -77,8 +92,11 @@ func New(tr *trace.Trace, dir string, opt Options) *Analysis {
 	if opt.SolverTimeout == 0 {
 		opt.SolverTimeout = 10 * time.Second
 	}
+	if opt.Window == 0 {
+		opt.Window = DefaultWindow
+	}
 	if opt.MaxSlice == 0 {
-		opt.MaxSlice = 200000
+		opt.MaxSlice = DefaultMaxSlice
 	}
 	c := smt.NewContext(smt.Options{Timeout: opt.SolverTimeout})
 	idx := newIndex(tr)
@@ -95,11 +113,33 @@ func New(tr *trace.Trace, dir string, opt Options) *Analysis {
 
 // Stats returns the work done so far.
 func (a *Analysis) Stats() Stats {
+	if a.c == nil {
+		return a.stats // released: the figures as they were then
+	}
 	s := a.stats
 	s.SolverCalls = a.c.Calls()
 	s.PointWise = a.f.pointWise
 	s.Inputs = len(a.f.inputs)
+	for _, ec := range a.f.clause {
+		if ec != nil {
+			s.Clauses++
+		}
+	}
 	return s
+}
+
+// Release drops the solver context and the encoded formula, which hold
+// most of an analysis's memory (Z3's, outside the Go heap, freed when
+// the Go objects that own it are collected). Afterwards only Stats,
+// Tree and the causes' own methods may be used.
+func (a *Analysis) Release() {
+	if a.c == nil {
+		return
+	}
+	a.stats = a.Stats()
+	a.f = &formula{tr: a.tr, idx: a.idx}
+	a.fExact, a.c = nil, nil
+	runtime.GC()
 }
 
 // Target is a predicate to explain: a branch with its observed outcome,
@@ -341,6 +381,10 @@ type Cause struct {
 	Events []int
 	// Minimal is false when the solver gave up on some check.
 	Minimal bool
+	// Cut is set when the slice stopped at Options.MaxSlice events with
+	// definitions beyond it in the core: those definitions are among
+	// Events, as observed, and what decided their values is not.
+	Cut bool
 	// Omitted are indices into Options.Deleted: deleted code that stood in
 	// the side the target branch took and may have defined what a cause
 	// reads.
@@ -361,7 +405,11 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 		cause.Constants = a.constantsOf(cause.Events)
 		return cause, nil
 	}
-	labels, core, err := a.solve(ctx, t)
+	// Each core has its own solver, whose memory is Z3's: the Go heap
+	// does not grow with it, so collect when done, or the solvers and
+	// clauses of many targets stay alive until the heap grows.
+	defer runtime.GC()
+	labels, core, cut, err := a.solve(ctx, t)
 	if errors.Is(err, smt.ErrSatisfiable) && !a.f.exact {
 		// The premises that make uninstrumented calls depend on what
 		// they were called on weaken clauses: when a hole in the trace
@@ -372,7 +420,7 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 			a.fExact.exact = true
 		}
 		a.f, a.fExact = a.fExact, a.f
-		labels, core, err = a.solve(ctx, t)
+		labels, core, cut, err = a.solve(ctx, t)
 		a.f, a.fExact = a.fExact, a.f
 	}
 	if err != nil {
@@ -384,6 +432,10 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 	if !core.Minimal {
 		cause.Minimal = false
 		a.stats.NonMinimal++
+	}
+	if cut {
+		cause.Cut = true
+		a.stats.Cut++
 	}
 	evs := []int{t.Event}
 	for _, k := range core.Soft {
@@ -399,18 +451,14 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 }
 
 // solve returns the minimal core of t's slice under its negation, with
-// the event of each soft clause.
-func (a *Analysis) solve(ctx context.Context, t Target) ([]int, *smt.Core, error) {
+// the event of each soft clause, grown in windows (windowed); cut says the
+// slice reached its bound.
+func (a *Analysis) solve(ctx context.Context, t Target) ([]int, *smt.Core, bool, error) {
 	neg, deps, err := a.negate(t)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	labels, soft, err := a.slice(deps, t.Event)
-	if err != nil {
-		return nil, nil, err
-	}
-	core, err := a.c.MinimalCore(ctx, append(a.hard(), neg), soft)
-	return labels, core, err
+	return a.windowed(ctx, neg, deps, t.Event)
 }
 
 func (a *Analysis) hard() []smt.Term {
@@ -510,57 +558,26 @@ func (a *Analysis) negate(t Target) (neg smt.Term, deps []int, err error) {
 }
 
 // slice returns the soft clauses of the backward dynamic slice from the
-// given events (def-use and dynamic control dependence), encoding events
-// as it reaches them; labels[k] is the event of soft[k].
+// given events (def-use and dynamic control dependence), up to
+// Options.MaxSlice events, without pins; labels[k] is the event of
+// soft[k].
 func (a *Analysis) slice(from []int, target int) (labels []int, soft []smt.Term, err error) {
-	seen := map[int]bool{}
-	work := append([]int(nil), from...)
+	w := a.newWindow(target)
 	if b := a.control(target); b >= 0 {
-		work = append(work, b)
+		from = append(from, b)
 	}
-	end := a.idx.horizon(target)
-	for len(work) > 0 {
-		i := work[len(work)-1]
-		work = work[:len(work)-1]
-		if seen[i] || i >= end || i == target {
-			continue
-		}
-		seen[i] = true
-		if len(seen) > a.opt.MaxSlice {
-			break
-		}
-		ec, err := a.f.eventClause(i)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ec != nil {
-			labels = append(labels, i)
-			soft = append(soft, ec.term)
-			work = append(work, ec.deps...)
-		}
-		if a.tr.Event(i).Kind == trace.EvEntry {
-			// The call that made the frame is part of the slice.
-			if c := a.tr.Frame(a.tr.Event(i).Frame).Call; c >= 0 {
-				work = append(work, c)
-			}
-		}
-		if b := a.control(i); b >= 0 {
-			work = append(work, b)
-		}
+	if err := w.grow(from, a.opt.MaxSlice); err != nil {
+		return nil, nil, err
 	}
-	// The trace's order makes the core's order, and QuickXplain's choice
-	// among equal cores, deterministic.
-	sort.Sort(byLabel{labels, soft})
-	a.stats.Clauses = 0
-	for _, ec := range a.f.clause {
-		if ec != nil {
-			a.stats.Clauses++
-		}
+	labels, soft, pinned, err := w.clauses()
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(seen) > a.stats.Slice {
-		a.stats.Slice = len(seen)
+	n := len(pinned)
+	for n > 0 && pinned[n-1] {
+		n--
 	}
-	return labels, soft, nil
+	return labels[:n], soft[:n], nil
 }
 
 type byLabel struct {

@@ -1,6 +1,7 @@
 package semantic
 
 import (
+	"iter"
 	"sort"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -14,15 +15,19 @@ type index struct {
 
 func newIndex(tr *trace.Trace) *index { return &index{tr: tr} }
 
-// before returns the events of frame fr before event i, latest first.
-func (x *index) before(fr trace.FrameID, i int) []int {
+// before yields the events of frame fr before event i, latest first,
+// with their rank (0 for the latest). It walks the frame's own index in
+// place: a long frame is not copied for each lookup.
+func (x *index) before(fr trace.FrameID, i int) iter.Seq2[int, int] {
 	evs := x.tr.FrameEvents(fr)
 	k := sort.SearchInts(evs, i)
-	out := make([]int, k)
-	for j := range k {
-		out[j] = evs[k-1-j]
+	return func(yield func(int, int) bool) {
+		for j := range k {
+			if !yield(j, evs[k-1-j]) {
+				return
+			}
+		}
 	}
-	return out
 }
 
 // argCalls returns the Call and CallExt events that follow the failure
