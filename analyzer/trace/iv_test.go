@@ -378,8 +378,9 @@ func TestDelayYieldRecursion(t *testing.T) {
 			if !tr.Result.Passed {
 				t.Fatalf("run failed:\n%s", tr.Result.Output)
 			}
-			if tr.Intervention != tc.want {
-				t.Errorf("counters %+v, want %+v", tr.Intervention, tc.want)
+			// Waited depends on the scheduler: only the counts are exact.
+			if got := tr.Intervention; got.Applied != tc.want.Applied || got.Expired != tc.want.Expired {
+				t.Errorf("counters %+v, want %+v", got, tc.want)
 			}
 			m := noopMs.FindStringSubmatch(tr.Result.Output)
 			if m == nil {
