@@ -193,7 +193,9 @@ func (l *afterLoop) toRepoPaths(tree *cause.Node) {
 }
 
 // maxIdleCauses is how many causes in a row may touch no hunk the earlier
-// causes had not before the loop stops deriving causes and falls back.
+// causes had not before the loop stops deriving causes and falls back,
+// once a quarter of the semantic share is used: cheap causes (a small
+// program's) go on, as one of them may still reach the root.
 const maxIdleCauses = 4
 
 // run is Algorithm 1. It returns nil, nil when the causes never led to a
@@ -221,7 +223,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if idle >= maxIdleCauses {
+		if idle >= maxIdleCauses && time.Since(start)-l.searching >= share/4 {
 			// Critical predicates lie ever further from the failure;
 			// those that add nothing to the search are not worth the
 			// semantic share they use.
