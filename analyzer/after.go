@@ -166,31 +166,8 @@ func tracedPackages(mod module, hunks []diffhunks.Hunk) []string {
 }
 
 // repoPath maps a path relative to the traced module root to one relative
-// to the repository, as hunks name files.
-func (l *afterLoop) repoPath(file string) string {
-	if l.prefix == "." || l.prefix == "" {
-		return file
-	}
-	return l.prefix + "/" + file
-}
-
-// toRepoPaths rewrites the tree's file names, which the trace gives
-// relative to the traced module, to be relative to the repository, as the
-// hunks and the report name them.
-func (l *afterLoop) toRepoPaths(tree *cause.Node) {
-	fix := func(s *cause.Statement) {
-		if s != nil {
-			s.File = l.repoPath(s.File)
-		}
-	}
-	tree.Walk(func(n *cause.Node) {
-		fix(&n.Target)
-		fix(n.Via)
-		for i := range n.Statements {
-			fix(&n.Statements[i])
-		}
-	})
-}
+// to the repository.
+func (l *afterLoop) repoPath(file string) string { return module{dir: l.prefix}.repoPath(file) }
 
 // maxIdleCauses is how many causes in a row may touch no hunk the earlier
 // causes had not before the loop stops deriving causes and falls back,
@@ -285,7 +262,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 func (l *afterLoop) tree(cmp semantic.Contrast) *cause.Node {
 	t := l.an.Tree(l.causes, l.lineHunk, cmp)
 	if t != nil {
-		l.toRepoPaths(t)
+		module{dir: l.prefix}.toRepoPaths(t)
 	}
 	return t
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/search"
@@ -256,6 +257,32 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 type module struct {
 	dir string // the directory of go.mod, slash-separated, relative to the repository ("." at the top)
 	pkg string // the test's package relative to dir ("./calc")
+}
+
+// repoPath maps a path relative to the module root (as traces name
+// files) to one relative to the repository (as hunks and reports do).
+func (m module) repoPath(file string) string {
+	if m.dir == "." || m.dir == "" {
+		return file
+	}
+	return m.dir + "/" + file
+}
+
+// toRepoPaths rewrites a tree's file names, which the trace gives
+// relative to the traced module, to be relative to the repository.
+func (m module) toRepoPaths(tree *cause.Node) {
+	fix := func(s *cause.Statement) {
+		if s != nil && s.File != "" {
+			s.File = m.repoPath(s.File)
+		}
+	}
+	tree.Walk(func(n *cause.Node) {
+		fix(&n.Target)
+		fix(n.Via)
+		for i := range n.Statements {
+			fix(&n.Statements[i])
+		}
+	})
 }
 
 // moduleOf finds the module of pkg (relative to the repository) at rev,

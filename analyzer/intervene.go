@@ -3,7 +3,6 @@ package analyzer
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,12 +100,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	}
 	defer bin.Close()
 	sites := bin.Sites()
-	repo := func(file string) string {
-		if mod.dir == "." || mod.dir == "" {
-			return file
-		}
-		return path.Join(mod.dir, file)
-	}
+	repo := mod.repoPath
 	prefer := func(id trace.SiteID) bool {
 		if int(id) <= 0 || int(id) >= len(sites) {
 			return false
@@ -133,10 +127,10 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	if ex.Tree == nil || len(ex.Tree.Children) == 0 {
 		return
 	}
+	mod.toRepoPaths(ex.Tree)
 	ex.Tree.Walk(func(n *cause.Node) {
 		place := func(s *cause.Statement) {
 			if s.File != "" {
-				s.File = repo(s.File)
 				s.Hunk = hunkAtPath(res.Hunks, s.File, s.Line)
 			}
 		}
