@@ -51,7 +51,7 @@ func Build(ctx context.Context, cfg Config) (*Binary, error) {
 }
 
 func buildIn(ctx context.Context, cfg Config, tmp string) (*Binary, error) {
-	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, cfg.Packages)
+	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, cfg.Packages, topLevelRuns(cfg.pattern()))
 	if err != nil {
 		return nil, err
 	}
@@ -265,13 +265,18 @@ func goflags(env []string) []string {
 	return strings.Fields(v)
 }
 
+// pattern is the -test.run pattern of the traced runs.
+func (cfg Config) pattern() string {
+	if cfg.runPattern != "" {
+		return cfg.runPattern
+	}
+	return gotest.RunPattern(cfg.Test)
+}
+
 // runBinary runs the traced test binary once, tracing into dir, with the
 // intervention spec iv ("" for none; an inherited one is cleared too).
 func runBinary(ctx context.Context, cfg Config, bin, dir, iv string) (RunResult, error) {
-	pattern := gotest.RunPattern(cfg.Test)
-	if cfg.runPattern != "" {
-		pattern = cfg.runPattern
-	}
+	pattern := cfg.pattern()
 	env := append(append(proc.Env(), cfg.Env...), "CULPRIT_TRACE="+dir,
 		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10), "CULPRIT_INTERVENE="+iv)
 	var out bytes.Buffer

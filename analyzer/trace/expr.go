@@ -333,7 +333,7 @@ func (r *rewriter) callKind(c *ast.CallExpr) (SiteKind, *types.Func) {
 		return SiteFail, fn
 	case isTestify(path) && fn.Exported() && fn.Name() != "New":
 		return SiteFail, fn
-	case r.scope(fn.Pkg()) && !r.isLarge(fn.Origin().Pos()):
+	case r.scope(fn.Pkg()) && !r.leftAlone(fn.Origin().Pos()):
 		return SiteCall, fn
 	}
 	if sig != nil && sig.Recv() != nil {

@@ -8,9 +8,12 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -34,7 +37,12 @@ type instrumented struct {
 // the module's other packages are then uninstrumented calls whose results
 // are observed. A large module traces much faster when only the packages
 // the change touches and the test's own are instrumented.
-func instrument(ctx context.Context, dir, pkg, tmp string, only []string) (*instrumented, error) {
+//
+// runs, when not nil, tells which top-level test functions the traced run
+// calls (by name); the package's other test functions are left as they are,
+// since they never execute. A test file of hundreds of tests otherwise costs
+// most of the instrumented build.
+func instrument(ctx context.Context, dir, pkg, tmp string, only []string, runs func(string) bool) (*instrumented, error) {
 	roots, mod, target, err := load(ctx, dir, pkg, only)
 	if err != nil {
 		return nil, err
@@ -63,7 +71,10 @@ func instrument(ctx context.Context, dir, pkg, tmp string, only []string) (*inst
 		return ids[i] < ids[j]
 	})
 	in := &instrumented{tab: newTable(), overlay: map[string]string{}, modPath: mod.Path}
-	large := largeFuncs(all, selected)
+	leave := largeFuncs(all, selected)
+	if runs != nil {
+		unrunTests(all, target, runs, leave)
+	}
 	done := map[string]bool{}
 	n := 0
 	for _, id := range ids {
@@ -89,7 +100,7 @@ func instrument(ctx context.Context, dir, pkg, tmp string, only []string) (*inst
 				return nil, fmt.Errorf("reading %s: %w", name, err)
 			}
 			n++
-			out, ok := rewriteOne(p, f, src, rel(mod.Dir, name), in.tab, inScope, large, mod.Path+"/"+rtDir, n)
+			out, ok := rewriteOne(p, f, src, rel(mod.Dir, name), in.tab, inScope, leave, mod.Path+"/"+rtDir, n)
 			if !ok {
 				continue
 			}
@@ -177,7 +188,7 @@ func selectedPackage(modPath string, only []string, path string) bool {
 // rewriteOne instruments one file; a panic in the rewriter (a construct it
 // mishandles) leaves the file unmodified.
 func rewriteOne(p *packages.Package, f *ast.File, src []byte, relName string, tab *table,
-	scope func(*types.Package) bool, large map[funcKey]bool, rtPath string, n int) (out []byte, ok bool) {
+	scope func(*types.Package) bool, leave map[funcKey]string, rtPath string, n int) (out []byte, ok bool) {
 	tf := p.Fset.File(f.Pos())
 	if tf == nil || tf.Size() != len(src) {
 		return nil, false
@@ -191,7 +202,7 @@ func rewriteOne(p *packages.Package, f *ast.File, src []byte, relName string, ta
 		}
 	}()
 	r := &rewriter{fset: p.Fset, info: p.TypesInfo, file: f, src: src, base: tf.Base(), rel: relName,
-		tab: tab, scope: scope, large: large, gvar: fmt.Sprintf("_ctg%d", n)}
+		tab: tab, scope: scope, leave: leave, gvar: fmt.Sprintf("_ctg%d", n)}
 	out = r.rewriteFile(rtPath)
 	if len(tab.Sites) == save {
 		// Nothing to instrument (only declarations or comments): the
@@ -216,9 +227,10 @@ type funcKey struct {
 }
 
 // largeFuncs returns the function declarations longer than maxFuncLines
-// in the packages to instrument.
-func largeFuncs(all map[string]*packages.Package, selected func(string) bool) map[funcKey]bool {
-	large := map[funcKey]bool{}
+// in the packages to instrument, each with the reason it is left alone.
+func largeFuncs(all map[string]*packages.Package, selected func(string) bool) map[funcKey]string {
+	large := map[funcKey]string{}
+	why := fmt.Sprintf("function longer than %d lines", maxFuncLines)
 	for _, p := range all {
 		if !selected(strings.TrimSuffix(p.PkgPath, "_test")) {
 			continue
@@ -232,12 +244,75 @@ func largeFuncs(all map[string]*packages.Package, selected func(string) bool) ma
 				from, to := p.Fset.Position(fd.Pos()), p.Fset.Position(fd.End())
 				if to.Line-from.Line > maxFuncLines {
 					name := p.Fset.Position(fd.Name.Pos())
-					large[funcKey{name.Filename, name.Line}] = true
+					large[funcKey{name.Filename, name.Line}] = why
 				}
 			}
 		}
 	}
 	return large
+}
+
+// unrunTests adds to leave, with an empty reason, the test functions of
+// target's test files that the traced run never calls: those go test would
+// start (Test, Fuzz and Example functions, but not TestMain; Benchmarks,
+// which only -bench starts) whose name runs rejects, unless some code of
+// the package refers to them.
+func unrunTests(all map[string]*packages.Package, target string, runs func(string) bool, leave map[funcKey]string) {
+	for _, p := range all {
+		if strings.TrimSuffix(p.PkgPath, "_test") != target || p.TypesInfo == nil {
+			continue
+		}
+		used := map[types.Object]bool{}
+		for _, o := range p.TypesInfo.Uses {
+			used[o] = true
+		}
+		for i, f := range p.Syntax {
+			if !strings.HasSuffix(p.CompiledGoFiles[i], "_test.go") {
+				continue
+			}
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Recv != nil || fd.Body == nil || used[p.TypesInfo.Defs[fd.Name]] {
+					continue
+				}
+				name := fd.Name.Name
+				if name == "TestMain" {
+					continue // go test calls it whatever -run says
+				}
+				if isHarnessFunc(name, "Benchmark") || (isHarnessFunc(name, "Test") || isHarnessFunc(name, "Fuzz") ||
+					isHarnessFunc(name, "Example")) && !runs(name) {
+					pos := p.Fset.Position(fd.Name.Pos())
+					if _, ok := leave[funcKey{pos.Filename, pos.Line}]; !ok {
+						leave[funcKey{pos.Filename, pos.Line}] = ""
+					}
+				}
+			}
+		}
+	}
+}
+
+// isHarnessFunc reports whether name is one go test recognises by prefix:
+// the prefix alone, or followed by a character that is not a lower-case
+// letter (TestX, Test_x, but not Testing).
+func isHarnessFunc(name, prefix string) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return rest == "" || !unicode.IsLower(r)
+}
+
+// topLevelRuns returns which top-level test names the -test.run pattern
+// selects: its part before the first '/'. A pattern that does not compile
+// selects every name, which leaves every test instrumented.
+func topLevelRuns(pattern string) func(string) bool {
+	top, _, _ := strings.Cut(pattern, "/")
+	re, err := regexp.Compile(top)
+	if err != nil {
+		return func(string) bool { return true }
+	}
+	return re.MatchString
 }
 
 func rel(root, name string) string {

@@ -26,7 +26,10 @@ type rewriter struct {
 	tab   *table
 	es    edits
 	scope func(*types.Package) bool
-	large map[funcKey]bool // functions left uninstrumented for their length
+	// leave lists the functions left uninstrumented, each with the reason
+	// recorded as a skip; an empty reason (a test function the run never
+	// calls) records nothing, as that code cannot execute.
+	leave map[funcKey]string
 	addr  map[*types.Var]bool
 	fname string // enclosing function, qualified
 	frame string // frame variable in scope ("_ctf", or the file's init frame)
@@ -74,8 +77,10 @@ func (r *rewriter) rewriteFile(rtPath string) []byte {
 			if d.Body == nil {
 				continue
 			}
-			if r.isLarge(d.Name.Pos()) {
-				r.skip(d, fmt.Sprintf("function longer than %d lines", maxFuncLines))
+			if r.leftAlone(d.Name.Pos()) {
+				if why := r.leave[r.funcKey(d.Name.Pos())]; why != "" {
+					r.skip(d, why)
+				}
 				continue
 			}
 			r.fname = r.funcName(d)
@@ -325,12 +330,17 @@ func (r *rewriter) readWrap(slot int, t types.Type, li locInfo) (string, string)
 	return fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), slot), ")"
 }
 
-// isLarge reports whether the function declared with its name at pos is
-// too long to instrument (see maxFuncLines).
-func (r *rewriter) isLarge(pos token.Pos) bool {
-	if len(r.large) == 0 || !pos.IsValid() {
+// leftAlone reports whether the function declared with its name at pos is
+// left uninstrumented (see rewriter.leave).
+func (r *rewriter) leftAlone(pos token.Pos) bool {
+	if len(r.leave) == 0 || !pos.IsValid() {
 		return false
 	}
+	_, ok := r.leave[r.funcKey(pos)]
+	return ok
+}
+
+func (r *rewriter) funcKey(pos token.Pos) funcKey {
 	p := r.fset.Position(pos)
-	return r.large[funcKey{p.Filename, p.Line}]
+	return funcKey{p.Filename, p.Line}
 }
