@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer"
@@ -177,17 +178,44 @@ func renderHunk(b *strings.Builder, r *Report, id int, diff bool, diffLines int)
 	}
 }
 
+// renderAux lists the auxiliary hunks. Those the causal tree passes
+// through come first, outside the fold: they are needed to compile with the
+// root, but the failure also depends on what they changed, so in a change
+// whose hunks only compile together they are where behaviour moved.
 func renderAux(b *strings.Builder, r *Report, d detail) {
 	if len(r.Aux) == 0 {
 		return
 	}
+	onTree := r.auxOnTree()
 	what := plural(len(r.Aux), "auxiliary hunk", "auxiliary hunks") + " reverted with them so the code compiles"
 	if d.aux == auxCount {
 		fmt.Fprintf(b, "%s%s.\n\n", capitalize(what), shortRefs(r.Aux))
+		if len(onTree) > 0 {
+			fmt.Fprintf(b, "The causal tree below passes through %s of them%s.\n\n", countOf(len(onTree), len(r.Aux)), shortRefs(onTree))
+		}
 		return
 	}
+	rest := r.Aux
+	if len(onTree) > 0 {
+		fmt.Fprintf(b, "%s. The failure also depends on statements in %s of them, on the causal tree below: "+
+			"they are needed to compile, and they change behaviour too.\n\n", capitalize(what), countOf(len(onTree), len(r.Aux)))
+		for _, id := range onTree {
+			if d.spent(b) {
+				return
+			}
+			renderHunk(b, r, id, d.aux == auxDiffs, d.diffLines)
+		}
+		if d.aux != auxDiffs {
+			b.WriteString("\n")
+		}
+		rest = without(r.Aux, onTree)
+		if len(rest) == 0 {
+			return
+		}
+		what = plural(len(rest), "other auxiliary hunk", "other auxiliary hunks")
+	}
 	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", capitalize(what))
-	for _, id := range r.Aux {
+	for _, id := range rest {
 		if d.spent(b) {
 			return
 		}
@@ -197,6 +225,24 @@ func renderAux(b *strings.Builder, r *Report, d detail) {
 		b.WriteString("\n")
 	}
 	b.WriteString("</details>\n\n")
+}
+
+// countOf is "all 3" when n is all of them, else n.
+func countOf(n, all int) string {
+	if n == all {
+		return fmt.Sprintf("all %d", n)
+	}
+	return fmt.Sprint(n)
+}
+
+func without(ids, drop []int) []int {
+	var out []int
+	for _, id := range ids {
+		if !slices.Contains(drop, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // shortRefs gives ": #2 and #3" for a short list of hunks, nothing for a

@@ -561,6 +561,25 @@ func (r *Report) normalize() {
 }
 
 // hunk returns the hunk with the given id.
+// auxOnTree returns the auxiliary hunks, in their order, that hold a step
+// of the causal tree.
+func (r *Report) auxOnTree() []int {
+	seen := map[int]bool{}
+	r.Tree.Walk(func(n *cause.Node) {
+		seen[int(n.Target.Hunk)] = true
+		for _, s := range n.Statements {
+			seen[int(s.Hunk)] = true
+		}
+	})
+	var out []int
+	for _, id := range r.Aux {
+		if seen[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 func (r *Report) hunk(id int) (Hunk, bool) {
 	// Ids usually count from 1 in order: try the direct position first.
 	if i := id - 1; i >= 0 && i < len(r.Hunks) && r.Hunks[i].ID == id {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -293,5 +294,36 @@ func TestNotRegressionSaysWhy(t *testing.T) {
 				t.Errorf("verdict %q does not say %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestAuxOnTree: auxiliary hunks that hold a step of the causal tree are
+// shown first, outside the fold, and said to change behaviour; the rest
+// stay folded. Without such a step the auxiliary hunks are one fold.
+func TestAuxOnTree(t *testing.T) {
+	res := explainedDynamicOnly()
+	md := Markdown(New(res))
+	if strings.Contains(md, "change behaviour too") || !strings.Contains(md, "<details><summary>2 auxiliary hunks reverted with them so the code compiles</summary>") {
+		t.Fatalf("without a tree, the auxiliary hunks are not one fold:\n%s", md)
+	}
+	res.Tree = &cause.Node{
+		Target: cause.Statement{File: "words/count_test.go", Line: 14, Text: "got != 0"},
+		Statements: []cause.Statement{
+			{File: "words/fields.go", Line: 4, Text: "return split(s)", Hunk: 4},
+			{File: "words/count.go", Line: 9, Text: "return len(strings.Fields(s))", Hunk: 2},
+		},
+	}
+	md = Markdown(New(res))
+	lead := strings.Index(md, "The failure also depends on statements in 1 of them")
+	h4 := strings.Index(md, "**Hunk #4**")
+	fold := strings.Index(md, "<details><summary>1 other auxiliary hunk</summary>")
+	h1 := strings.Index(md, "**Hunk #1**")
+	if lead < 0 || h4 < lead || fold < h4 || h1 < fold {
+		t.Fatalf("hunk #4, on the tree, is not shown before the fold holding hunk #1 (lead %d, #4 %d, fold %d, #1 %d):\n%s",
+			lead, h4, fold, h1, md)
+	}
+	c := Comment([]*Report{New(res)}, CommentOptions{})
+	if !strings.Contains(c, "#4") {
+		t.Errorf("the comment does not name hunk #4:\n%s", c)
 	}
 }
