@@ -74,10 +74,18 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	if path.Cut {
 		res.Notes.Add(note.Note{Code: note.ContrastCut, N: len(path.Steps)})
 	}
-	if src := cmp.Sources(); len(src) > 0 && !pathTouches(cmp, path, res.Proof.Reverted) {
-		st := cmp.Statement(src[0])
-		res.Notes.Add(note.Note{Code: note.ContrastOutside, Detail: fmt.Sprintf("%s:%d", st.File, st.Line)})
+	// Where the runs first differ outside the change is said only when the
+	// tree does not reach the change either: beside a tree that does, an
+	// earlier difference elsewhere (a cache filled in another order) only
+	// misleads.
+	outside := func() {
+		if src := cmp.Sources(); len(src) > 0 && !pathTouches(cmp, path, res.Proof.Reverted) &&
+			!treeTouches(res.Tree, res.Proof.Reverted) {
+			st := cmp.Statement(src[0])
+			res.Notes.Add(note.Note{Code: note.ContrastOutside, Detail: fmt.Sprintf("%s:%d", st.File, st.Line)})
+		}
 	}
+	defer outside()
 	res.Chain = cmp.Chain()
 	if failing.causes != nil {
 		res.Tree = failing.tree(cmp)
@@ -157,6 +165,15 @@ func pathTouches(cmp *contrast.Comparison, path contrast.Path, hunks []diffhunks
 		}
 	}
 	return false
+}
+
+// treeTouches reports whether a step of the tree lies in one of the hunks.
+func treeTouches(t *cause.Node, hunks []diffhunks.ID) bool {
+	hit := false
+	t.Walk(func(n *cause.Node) {
+		hit = hit || touches(append([]cause.Statement{n.Target}, n.Statements...), hunks)
+	})
+	return hit
 }
 
 // touches reports whether a statement lies in one of the hunks.

@@ -248,7 +248,7 @@ func TestReviewCommentSuggestions(t *testing.T) {
 func TestReviewCommentCarriesTheChain(t *testing.T) {
 	rcs := ReviewComments(New(explainedWithChain()))
 	want := map[int]string{
-		8:  "- `calc/calc.go:8` `x < y` is **false** (x = 3, y = 1); without the change: `x > y` **true** (x = 3, y = 1) — **the runs first differ here** ← hunk #2\n",
+		8:  "- `calc/calc.go:8` `x < y` is **false** (x = 3, y = 1); without the change: `x > y` **true** (x = 3, y = 1) — **the runs diverge here** ← hunk #2\n",
 		17: "- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2); without the change: `sum += z` (sum = 5, z = 2) ← hunk #3\n",
 	}
 	if len(rcs) != len(want) {

@@ -46,7 +46,7 @@ func chainStep(s cause.Statement) string {
 		out += "; without the change: " + passingText(p)
 	}
 	if s.Diverges {
-		out += " — **the runs first differ here**"
+		out += " — **the runs diverge here**"
 	}
 	return out + hunkSuffix(s)
 }

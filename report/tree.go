@@ -107,7 +107,7 @@ func stepWith(s cause.Statement, result string) string {
 		out += "; without the change: " + passingText(s.Passing)
 	}
 	if s.Diverges {
-		out += " — **the runs first differ here**"
+		out += " — **the runs diverge here**"
 	}
 	if s.Hunk != 0 {
 		out += fmt.Sprintf(" ← hunk #%d", s.Hunk)
