@@ -152,7 +152,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 		if req.Mode == ModeGo && b.check(ctx) == nil {
-			raceEvidence(ctx, b.Runner, median(headRuns(res.Evidence)), req.Workers, res)
+			raceEvidence(ctx, b, median(headRuns(res.Evidence)), req.Workers, res)
 		}
 		if req.Mode == ModeGo && res.Proof != nil && res.Proof.Passed() && len(res.Root) > 0 {
 			explainFlaky(ctx, req, b, mod, res)

@@ -309,18 +309,21 @@ const (
 // raceEvidence runs head's test under the race detector, as many times as
 // fit in a tenth of the time left (at most maxRaceRuns), and keeps the
 // races whose both accesses reach the module's code.
-func raceEvidence(ctx context.Context, r *trial.Runner, head time.Duration, workers int, res *Result) {
+func raceEvidence(ctx context.Context, b *budget, head time.Duration, workers int, res *Result) {
 	ev := &RaceRuns{}
 	res.Flakiness.Race = ev
 	n := maxRaceRuns
 	if plan := planRuns(ctx, raceShare, max(workers, 1), raceSlowdown*head); plan >= 0 {
 		n = min(n, plan)
 	}
+	if b.maxTrials > 0 {
+		n = min(n, max(b.maxTrials-b.Runner.Stats().Trials, 0))
+	}
 	if n == 0 {
-		ev.Unavailable = "no time left in the budget"
+		ev.Unavailable = "no time or trials left in the budget"
 		return
 	}
-	runs, err := r.RaceRepeat(ctx, n)
+	runs, err := b.Runner.RaceRepeat(ctx, n)
 	ev.Runs = len(runs)
 	if err != nil && len(runs) == 0 {
 		ev.Unavailable = err.Error()

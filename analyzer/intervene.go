@@ -25,6 +25,9 @@ const (
 	// minIntervene is the least time worth starting with: a build and a
 	// few dozen traced runs.
 	minIntervene = 30 * time.Second
+	// minInterveneRuns is the least of --max-trials worth starting with:
+	// observation wants ten failing and ten passing traced runs.
+	minInterveneRuns = 20
 	// serialExpiry is how long a serialised call waits for its lock
 	// before it goes on without it (the run then does not count).
 	serialExpiry = 200 * time.Millisecond
@@ -78,14 +81,15 @@ func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
 // says why and the root stands on the failure rates alone.
 func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *Result) {
 	dl, ok := ctx.Deadline()
-	left := time.Until(dl)
-	if ok && left < minIntervene {
+	remaining := time.Until(dl)
+	left := req.MaxTrials - b.Runner.Stats().Trials
+	if ok && remaining < minIntervene || req.MaxTrials > 0 && left < minInterveneRuns {
 		res.Notes.Add(note.Note{Code: note.InterventionSkip, Limit: limit(req)})
 		return
 	}
 	if ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(interveneShare*float64(left)))
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(interveneShare*float64(remaining)))
 		defer cancel()
 	}
 	b.enter(PhaseIntervene)
@@ -108,7 +112,12 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		p := sites[id].Pos
 		return slices.Contains(res.Root, hunkAtPath(res.Hunks, repo(p.File), p.Line))
 	}
-	ex, err := aid.Explain(ctx, tracedHead{bin: bin, timeout: timeout}, aid.Options{Workers: req.Workers, Prefer: prefer})
+	opt := aid.Options{Workers: req.Workers, Prefer: prefer}
+	if req.MaxTrials > 0 {
+		// Traced runs are test runs: they share --max-trials.
+		opt.MaxTotal = left
+	}
+	ex, err := aid.Explain(ctx, tracedHead{bin: bin, timeout: timeout}, opt)
 	if err != nil {
 		res.Notes.Add(note.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return

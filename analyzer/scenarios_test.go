@@ -411,3 +411,30 @@ func TestSemanticShare(t *testing.T) {
 		t.Errorf("notes %+v, tree %v: want the semantic budget noted and no tree", res.Notes, res.Tree != nil)
 	}
 }
+
+// TestFlakyMaxTrials: the traced runs of the explanation by intervention
+// are test runs, so --max-trials bounds them with the others.
+func TestFlakyMaxTrials(t *testing.T) {
+	sc, err := scenario.Load("../testdata/flaky-lost-update.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const max = 230
+	res := explainWith(t, sc, analyzer.StrategyAfter, func(r *analyzer.Request) { r.MaxTrials = max })
+	if res.Status != analyzer.FlakyRegression || res.Flakiness == nil {
+		t.Fatalf("status %s, want %s; notes %+v", res.Status, analyzer.FlakyRegression, res.Notes)
+	}
+	runs := res.Stats.Trials
+	if iv := res.Flakiness.Interventions; iv != nil {
+		runs += iv.Traced
+		for _, test := range iv.Tests {
+			runs += test.Runs - test.Reused
+		}
+	} else if !res.Notes.Has(note.InterventionSkip) {
+		t.Errorf("no interventions and no note why: %+v", res.Notes)
+	}
+	if runs > max {
+		t.Errorf("%d test runs (%d trials), --max-trials %d", runs, res.Stats.Trials, max)
+	}
+	t.Logf("%d trials, %d runs in all", res.Stats.Trials, runs)
+}

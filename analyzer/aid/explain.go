@@ -16,9 +16,13 @@ type Options struct {
 	Workers int
 	// MaxObserve caps the unintervened traced runs (default 120).
 	MaxObserve int
-	// MaxRuns caps the intervened runs over all tests (default 400); the
-	// ctx deadline bounds them too.
+	// MaxRuns caps the intervened runs over all tests (default 400; a
+	// negative value allows none); the ctx deadline bounds them too.
 	MaxRuns int
+	// MaxTotal, when positive, caps every traced run, observed and
+	// intervened: the caller's trial budget. Observation gets at most
+	// half of it, the interventions what observation left.
+	MaxTotal int
 	// MaxCandidates is the pool size K (default 32).
 	MaxCandidates int
 	// Prefer marks sites whose predicates enter the pool first (the head
@@ -33,7 +37,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxObserve <= 0 {
 		o.MaxObserve = maxObserve
 	}
-	if o.MaxRuns <= 0 {
+	if o.MaxRuns == 0 {
 		o.MaxRuns = 400
 	}
 	if o.MaxCandidates <= 0 {
@@ -64,9 +68,20 @@ type Explanation struct {
 
 // Explain observes traced head and explains its failure by intervention.
 func Explain(ctx context.Context, r Runner, opt Options) (*Explanation, error) {
+	opt = opt.withDefaults()
+	if opt.MaxTotal > 0 {
+		opt.MaxObserve = min(opt.MaxObserve, max(opt.MaxTotal/2, 1))
+	}
 	ob, err := Observe(ctx, r, opt)
 	if err != nil {
 		return nil, err
+	}
+	if opt.MaxTotal > 0 {
+		// None left is -1, not 0, which would mean the default.
+		opt.MaxRuns = min(opt.MaxRuns, max(opt.MaxTotal-ob.Runs, -1))
+		if opt.MaxRuns == 0 {
+			opt.MaxRuns = -1
+		}
 	}
 	return Intervene(ctx, r, ob, opt)
 }

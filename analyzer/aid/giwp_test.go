@@ -442,3 +442,42 @@ func TestSameSpecReused(t *testing.T) {
 		t.Errorf("%d runs of %q made (budget counted %d), want the first test's %d", n, spec, g.used, first.Runs)
 	}
 }
+
+// TestExplainTotal: MaxTotal bounds every traced run, observed and
+// intervened, and a cut says so.
+func TestExplainTotal(t *testing.T) {
+	for _, total := range []int{12, 40} {
+		s := newSim(7, 0.3)
+		ex, err := Explain(context.Background(), s, Options{MaxTotal: total})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.specs) > total {
+			t.Errorf("MaxTotal %d: %d traced runs", total, len(s.specs))
+		}
+		observed := 0
+		for _, sp := range s.specs {
+			if sp == "" {
+				observed++
+			}
+		}
+		if observed > total/2 {
+			t.Errorf("MaxTotal %d: observation took %d runs, more than half", total, observed)
+		}
+		cut := false
+		for _, n := range ex.Notes {
+			cut = cut || n.Code == note.InterventionBudget
+		}
+		if !cut {
+			t.Errorf("MaxTotal %d: no note of the cut: %v", total, ex.Notes)
+		}
+	}
+	// Unbounded, the same program uses more than both bounds.
+	s := newSim(7, 0.3)
+	if _, err := Explain(context.Background(), s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.specs) <= 40 {
+		t.Errorf("without MaxTotal only %d runs: the bounds above test nothing", len(s.specs))
+	}
+}
