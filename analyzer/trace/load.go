@@ -149,10 +149,12 @@ func load(ctx context.Context, dir, pkg string, only []string) ([]*packages.Pack
 		return nil, nil, "", fmt.Errorf("loading %s: no package of the main module", pkg)
 	}
 	var others []string
+	seen := map[string]bool{}
 	packages.Visit(graph, nil, func(p *packages.Package) {
 		path := strings.TrimSuffix(p.PkgPath, "_test")
 		if p.Module != nil && p.Module.Path == mod.Path && !strings.HasSuffix(path, ".test") && path != target &&
-			!slices.Contains(others, path) && selectedPackage(mod.Path, only, path) {
+			!seen[path] && selectedPackage(mod.Path, only, path) {
+			seen[path] = true
 			others = append(others, path)
 		}
 	})
