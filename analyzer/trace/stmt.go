@@ -140,10 +140,11 @@ func (r *rewriter) withInit(n ast.Node, init ast.Stmt, kwPos token.Pos, kwLen in
 func (r *rewriter) ifStmt(s *ast.IfStmt, at token.Pos, mark bool) {
 	r.withInit(s, s.Init, s.If, len("if"), "if", at)
 	st := r.site(SiteIf, s.Cond)
-	if mark && s.Init == nil {
+	inline := !mark || s.Init != nil
+	if !inline {
 		r.mark(at, st)
 	}
-	r.branchCond(st, s.Cond)
+	r.branchCond(st, s.Cond, inline)
 	r.stmts(s.Body.List)
 	switch e := s.Else.(type) {
 	case *ast.BlockStmt:
@@ -153,12 +154,17 @@ func (r *rewriter) ifStmt(s *ast.IfStmt, at token.Pos, mark bool) {
 	}
 }
 
-// branchCond records a condition's reads and outcome: cond -> _ct.B(f, s, cond).
-func (r *rewriter) branchCond(st *Site, cond ast.Expr) {
+// branchCond records a condition's reads and outcome: cond -> _ct.B(f, s,
+// cond). With mark, the condition also makes itself the statement
+// executing: _ct.B(f, s, _ct.At(f, s) && (cond)).
+func (r *rewriter) branchCond(st *Site, cond ast.Expr, mark bool) {
 	st.Exprs = []*Expr{r.expr(cond, st)}
 	open, close := fmt.Sprintf("%s.B(%s, %d, ", rtName, r.fa(), st.ID), ")"
+	if mark {
+		open, close = open+fmt.Sprintf("%s.At(%s, %d) && (", rtName, r.fa(), st.ID), close+")"
+	}
 	if t := r.info.TypeOf(cond); t != nil && !types.Identical(t, types.Typ[types.Bool]) && !r.untypedOrigin(cond) {
-		open, close = open+"bool(", "))"
+		open, close = open+"bool(", close+")"
 	}
 	r.es.wrap(r.off(cond.Pos()), r.off(cond.End()), open, close)
 }
@@ -170,7 +176,9 @@ func (r *rewriter) forStmt(s *ast.ForStmt, at token.Pos) {
 	if s.Cond != nil {
 		st := r.site(SiteFor, s.Cond)
 		r.mark(at, st)
-		r.branchCond(st, s.Cond)
+		// Evaluated again after each iteration's body, the condition
+		// marks itself too.
+		r.branchCond(st, s.Cond, true)
 	}
 	switch {
 	case s.Post == nil:
@@ -225,7 +233,7 @@ func (r *rewriter) clauses(st *Site, body *ast.BlockStmt, tagless bool) {
 			for _, e := range cc.List {
 				if tagless {
 					cst := r.site(SiteSwitchCase, e)
-					r.branchCond(cst, e)
+					r.branchCond(cst, e, true)
 					cs = append(cs, cst.Exprs[0])
 				} else if r.info.Types[e].IsType() || r.info.Types[e].IsNil() {
 					continue

@@ -318,6 +318,16 @@ const (
 	outcome    = 0x20
 )
 
+// At makes site the statement executing and returns true. A condition no
+// statement marker can precede (an if's after its init statement, an else
+// if's, a loop's on every later iteration) is evaluated as At(f, s) &&
+// (cond), so a panic inside it is the condition's, with the reads pending
+// in its operand slots.
+func At(f *F, site uint32) bool {
+	f.S = site
+	return true
+}
+
 // B records a branch outcome and returns it; an intervention may force it
 // (see emit).
 func B(f *F, site uint32, c bool) bool {
