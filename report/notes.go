@@ -102,7 +102,10 @@ func words(n note.Note) string {
 	case note.ContrastCut:
 		return fmt.Sprintf("the comparison of the runs stopped after %s: earlier differences are not shown", plural(n.N, "step", "steps"))
 	case note.SpecHunks:
-		return fmt.Sprintf("%s in the test's own _test.go files %s never root; they are reverted only as auxiliary hunks a root needs", plural(n.N, "hunk", "hunks"), isAre(n.N))
+		if n.N == 1 {
+			return "1 hunk in the test's own _test.go files is never root; it is reverted only as an auxiliary hunk when a root needs it"
+		}
+		return fmt.Sprintf("%d hunks in the test's own _test.go files are never root; they are reverted only as auxiliary hunks a root needs", n.N)
 	case note.NoCandidates:
 		return "there were no candidate hunks to revert"
 	case note.AllFail:

@@ -45,3 +45,15 @@ func TestEveryNoteHasWords(t *testing.T) {
 		t.Fatalf("found %d note codes in note.go; the parse missed them", n)
 	}
 }
+
+// TestSpecHunksWording: the note on the test's own hunks agrees in number.
+func TestSpecHunksWording(t *testing.T) {
+	for n, want := range map[int]string{
+		1: "1 hunk in the test's own _test.go files is never root; it is reverted",
+		3: "3 hunks in the test's own _test.go files are never root; they are reverted",
+	} {
+		if got := words(note.Note{Code: note.SpecHunks, N: n}); !strings.HasPrefix(got, want) {
+			t.Errorf("N=%d: %q, want it to start %q", n, got, want)
+		}
+	}
+}
