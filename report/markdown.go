@@ -191,14 +191,17 @@ func renderAux(b *strings.Builder, r *Report, d detail) {
 	if d.aux == auxCount {
 		fmt.Fprintf(b, "%s%s.\n\n", capitalize(what), shortRefs(r.Aux))
 		if len(onTree) > 0 {
-			fmt.Fprintf(b, "The causal tree below passes through %s of them%s.\n\n", countOf(len(onTree), len(r.Aux)), shortRefs(onTree))
+			if len(r.Aux) == 1 {
+				b.WriteString("The causal tree below passes through it.\n\n")
+			} else {
+				fmt.Fprintf(b, "The causal tree below passes through %s of them%s.\n\n", countOf(len(onTree), len(r.Aux)), shortRefs(onTree))
+			}
 		}
 		return
 	}
 	rest := r.Aux
 	if len(onTree) > 0 {
-		fmt.Fprintf(b, "%s. The failure also depends on statements in %s of them, on the causal tree below: "+
-			"they are needed to compile, and they change behaviour too.\n\n", capitalize(what), countOf(len(onTree), len(r.Aux)))
+		fmt.Fprintf(b, "%s. %s\n\n", capitalize(what), alsoCauses(len(onTree), len(r.Aux)))
 		for _, id := range onTree {
 			if d.spent(b) {
 				return
@@ -225,6 +228,19 @@ func renderAux(b *strings.Builder, r *Report, d detail) {
 		b.WriteString("\n")
 	}
 	b.WriteString("</details>\n\n")
+}
+
+// alsoCauses says that n of the all auxiliary hunks hold steps of the
+// causal tree.
+func alsoCauses(n, all int) string {
+	switch {
+	case all == 1:
+		return "The failure also depends on statements in it, on the causal tree below: it is needed to compile, and it changes behaviour too."
+	case n == 1:
+		return "The failure also depends on statements in 1 of them, on the causal tree below: it is needed to compile, and it changes behaviour too."
+	}
+	return fmt.Sprintf("The failure also depends on statements in %s of them, on the causal tree below: "+
+		"they are needed to compile, and they change behaviour too.", countOf(n, all))
 }
 
 // countOf is "all 3" when n is all of them, else n.

@@ -80,9 +80,12 @@ func words(n note.Note) string {
 	case note.CauseFailed:
 		return "no cause could be derived for one predicate (" + code(n.Detail) + ")"
 	case note.CausesTouchNothing:
-		return fmt.Sprintf("the %s derived from the failing run touch no set of hunks whose revert passes: the root was found by the revert search over all hunks, and the explanation is dynamic only", plural(n.N, "cause", "causes"))
+		if n.N == 1 {
+			return "the 1 cause derived from the failing run touches no set of hunks whose revert passes: the root was found by the revert search over all hunks"
+		}
+		return fmt.Sprintf("the %d causes derived from the failing run touch no set of hunks whose revert passes: the root was found by the revert search over all hunks", n.N)
 	case note.CausesIdle:
-		return fmt.Sprintf("the semantic analysis stopped after %s, the last %d touching no changed line the earlier ones had not: the root was found by the revert search over all hunks, and the explanation is dynamic only", plural(n.N, "cause", "causes"), n.M)
+		return fmt.Sprintf("the semantic analysis stopped after %s, the last %d touching no changed line the earlier ones had not: the root was found by the revert search over all hunks", plural(n.N, "cause", "causes"), n.M)
 	case note.SolverGaveUp:
 		return fmt.Sprintf("the solver gave up on %s: those causes may not be minimal", plural(n.N, "check", "checks"))
 	case note.SliceCut:
@@ -94,9 +97,12 @@ func words(n note.Note) string {
 	case note.AlternativeRoot:
 		return fmt.Sprintf("reverting %s instead also makes the test pass; the root shown is the one the failing run executed nearer its failure", hunks)
 	case note.ExecutedRoot:
+		if len(n.Hunks) == 1 {
+			return fmt.Sprintf("%s, reverted so the root's revert compiles, counts as root too: the failing run executed it and none of the root's lines", hunks)
+		}
 		return fmt.Sprintf("%s, reverted so the root's revert compiles, count as root too: the failing run executed them and none of the root's lines", hunks)
 	case note.ContrastOnly:
-		return "no cause could be derived from the failing run alone: the tree is the path of differences between the failing and the passing run"
+		return "the tree is the path of differences between the failing and the passing run: no cause derived from the failing run alone reaches the change"
 	case note.ContrastOutside:
 		return "the failing and the passing run first differ at " + code(n.Detail) + ", which the change did not touch"
 	case note.ContrastCut:
