@@ -171,9 +171,10 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 		cause.Constants = a.constantsOf(cause.Events)
 		return cause, nil
 	}
-	// Each core has its own solver, whose memory is Z3's: the Go heap
-	// does not grow with it, so collect when done, or the solvers and
-	// clauses of many targets stay alive until the heap grows.
+	// A core search resets its solver when it returns, but the terms it
+	// made (selectors, the negated target) are Z3's memory too, which
+	// the Go heap does not see grow: collect when done, or those of many
+	// targets stay alive until the heap grows.
 	defer runtime.GC()
 	labels, core, cut, err := a.solve(ctx, t)
 	if errors.Is(err, smt.ErrSatisfiable) && !a.f.exact {
