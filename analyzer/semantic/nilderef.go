@@ -3,7 +3,6 @@ package semantic
 import (
 	"go/ast"
 	"go/parser"
-	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -17,15 +16,16 @@ type nilPtr struct {
 }
 
 // nilDeref finds the nil pointer the runtime panic event i dereferenced.
-// The run's output must say it was a nil dereference. Then either the
-// last read pending when the statement panicked is a nil pointer operand
-// (a pointer held in memory is read, then dereferenced), or a selector or
-// star operand of the statement starts from a local pointer that was nil.
+// The runtime must have recorded the panic as one (trace.PanicNilDeref).
+// Then either the last read pending when the statement panicked is a nil
+// pointer operand (a pointer held in memory is read, then dereferenced),
+// or a selector or star operand of the statement starts from a local
+// pointer that was nil.
 func (a *Analysis) nilDeref(i int) (nilPtr, bool) {
-	if !strings.Contains(a.tr.Result.Output, "nil pointer dereference") {
+	ev := a.tr.Event(i)
+	if ev.Panic != trace.PanicNilDeref {
 		return nilPtr{}, false
 	}
-	ev := a.tr.Event(i)
 	if k := len(ev.Reads) - 1; k >= 0 {
 		it := ev.Reads[k]
 		o, ok := a.f.operand(i, it.Slot)
