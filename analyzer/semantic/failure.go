@@ -1,6 +1,7 @@
 package semantic
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strconv"
@@ -8,6 +9,48 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
+
+// Failure returns the first failure of the run (SEMANTIC.md §3) as a
+// target: the branch that controls a t.Error/Fatal/Fail call or an
+// explicit panic, a testify assertion's predicate, or the statement of a
+// runtime panic.
+func (a *Analysis) Failure() (Target, error) {
+	fails := a.tr.Failures()
+	if len(fails) == 0 {
+		return Target{}, fmt.Errorf("%w: the trace records no failure", ErrNoCause)
+	}
+	i := a.firstFailure(fails)
+	ev := a.tr.Event(i)
+	site := a.tr.SiteOf(i)
+	t := Target{Event: i, Outcome: "failed", Failure: i}
+	if ev.Kind == trace.EvPanic {
+		t.Outcome = "panic"
+	}
+	switch {
+	case isTestifySite(site):
+		t.pred = predObserved
+		if b, ok := a.assertion(i); ok {
+			return b, nil
+		}
+	case ev.Kind == trace.EvPanic && site.Kind != trace.SiteFail && a.isNilDeref(i):
+		// The implicit check of a dereference: the pointer was nil.
+		t.pred = predNilDeref
+	case ev.Kind == trace.EvPanic && site.Kind != trace.SiteFail && len(a.implicitLocals(i)) > 0:
+		// A runtime panic whose check reads only local variables.
+		t.pred = predImplicit
+	default:
+		// t.Error*, t.Fatal*, panic(...) and runtime panics: the branch
+		// that decided to reach the failing statement.
+		if b := a.control(i); b >= 0 {
+			t.Event = b
+			t.pred = predBranch
+		} else {
+			t.pred = predNone
+		}
+	}
+	a.seen[t.Event] = true
+	return t, nil
+}
 
 // firstFailure returns the first of the failure events fails that is a
 // failure: a testify call is recorded as a failure point before it runs,
@@ -45,11 +88,6 @@ func (a *Analysis) firstFailure(fails []int) int {
 		}
 	}
 	return fails[0]
-}
-
-func isTestifySite(s *trace.Site) bool {
-	return strings.HasPrefix(s.Callee, "github.com/stretchr/testify/assert.") ||
-		strings.HasPrefix(s.Callee, "github.com/stretchr/testify/require.")
 }
 
 // continued tells from what the frame did after the testify call i
@@ -90,83 +128,6 @@ func indexOf(evs []int, i int) int {
 	return -1
 }
 
-// assertionHeld evaluates a modelled testify predicate on the values the
-// call's arguments were recorded with; known is false when a value is
-// missing or not comparable from its record.
-func (a *Analysis) assertionHeld(i int, site *trace.Site) (held, known bool) {
-	name, ok := assertPred(site)
-	if !ok {
-		return false, false
-	}
-	types := map[int]trace.Type{}
-	arg := func(k int) (trace.Value, bool) {
-		if k >= len(site.Exprs) || site.Exprs[k] == nil {
-			return trace.Value{}, false
-		}
-		e := site.Exprs[k]
-		for e.Op == trace.ExprConv && e.Type.Kind == trace.TypeInterface && e.X != nil {
-			e = e.X
-		}
-		types[k] = e.Type
-		switch e.Op {
-		case trace.ExprConst:
-			return e.Const, e.Const.Kind != trace.ValNone
-		case trace.ExprRead, trace.ExprCall:
-			it, ok := a.tr.Event(i).Read(e.Slot)
-			return it.Value, ok && it.Value.Kind != trace.ValNone
-		}
-		return trace.Value{}, false
-	}
-	switch name {
-	case "Equal", "EqualValues", "NotEqual":
-		x, okx := arg(1)
-		y, oky := arg(2)
-		// Equal compares the dynamic types too: values of different
-		// types are unequal whatever their bits.
-		if !okx || !oky || name != "EqualValues" && types[1] != types[2] {
-			return false, false
-		}
-		eq, known := sameValue(x, y)
-		if !known {
-			return false, false
-		}
-		return eq == (name != "NotEqual"), true
-	case "True", "False":
-		x, ok := arg(1)
-		if !ok || x.Kind != trace.ValBool {
-			return false, false
-		}
-		return x.Bool() == (name == "True"), true
-	case "Nil", "NoError", "NotNil", "Error":
-		x, ok := arg(1)
-		if !ok {
-			return false, false
-		}
-		switch x.Kind {
-		case trace.ValPointer, trace.ValSlice, trace.ValIface:
-		default:
-			return false, false
-		}
-		return x.Nil == (name == "Nil" || name == "NoError"), true
-	}
-	return false, false
-}
-
-// sameValue compares two recorded values where the record decides it:
-// booleans, integers and strings (by length and hash).
-func sameValue(x, y trace.Value) (eq, known bool) {
-	num := func(v trace.Value) bool {
-		return v.Kind == trace.ValInt || v.Kind == trace.ValUint || v.Kind == trace.ValBool
-	}
-	switch {
-	case num(x) && num(y):
-		return x.Bits == y.Bits, true
-	case x.Kind == trace.ValString && y.Kind == trace.ValString:
-		return x.Len == y.Len && x.Hash == y.Hash, true
-	}
-	return false, false
-}
-
 var goLocation = regexp.MustCompile(`([^\s:]+\.go):(\d+)`)
 
 // outputLocations returns the "file.go:line" places (base names) that the
@@ -199,32 +160,4 @@ func (a *Analysis) reportedAt(i int, locs map[string]bool) bool {
 		fr = a.tr.Event(f.Call).Frame
 	}
 	return false
-}
-
-// panicOperands returns the operands of the statement where the panic
-// event i occurred. A statement that is a call the tracer did not enter
-// (a helper outside the module that called t.FailNow or panicked) has no
-// operands of its own: the call's are what decided the failure, and its
-// event, recorded after the call returns, never happened.
-func (a *Analysis) panicOperands(i int) []trace.Operand {
-	site := a.tr.SiteOf(i)
-	if len(site.Operands) > 0 || site.Kind != trace.SiteStmt {
-		return site.Operands
-	}
-	if a.extCalls == nil {
-		a.extCalls = map[trace.Pos]trace.SiteID{}
-		for k := range a.tr.Sites {
-			if s := &a.tr.Sites[k]; s.Kind == trace.SiteCallExt {
-				p := s.Pos
-				p.EndLine, p.EndCol = 0, 0
-				a.extCalls[p] = s.ID
-			}
-		}
-	}
-	p := site.Pos
-	p.EndLine, p.EndCol = 0, 0
-	if id, ok := a.extCalls[p]; ok {
-		return a.tr.Site(id).Operands
-	}
-	return nil
 }

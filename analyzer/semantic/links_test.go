@@ -107,22 +107,30 @@ func TestLinks(t *testing.T) {
 	}
 	dir := writeTree(t, txtar.Parse([]byte(linksModule)), "")
 	for _, tc := range []struct {
-		test string
-		want []string
+		test     string
+		want     []string
+		nilDeref bool // the target is the dereferenced pointer being nil
 	}{
-		{"TestParse", []string{"return 0, errors.New(\"bad\")", "n, err := Parse(0)", "err != nil"}},
-		{"TestTotal", []string{"return x / 10", "return x + Fee(x)", "got != 100"}},
-		{"TestMid", []string{"mid := (len(xs) + 1) / 2", "return xs[mid]"}},
+		{"TestParse", []string{"return 0, errors.New(\"bad\")", "n, err := Parse(0)", "err != nil"}, false},
+		{"TestTotal", []string{"return x / 10", "return x + Fee(x)", "got != 100"}, false},
+		{"TestMid", []string{"mid := (len(xs) + 1) / 2", "return xs[mid]"}, false},
 		// Nil dereferences: of a pointer read from memory, and of a local.
-		{"TestSecond", []string{"var hit *Node", "return hit", "head.Next = Find([]int{2}, 3)", "return n.Next.Val"}},
-		{"TestVal", []string{"var hit *Node", "return hit", "return n.Val"}},
+		{"TestSecond", []string{"var hit *Node", "return hit", "head.Next = Find([]int{2}, 3)", "return n.Next.Val"}, true},
+		{"TestVal", []string{"var hit *Node", "return hit", "return n.Val"}, true},
 	} {
 		t.Run(tc.test, func(t *testing.T) {
 			ctx := t.Context()
-			a := New(traceFailing(t, dir, "./links", tc.test), dir, Options{})
+			tr := traceFailing(t, dir, "./links", tc.test)
+			// What panicked comes from the trace, not from the text the
+			// test printed.
+			tr.Result.Output = ""
+			a := New(tr, dir, Options{})
 			tg, err := a.Failure()
 			if err != nil {
 				t.Fatal(err)
+			}
+			if got := tg.pred == predNilDeref; got != tc.nilDeref {
+				t.Errorf("target of kind %v, nil dereference %v, want %v", tg.pred, got, tc.nilDeref)
 			}
 			if tg.pred != predNone {
 				checkInvariant(t, a, tg)

@@ -32,7 +32,8 @@ type Core struct {
 // asserted once; a subset is checked by asserting its selectors between
 // Push and Pop, which lets Z3 keep what it learnt across checks. The subset
 // is found with QuickXplain (Junker, AAAI'04), which needs O(k log(n/k))
-// checks for a core of k clauses out of n.
+// checks for a core of k clauses out of n. The solver is reset when the
+// search returns, so its memory does not wait for a collection.
 func (c *Context) MinimalCore(ctx context.Context, hard, soft []Term) (core *Core, err error) {
 	start := c.calls
 	defer func() {
@@ -44,6 +45,10 @@ func (c *Context) MinimalCore(ctx context.Context, hard, soft []Term) (core *Cor
 		}
 	}()
 	m := &mus{c: c, ctx: ctx, s: c.newSolver(), minimal: true}
+	// The solver's state (the clauses bit-blasted, what it learnt) is
+	// Z3's memory, which Go's collector would free only when it
+	// finalises the solver: release it when the search returns.
+	defer m.s.Reset()
 	for _, h := range hard {
 		m.s.Assert(h.b())
 	}

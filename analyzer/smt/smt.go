@@ -258,6 +258,7 @@ func (t Term) Value() (uint64, bool) {
 // Check reports whether the conjunction of clauses is satisfiable.
 func (c *Context) Check(ctx context.Context, clauses ...Term) (sat bool, err error) {
 	s := c.newSolver()
+	defer s.Reset() // free Z3's state now, not at finalisation
 	if err := c.Do(func() {
 		for _, cl := range clauses {
 			s.Assert(cl.b())

@@ -15,7 +15,7 @@ import (
 // Event file layout (see package rt): 8 header words (magic, tail, capacity,
 // truncated flag, interventions applied and expired, nanoseconds waited for serial locks), then blocks up to the tail. A block is [blockMark | its
 // length in words] [frame id] and records; a record is [n<<48 | kind<<40 |
-// overflow<<39 | site] followed by its items, n counting the header; a
+// overflow<<39 | panic kind<<32 | site] followed by its items, n counting the header; a
 // branch outcome is in the kind byte (hasOutcome, value in bit 5). A zero
 // word where a record header would be ends the block's records (the rest
 // was reserved but not used).
@@ -173,6 +173,9 @@ func (d *decoder) record(h, frame uint64, items []uint64) {
 		return
 	}
 	e := Event{Index: len(t.Events), Kind: kind, Site: site}
+	if kind == EvPanic {
+		e.Panic = PanicKind(h >> 32 & 7)
+	}
 	if kind == EvEntry {
 		f := FrameID(len(t.Frames))
 		d.frames[frame] = f

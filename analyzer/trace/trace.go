@@ -242,10 +242,32 @@ func (k EventKind) String() string {
 	return "event(" + itoa(int(k)) + ")"
 }
 
+// PanicKind says what made a frame exit abnormally (EvPanic), as the
+// runtime saw it while the frame's deferred calls ran.
+type PanicKind uint8
+
+const (
+	PanicNone     PanicKind = iota // runtime.Goexit (t.FailNow), or not known
+	PanicNilDeref                  // nil pointer dereference
+	PanicIndex                     // index or slice bounds out of range
+	PanicRuntime                   // another runtime error (division by zero, nil map, …)
+	PanicUser                      // a call of panic
+)
+
+var panicKindNames = [...]string{"none", "nil dereference", "index out of range", "runtime error", "panic"}
+
+func (k PanicKind) String() string {
+	if int(k) < len(panicKindNames) {
+		return panicKindNames[k]
+	}
+	return "panic(" + itoa(int(k)) + ")"
+}
+
 // Event is one dynamic event.
 type Event struct {
 	Index  int
 	Kind   EventKind
+	Panic  PanicKind // of an EvPanic: what panicked
 	Site   SiteID
 	Frame  FrameID
 	Reads  []Item  // operand reads in evaluation order (a slot may be missing if short-circuited)

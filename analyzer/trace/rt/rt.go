@@ -303,7 +303,8 @@ func Exit(f *F) {
 	} else {
 		// The reads pending when the statement panicked stay with the
 		// event: for a nil dereference, the last of them is the nil
-		// pointer.
+		// pointer. What panicked goes in the header (panic.go).
+		f.ovf |= panicKind() << panicShift
 		emit(f, KPanic, f.S, false)
 	}
 	if f.hold != nil {

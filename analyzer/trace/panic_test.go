@@ -1,0 +1,83 @@
+package trace
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestPanicKind traces failing tests that panic in different ways and
+// checks the kind recorded with every frame's abnormal exit: the frame
+// where the check failed and the frames the panic unwinds through.
+func TestPanicKind(t *testing.T) {
+	const src = `package p
+
+type Node struct{ Next *Node; Val int }
+
+func Second(n *Node) int { return n.Next.Val }
+
+func At(xs []int, i int) int { return xs[i] }
+
+func Div(a, b int) int { return a / b }
+
+func Check(ok bool) {
+	if !ok {
+		panic("check failed")
+	}
+}
+`
+	for _, tc := range []struct {
+		name, body string
+		want       PanicKind
+	}{
+		{"nil-deref", `Second(&Node{Val: 1})`, PanicNilDeref},
+		{"index", `At([]int{1, 2}, 2)`, PanicIndex},
+		{"divide", `Div(1, 0)`, PanicRuntime},
+		{"user", `Check(false)`, PanicUser},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeTree(t, map[string][]byte{
+				"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
+				"p/p.go":      []byte(src),
+				"p/p_test.go": []byte("package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\t" + tc.body + "\n}\n"),
+			})
+			tr := runTrace(t, dir, "./p", "TestX")
+			if tr.Result.Passed {
+				t.Fatalf("TestX passed under tracing:\n%s", tr.Result.Output)
+			}
+			var got []PanicKind
+			for i := range tr.Events {
+				if e := tr.Event(i); e.Kind == EvPanic {
+					got = append(got, e.Panic)
+				}
+			}
+			// The callee's frame, then TestX's.
+			if diff := cmp.Diff([]PanicKind{tc.want, tc.want}, got); diff != "" {
+				t.Errorf("panic kinds (-want +got):\n%s\n%s", diff, dump(tr))
+			}
+		})
+	}
+}
+
+// TestPanicKindGoexit checks that t.FailNow, which ends the test's
+// goroutine without a panic, records no panic kind.
+func TestPanicKindGoexit(t *testing.T) {
+	dir := writeTree(t, map[string][]byte{
+		"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
+		"p/p.go":      []byte("package p\n\nfunc One() int { return 1 }\n"),
+		"p/p_test.go": []byte("package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\tif One() != 2 {\n\t\tt.FailNow()\n\t}\n}\n"),
+	})
+	tr := runTrace(t, dir, "./p", "TestX")
+	n := 0
+	for i := range tr.Events {
+		if e := tr.Event(i); e.Kind == EvPanic {
+			n++
+			if e.Panic != PanicNone {
+				t.Errorf("event %d: panic kind %v, want none\n%s", i, e.Panic, dump(tr))
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no abnormal exit recorded for t.FailNow:\n%s", dump(tr))
+	}
+}
