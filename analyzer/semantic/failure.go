@@ -23,7 +23,9 @@ func (a *Analysis) Failure() (Target, error) {
 	ev := a.tr.Event(i)
 	site := a.tr.SiteOf(i)
 	t := Target{Event: i, Outcome: "failed", Failure: i}
-	if ev.Kind == trace.EvPanic {
+	if ev.Kind == trace.EvPanic && ev.Panic != trace.PanicNone {
+		// An abnormal exit without a panic is runtime.Goexit: t.FailNow
+		// in a helper the trace does not enter (an assertion library).
 		t.Outcome = "panic"
 	}
 	switch {

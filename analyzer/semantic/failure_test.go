@@ -207,6 +207,11 @@ func TestFailureOutsideHelper(t *testing.T) {
 	if tg.pred != predImplicit {
 		t.Fatalf("target %s of kind %v, want the helper call over its arguments", a.describe(tg.Event), tg.pred)
 	}
+	// The helper ended the test with t.FailNow (runtime.Goexit): a
+	// failure, not a panic.
+	if tg.Outcome != "failed" {
+		t.Errorf("outcome %q, want failed: t.FailNow is no panic", tg.Outcome)
+	}
 	checkInvariant(t, a, tg)
 	pending := []Target{tg}
 	var lines []string
