@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -136,33 +135,6 @@ func (l *afterLoop) close() {
 	if l != nil {
 		os.RemoveAll(l.traceDir)
 	}
-}
-
-// tracedPackages lists the package directories to instrument, relative to
-// the module: the test's own and those of the changed Go files. The rest of
-// the module is observed at its calls, which keeps tracing a large module
-// fast.
-func tracedPackages(mod module, hunks []diffhunks.Hunk) []string {
-	set := map[string]bool{path.Clean(strings.TrimPrefix(mod.pkg, "./")): true}
-	for _, h := range hunks {
-		if !strings.HasSuffix(h.File, ".go") {
-			continue
-		}
-		f := h.File
-		if mod.dir != "." {
-			var ok bool
-			if f, ok = strings.CutPrefix(f, mod.dir+"/"); !ok {
-				continue
-			}
-		}
-		set[path.Dir(f)] = true
-	}
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // repoPath maps a path relative to the traced module root to one relative
