@@ -123,8 +123,12 @@ func (r *rewriter) assign(s ast.Stmt, at token.Pos) {
 			xt, li = h.text, h.li
 		}
 		slot := r.addOperand(st, x, r.info.TypeOf(x), li, false)
-		open, close := r.readWrap(slot, r.info.TypeOf(x), li)
-		r.es.pre(r.off(s.Pos()), open+xt+close+"; ")
+		if _, ok := hoisted[x]; !ok && r.elided(x, st, li) {
+			st.Operands[slot].Elided = true
+		} else {
+			open, close := r.readWrap(slot, r.info.TypeOf(x), li)
+			r.es.pre(r.off(s.Pos()), open+xt+close+"; ")
+		}
 		read := &Expr{Op: ExprRead, Slot: slot, Type: typeOf(r.info.TypeOf(x)), Text: r.text(x)}
 		var y *Expr
 		if rhs != nil {
@@ -293,6 +297,10 @@ func (r *rewriter) header(s ast.Stmt) {
 		st.Op = tok
 		slotR := r.addOperand(st, id, v.Type(), li, false)
 		open, close := r.readWrap(slotR, v.Type(), li)
+		if r.elided(id, st, li) {
+			st.Operands[slotR].Elided = true
+			open, close = "", ""
+		}
 		read := &Expr{Op: ExprRead, Slot: slotR, Type: typeOf(v.Type()), Text: id.Name}
 		op := opOf(tok)
 		if rhs == nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 	"unsafe"
 )
@@ -47,6 +48,7 @@ func Read(dir string) (*Trace, error) {
 	}
 	t.Sites = tab.sites()
 	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}}
+	d.elidedReads()
 	n, _ := walk(ws, nil)
 	t.Events = make([]Event, 0, n)
 	if _, complete := walk(ws, d.record); !complete {
@@ -139,6 +141,15 @@ type decoder struct {
 	vals          []Value
 	itemSlab      []Item
 	valSlab       []Value
+
+	// Reads the runtime did not record (Operand.Elided) are rebuilt from
+	// the last value each frame wrote to the local: elided holds the
+	// elided slots of each site, tracked the locals whose reads are elided
+	// somewhere, and locals the values of the frames still running.
+	elided  [][]int
+	tracked map[int]bool
+	locals  map[FrameID][]Item
+	rebuilt []Item
 }
 
 // slabChunk is how many items or values one slab allocation holds.
@@ -187,6 +198,9 @@ func (d *decoder) record(h, frame uint64, items []uint64) {
 		d.vals = append(d.vals, Value{Kind: ValBool, Bits: h >> 45 & 1})
 	}
 	d.items(&e, items)
+	if d.tracked != nil {
+		d.rebuild(&e, h>>39&1 != 0)
+	}
 	e.Reads, e.Writes, e.Values = d.itemsOf(d.reads), d.itemsOf(d.writes), d.valuesOf(d.vals)
 	fr := &t.Frames[e.Frame]
 	switch kind {
@@ -212,6 +226,7 @@ func (d *decoder) record(h, frame uint64, items []uint64) {
 		d.stacks[fr.Goroutine] = append(st, e.Frame)
 	case EvReturn, EvPanic:
 		if e.Frame != 0 {
+			delete(d.locals, e.Frame)
 			fr.Exit = e.Index
 			st := d.stacks[fr.Goroutine]
 			for i := len(st) - 1; i >= 0; i-- {
@@ -227,6 +242,81 @@ func (d *decoder) record(h, frame uint64, items []uint64) {
 		delete(d.pendingCall, e.Frame)
 	}
 	t.Events = append(t.Events, e)
+}
+
+// elidedReads indexes the elided read operands of the site table.
+func (d *decoder) elidedReads() {
+	for _, s := range d.t.Sites {
+		for _, op := range s.Operands {
+			if !op.Elided {
+				continue
+			}
+			if d.tracked == nil {
+				d.elided = make([][]int, len(d.t.Sites))
+				d.tracked = map[int]bool{}
+				d.locals = map[FrameID][]Item{}
+			}
+			d.elided[s.ID] = append(d.elided[s.ID], op.Slot)
+			d.tracked[op.Obj] = true
+		}
+	}
+}
+
+// rebuild adds to the event's reads those the runtime left unrecorded,
+// each with the last value its frame wrote to the local, and then notes
+// the event's writes. The rebuilt reads go in slot order, except in a
+// panic, where they come first, so that the last read is still the last
+// one recorded (the nil pointer of a nil dereference). A record that overflowed may have lost writes: the
+// frame's values are forgotten, and a read with no value known is left
+// out, like a read the runtime could not record.
+func (d *decoder) rebuild(e *Event, overflow bool) {
+	if e.Frame == 0 {
+		return
+	}
+	known := d.locals[e.Frame]
+	if slots := d.elided[e.Site]; len(slots) > 0 {
+		ops := d.t.Sites[e.Site].Operands
+		d.rebuilt = d.rebuilt[:0]
+		for _, k := range slots {
+			for _, it := range known {
+				if it.Loc.Obj == ops[k].Obj {
+					d.rebuilt = append(d.rebuilt, Item{Slot: k, Value: it.Value, Loc: it.Loc})
+					break
+				}
+			}
+		}
+		if e.Kind == EvPanic {
+			d.reads = slices.Insert(d.reads, 0, d.rebuilt...)
+		} else {
+			// In slot order, which is the order of evaluation.
+			at := 0
+			for _, it := range d.rebuilt {
+				for at < len(d.reads) && d.reads[at].Slot < it.Slot {
+					at++
+				}
+				d.reads = slices.Insert(d.reads, at, it)
+				at++
+			}
+		}
+	}
+	if overflow {
+		known = known[:0]
+	}
+	for _, w := range d.writes {
+		if w.Loc.Kind != LocLocal || w.Loc.Frame != e.Frame || w.Loc.Path != "" || !d.tracked[w.Loc.Obj] {
+			continue
+		}
+		i := 0
+		for i < len(known) && known[i].Loc.Obj != w.Loc.Obj {
+			i++
+		}
+		if i == len(known) {
+			known = append(known, w)
+		} else {
+			known[i] = w
+		}
+	}
+	d.locals[e.Frame] = known
 }
 
 // Item tags (see package rt): value kind in bits 0-3, role 4-5, location

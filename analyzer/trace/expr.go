@@ -89,10 +89,15 @@ func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
 	case *ast.BinaryExpr:
 		out.Op, out.Tok = ExprBinary, x.Op
 		out.X = r.expr(x.X, st)
-		if x.Op == token.LAND || x.Op == token.LOR {
+		lazy := x.Op == token.LAND || x.Op == token.LOR
+		if lazy {
 			r.shortCircuit(x)
+			r.lazy++
 		}
 		out.Y = r.expr(x.Y, st)
+		if lazy {
+			r.lazy--
+		}
 	case *ast.CallExpr:
 		return r.callExpr(x, st, out)
 	case *ast.CompositeLit:
@@ -225,8 +230,12 @@ func (r *rewriter) leaf(e ast.Expr, st *Site) *Expr {
 	t := r.info.TypeOf(e)
 	li := r.loc(e)
 	slot := r.addOperand(st, e, t, li, false)
-	open, close := r.readWrap(slot, t, li)
-	r.es.wrap(r.off(e.Pos()), r.off(e.End()), open, close)
+	if r.elided(e, st, li) {
+		st.Operands[slot].Elided = true
+	} else {
+		open, close := r.readWrap(slot, t, li)
+		r.es.wrap(r.off(e.Pos()), r.off(e.End()), open, close)
+	}
 	return &Expr{Op: ExprRead, Slot: slot, Type: typeOf(t), Text: r.text(e)}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
@@ -195,16 +196,27 @@ func rewriteOne(p *packages.Package, f *ast.File, src []byte, relName string, ta
 	if tf == nil || tf.Size() != len(src) {
 		return nil, false
 	}
-	save := len(tab.Sites)
+	save, saveSkip := len(tab.Sites), len(tab.Skipped)
 	defer func() {
 		if e := recover(); e != nil {
-			tab.Sites = tab.Sites[:save]
+			tab.Sites, tab.Skipped = tab.Sites[:save], tab.Skipped[:saveSkip]
 			tab.Skipped = append(tab.Skipped, Skip{Pos: Pos{File: relName}, Reason: fmt.Sprint("rewriter: ", e)})
 			out, ok = nil, false
 		}
 	}()
-	r := &rewriter{fset: p.Fset, info: p.TypesInfo, file: f, src: src, base: tf.Base(), rel: relName,
-		tab: tab, scope: scope, leave: leave, gvar: fmt.Sprintf("_ctg%d", n)}
+	newRewriter := func() *rewriter {
+		return &rewriter{fset: p.Fset, info: p.TypesInfo, file: f, src: src, base: tf.Base(), rel: relName,
+			tab: tab, scope: scope, leave: leave, gvar: fmt.Sprintf("_ctg%d", n)}
+	}
+	// The first pass learns which locals have every write recorded; the
+	// second leaves their reads unrecorded (see elide.go).
+	r := newRewriter()
+	r.wrote = map[*types.Var]map[token.Pos]bool{}
+	r.rewriteFile(rtPath)
+	elide := r.elidable()
+	tab.Sites, tab.Skipped = tab.Sites[:save], tab.Skipped[:saveSkip]
+	r = newRewriter()
+	r.elide = elide
 	out = r.rewriteFile(rtPath)
 	if len(tab.Sites) == save {
 		// Nothing to instrument (only declarations or comments): the

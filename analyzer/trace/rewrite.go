@@ -31,6 +31,12 @@ type rewriter struct {
 	// calls) records nothing, as that code cannot execute.
 	leave map[funcKey]string
 	addr  map[*types.Var]bool
+	// wrote collects, in a first pass over the file, the places where the
+	// value written to a local variable is recorded; elide, in the second
+	// pass, holds the locals whose reads are left unrecorded (elide.go).
+	wrote map[*types.Var]map[token.Pos]bool
+	elide map[*types.Var]bool
+	lazy  int    // depth inside right operands of && and ||, which may not run
 	fname string // enclosing function, qualified
 	frame string // frame variable in scope ("_ctf", or the file's init frame)
 	fsig  *types.Signature
@@ -281,6 +287,9 @@ func (r *rewriter) addOperand(s *Site, e ast.Expr, t types.Type, li locInfo, wri
 	op := Operand{Slot: len(s.Operands), Write: write, Text: r.text(e), Type: typeOf(t)}
 	if li.kind == LocLocal {
 		op.Obj, op.Path, op.Global = li.obj, li.path, li.global
+		if write {
+			r.noteWrite(e, li)
+		}
 	}
 	s.Operands = append(s.Operands, op)
 	return op.Slot

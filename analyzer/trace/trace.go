@@ -156,6 +156,9 @@ type Operand struct {
 	// Path) everywhere, and package initialisation events have frame 0.
 	Global bool
 	Path   string // field path / constant index below Obj (".x", "[2]"), "" for the whole variable
+	// Elided marks a read the runtime does not record: the decoder rebuilds
+	// it from the frame's last write of the local Obj (elide.go).
+	Elided bool `json:",omitempty"`
 }
 
 // TypeKind classifies a Go type for the encoder.
