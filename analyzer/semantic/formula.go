@@ -177,20 +177,16 @@ func (b *builder) read(slot int, t trace.Type) smt.Term {
 		s, _ := sortOf(t)
 		return f.c.Var(fmt.Sprintf("u%d.%d", b.ev, slot), s)
 	}
-	if d := f.tr.Def(b.ev, slot); d >= 0 {
-		for _, w := range f.tr.Event(d).Writes {
-			if w.Loc == it.Loc {
-				b.deps = append(b.deps, d)
-				x := f.defVar(d, w.Slot)
-				s, _ := sortOf(t)
-				if x.Sort() != s {
-					if y, err := f.c.Convert(x, s); err == nil {
-						return y
-					}
-				}
-				return x
+	if d, w := f.tr.DefWrite(b.ev, slot); d >= 0 {
+		b.deps = append(b.deps, d)
+		x := f.defVar(d, w.Slot)
+		s, _ := sortOf(t)
+		if x.Sort() != s {
+			if y, err := f.c.Convert(x, s); err == nil {
+				return y
 			}
 		}
+		return x
 	}
 	return f.input(fmt.Sprintf("in%d.%d", b.ev, slot), it.Value, t)
 }

@@ -40,7 +40,11 @@ func (r *rewriter) builtin(b *types.Builtin, c *ast.CallExpr, st *Site, out *Exp
 		out.Args = []*Expr{r.expr(c.Args[0], st)}
 		return out
 	case "append":
-		if r.appendSite(c) {
+		if r.appendSite(c) || r.appendSpread(c, st, out) {
+			return out
+		}
+	case "copy":
+		if r.copyMove(c, st, out) {
 			return out
 		}
 	case "recover":
@@ -62,10 +66,10 @@ func (r *rewriter) builtin(b *types.Builtin, c *ast.CallExpr, st *Site, out *Exp
 // its own: once append returns, each appended element is recorded as
 // written at its address, with its argument as its value, so that a later
 // read of the element (through any slice sharing the array) finds its
-// definition. append(s, t...) is left to the enclosing site: its elements
-// are copied from memory the tracer does not follow. Elements that append
-// copies into a new array when it grows are not recorded either; a read
-// of one of them is an input of the analysis.
+// definition. When s has no side effects, it is passed again as it was
+// before the call, and elements that append copies into a new array are
+// recorded as moved there (rt.AP); a read of one of them is defined by the
+// write of the element it was copied from.
 func (r *rewriter) appendSite(c *ast.CallExpr) bool {
 	if c.Ellipsis.IsValid() || len(c.Args) < 2 {
 		return false
@@ -85,8 +89,50 @@ func (r *rewriter) appendSite(c *ast.CallExpr) bool {
 	for k := range n {
 		s.Operands = append(s.Operands, Operand{Slot: slot + k, Write: true, Text: fmt.Sprintf("%s[len(%s)-%d]", base, base, n-k), Type: typeOf(sl.Elem())})
 	}
-	open := fmt.Sprintf("%s.AP(%s, %d, %d, %d, ", rtName, r.fa(), s.ID, slot, n)
+	old := "nil"
+	if r.pure(c.Args[0]) {
+		old = base
+	}
+	open := fmt.Sprintf("%s.AP(%s, %d, %d, %d, %s, ", rtName, r.fa(), s.ID, slot, n, old)
 	r.es.wrap(r.off(c.Pos()), r.off(c.End()), open, ")")
+	return true
+}
+
+// appendSpread instruments append(s, t...) of a slice t: the elements of
+// t are moved to the end of the result, and s's own when the array grew.
+// The moves go with the enclosing site's event; s and t must have no side
+// effects, as they are passed again as they were before the call.
+func (r *rewriter) appendSpread(c *ast.CallExpr, st *Site, out *Expr) bool {
+	if !c.Ellipsis.IsValid() || len(c.Args) != 2 || !r.pure(c.Args[0]) || !r.pure(c.Args[1]) {
+		return false
+	}
+	if _, ok := r.under(c.Args[1]).(*types.Slice); !ok {
+		return false // append([]byte, string...)
+	}
+	if _, ok := r.under(c).(*types.Slice); !ok {
+		return false
+	}
+	out.Args = []*Expr{r.expr(c.Args[0], st), r.expr(c.Args[1], st)}
+	open := fmt.Sprintf("%s.APS(%s, %s, %s, ", rtName, r.fa(), r.text(c.Args[0]), r.text(c.Args[1]))
+	r.es.wrap(r.off(c.Pos()), r.off(c.End()), open, ")")
+	return true
+}
+
+// copyMove instruments copy(dst, src) of two slices as a call of rt.CP,
+// which records the elements copied as moved (the move goes with the
+// enclosing site's event).
+func (r *rewriter) copyMove(c *ast.CallExpr, st *Site, out *Expr) bool {
+	if len(c.Args) != 2 {
+		return false
+	}
+	for _, a := range c.Args {
+		if _, ok := r.under(a).(*types.Slice); !ok {
+			return false // copy([]byte, string)
+		}
+	}
+	out.Args = []*Expr{r.expr(c.Args[0], st), r.expr(c.Args[1], st)}
+	r.es.replace(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.CP", rtName))
+	r.es.post(r.off(c.Lparen)+1, r.fa()+", ")
 	return true
 }
 

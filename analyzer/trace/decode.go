@@ -138,6 +138,7 @@ type decoder struct {
 	// vals, then copied to slices of the shared slabs (one allocation for
 	// many events).
 	reads, writes []Item
+	moves         []Move
 	vals          []Value
 	itemSlab      []Item
 	valSlab       []Value
@@ -202,6 +203,9 @@ func (d *decoder) record(h, frame uint64, items []uint64) {
 		d.rebuild(&e, h>>39&1 != 0)
 	}
 	e.Reads, e.Writes, e.Values = d.itemsOf(d.reads), d.itemsOf(d.writes), d.valuesOf(d.vals)
+	if len(d.moves) > 0 {
+		e.Moves = slices.Clone(d.moves)
+	}
 	fr := &t.Frames[e.Frame]
 	switch kind {
 	case EvEntry:
@@ -324,12 +328,13 @@ func (d *decoder) rebuild(e *Event, overflow bool) {
 // inline value in 32-63.
 const (
 	tagInline = 1 << 12
+	roleMove  = 3
 )
 
 // items decodes the operand items of a record.
 func (d *decoder) items(e *Event, ws []uint64) {
 	s := &d.t.Sites[e.Site]
-	d.reads, d.writes = d.reads[:0], d.writes[:0]
+	d.reads, d.writes, d.moves = d.reads[:0], d.writes[:0], d.moves[:0]
 	for len(ws) > 0 {
 		tag := ws[0]
 		n := int(tag >> 8 & 0xf)
@@ -339,6 +344,12 @@ func (d *decoder) items(e *Event, ws []uint64) {
 		body := ws[1 : 1+n]
 		ws = ws[1+n:]
 		role := tag >> 4 & 3
+		if role == roleMove {
+			if len(body) == 3 {
+				d.moves = append(d.moves, Move{Src: body[0], Dst: body[1], Len: body[2]})
+			}
+			continue
+		}
 		lk := LocKind(tag >> 6 & 3)
 		slot := int(tag >> 16 & 0xffff)
 		v, rest := decodeItem(tag, body)

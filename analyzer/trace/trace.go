@@ -43,6 +43,7 @@ type Trace struct {
 	defs    map[Loc][]int     // location -> indices of events writing it, ascending
 	callee  map[int]FrameID   // Call event -> the frame it entered
 	byFrame map[FrameID][]int // each frame's events, in order
+	moved   []int             // the events with moves, ascending
 }
 
 // RunResult is what the traced `go test` reported.
@@ -276,6 +277,15 @@ type Event struct {
 	Reads  []Item  // operand reads in evaluation order (a slot may be missing if short-circuited)
 	Writes []Item  // written locations with the value written
 	Values []Value // kind-specific values (see EventKind)
+	// Moves are the blocks of memory the event copied as they were
+	// (append into a new array, append(s, t...), copy), before its writes.
+	Moves []Move
+}
+
+// Move is a copy of Len bytes from address Src to address Dst: a read of
+// the destination is defined by what defined the source before the move.
+type Move struct {
+	Src, Dst, Len uint64
 }
 
 // Item is one operand read or write.
@@ -409,6 +419,9 @@ func (t *Trace) index() {
 				}
 			}
 			t.byFrame[ev.Frame] = append(t.byFrame[ev.Frame], i)
+			if len(ev.Moves) > 0 {
+				t.moved = append(t.moved, i)
+			}
 		}
 		for id := 1; id < len(t.Frames); id++ {
 			if c := t.Frames[id].Call; c >= 0 {
@@ -438,28 +451,79 @@ func (t *Trace) LastDef(loc Loc, before int) int {
 // or the defined value differs from the one read (an untraced write came
 // between). A later write of the whole variable (or of an enclosing field)
 // defines the part too, with a value the trace does not break down, so the
-// part is then an input as well.
+// part is then an input as well. Memory copied as it was (Event.Moves) is
+// followed back to the write of its source.
 func (t *Trace) Def(i, slot int) int {
+	d, _ := t.DefWrite(i, slot)
+	return d
+}
+
+// DefWrite is Def with the write that defined the value: of the location
+// read, or of the memory it was copied from.
+func (t *Trace) DefWrite(i, slot int) (int, Item) {
 	it, ok := t.Events[i].Read(slot)
 	if !ok || it.Loc.Kind == LocNone {
-		return -1
+		return -1, Item{}
 	}
-	d := t.LastDef(it.Loc, i)
+	loc, before, below := it.Loc, i, 0
+	d := t.LastDef(loc, before)
+	for hop := 0; loc.Kind == LocAddr && hop < maxMoveHops; hop++ {
+		m, j, src, ok := t.movedInto(loc.Addr, d, before, below)
+		if !ok {
+			break
+		}
+		loc, before, below = Loc{Kind: LocAddr, Addr: src}, m, j
+		d = t.LastDef(loc, before)
+	}
 	if d < 0 {
-		return -1
+		return -1, Item{}
 	}
 	for p := it.Loc; p.Path != ""; {
 		p.Path = parentPath(p.Path)
 		if w := t.LastDef(p, i); w > d {
-			return -1
+			return -1, Item{}
 		}
 	}
 	for _, w := range t.Events[d].Writes {
-		if w.Loc == it.Loc && w.Value == it.Value {
-			return d
+		if w.Loc == loc && w.Value == it.Value {
+			return d, w
 		}
 	}
-	return -1
+	return -1, Item{}
+}
+
+// Bounds on following moves: how many copies of copies, and how many
+// events with moves one step looks through.
+const (
+	maxMoveHops = 64
+	maxMoveScan = 1 << 14
+)
+
+// movedInto returns the latest move to addr after event `after` and
+// before the first `below` moves of event `before` (moves of one event are
+// in the order they happened, all before its writes): the event, the
+// move's index in it, and the address addr was copied from.
+func (t *Trace) movedInto(addr uint64, after, before, below int) (int, int, uint64, bool) {
+	t.index()
+	k := sort.SearchInts(t.moved, before+1)
+	for n := 0; k > 0 && n < maxMoveScan; n++ {
+		k--
+		m := t.moved[k]
+		if m <= after {
+			break
+		}
+		mv := t.Events[m].Moves
+		j := len(mv)
+		if m == before {
+			j = below
+		}
+		for j--; j >= 0; j-- {
+			if addr >= mv[j].Dst && addr-mv[j].Dst < mv[j].Len {
+				return m, j, mv[j].Src + (addr - mv[j].Dst), true
+			}
+		}
+	}
+	return 0, 0, 0, false
 }
 
 // parentPath drops the last field or index step of a location path
