@@ -169,11 +169,8 @@ func pathTouches(cmp *contrast.Comparison, path contrast.Path, hunks []diffhunks
 
 // treeTouches reports whether a step of the tree lies in one of the hunks.
 func treeTouches(t *cause.Node, hunks []diffhunks.ID) bool {
-	hit := false
-	t.Walk(func(n *cause.Node) {
-		hit = hit || touches(append([]cause.Statement{n.Target}, n.Statements...), hunks)
-	})
-	return hit
+	on := t.Hunks(nil)
+	return slices.ContainsFunc(hunks, func(id diffhunks.ID) bool { return on[id] })
 }
 
 // touches reports whether a statement lies in one of the hunks.

@@ -249,6 +249,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if res.Status == Explained && failing != nil {
 		b.enter(PhaseContrast)
 		compare(ctx, req, b, failing, res)
+		treeRoots(res, candidates)
 	}
 	return res, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -221,4 +222,35 @@ func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found,
 	g.Aux = slices.DeleteFunc(slices.Clone(g.Aux), func(id diffhunks.ID) bool { return slices.Contains(moved, id) })
 	g.Notes.Add(note.Note{Code: note.ExecutedRoot, Hunks: moved})
 	return g, nil
+}
+
+// treeRoots makes root the auxiliary hunks where the causal tree shows
+// an effect of the change. A proven revert set holds hunks the failure
+// depends on and hunks only the compiler needs; in a change whose hunks
+// compile only together (a rewrite), reverting cannot tell them apart,
+// but the tree compared with the passing run can: a hunk holding a step
+// that ran otherwise without the change (other values, other source, not
+// at all, or deleted code) changes behaviour. A step that ran alike in
+// both runs (the body of a renamed function) proves nothing, and without
+// the passing run nothing is moved. The tree decides only where the
+// search could not try each auxiliary hunk as a root (RolesUnchecked):
+// elsewhere the roles its runs settled stand. The proven set is the same,
+// only the roles change; the test's own hunks are never root.
+func treeRoots(res *Result, candidates []diffhunks.ID) {
+	if !res.Notes.Has(note.RolesUnchecked) {
+		return
+	}
+	on := res.Tree.Hunks(cause.Statement.Changed)
+	var moved []diffhunks.ID
+	for _, id := range res.Aux {
+		if on[id] && slices.Contains(candidates, id) {
+			moved = append(moved, id)
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	res.Root = slices.Sorted(slices.Values(append(slices.Clone(res.Root), moved...)))
+	res.Aux = slices.DeleteFunc(slices.Clone(res.Aux), func(id diffhunks.ID) bool { return slices.Contains(moved, id) })
+	res.Notes.Add(note.Note{Code: note.TreeRoot, Hunks: moved})
 }

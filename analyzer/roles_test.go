@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trial"
@@ -181,4 +182,60 @@ func TestNearestRoles(t *testing.T) {
 			t.Errorf("root %v aux %v after %d runs, want the answer unchanged and no run", g.Root, g.Aux, len(tr.runs))
 		}
 	})
+}
+
+// TestTreeRoots: where the search could not try the auxiliary hunks as
+// roots, those holding a step of the causal tree that ran otherwise
+// without the change become root; the test's own hunks, those off the
+// tree and those whose steps ran alike in both runs stay auxiliary, and
+// the proven set is the same.
+func TestTreeRoots(t *testing.T) {
+	step := func(id int, passing map[string]string) cause.Statement {
+		return cause.Statement{File: "c.go", Line: id, Hunk: diffhunks.ID(id), Values: map[string]string{"x": "1"},
+			Passing: &cause.Passing{Values: passing}}
+	}
+	same, other := map[string]string{"x": "1"}, map[string]string{"x": "2"}
+	tree := &cause.Node{
+		Target:     cause.Statement{File: "c_test.go", Line: 9, Hunk: 7, Diverges: true},
+		Statements: []cause.Statement{step(3, other), step(6, same)},
+		Children: []*cause.Node{{
+			Target:     cause.Statement{File: "c.go", Line: 5, Hunk: 5, Deleted: true},
+			Statements: []cause.Statement{step(0, other), step(4, nil), {File: "c.go", Line: 1, Hunk: 1}},
+		}},
+	}
+	tests := []struct {
+		name           string
+		tree           *cause.Node
+		root, aux      []diffhunks.ID
+		wantRoot, want []diffhunks.ID
+		note           bool
+	}{
+		{"aux on the tree is root", tree, []diffhunks.ID{2}, []diffhunks.ID{1, 4, 5, 6}, []diffhunks.ID{2, 4, 5}, []diffhunks.ID{1, 6}, true},
+		{"the test's hunk stays aux", tree, []diffhunks.ID{3}, []diffhunks.ID{7}, []diffhunks.ID{3}, []diffhunks.ID{7}, false},
+		{"no tree", nil, []diffhunks.ID{2}, []diffhunks.ID{4}, []diffhunks.ID{2}, []diffhunks.ID{4}, false},
+	}
+	t.Run("roles the search checked stand", func(t *testing.T) {
+		res := &Result{Tree: tree, Root: []diffhunks.ID{2}, Aux: []diffhunks.ID{4, 5}}
+		treeRoots(res, []diffhunks.ID{1, 2, 3, 4, 5, 6})
+		if !slices.Equal(res.Root, []diffhunks.ID{2}) || !slices.Equal(res.Aux, []diffhunks.ID{4, 5}) || res.Notes.Has(note.TreeRoot) {
+			t.Errorf("root %v aux %v notes %+v, want the roles unchanged", res.Root, res.Aux, res.Notes)
+		}
+	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &Result{Tree: tt.tree, Root: tt.root, Aux: tt.aux}
+			res.Notes.Add(note.Note{Code: note.RolesUnchecked, N: len(tt.aux)})
+			before := slices.Sorted(slices.Values(append(slices.Clone(tt.root), tt.aux...)))
+			treeRoots(res, []diffhunks.ID{1, 2, 3, 4, 5, 6})
+			if !slices.Equal(res.Root, tt.wantRoot) || !slices.Equal(res.Aux, tt.want) {
+				t.Errorf("root %v aux %v, want root %v aux %v", res.Root, res.Aux, tt.wantRoot, tt.want)
+			}
+			if after := slices.Sorted(slices.Values(append(slices.Clone(res.Root), res.Aux...))); !slices.Equal(after, before) {
+				t.Errorf("reverted set %v, was %v", after, before)
+			}
+			if res.Notes.Has(note.TreeRoot) != tt.note {
+				t.Errorf("notes %+v, want tree-root %v", res.Notes, tt.note)
+			}
+		})
+	}
 }

@@ -67,6 +67,8 @@ func words(n note.Note) string {
 		return fmt.Sprintf("the semantic analysis used its budget after %s: the root was found by the revert search alone", plural(n.N, "cause", "causes"))
 	case note.LargeAux:
 		return fmt.Sprintf("%d auxiliary hunks remain after minimising: each is needed for the reverted code to compile (a signature or name the root changed is used there)", n.N)
+	case note.RolesUnchecked:
+		return fmt.Sprintf("the search found %d auxiliary hunks, too many to try each as a root of its own: the causal tree, where there is one, tells the hunks that change behaviour from those only the compiler needs", n.N)
 	case note.CommandModeDynamic:
 		return "the semantic analysis traces Go tests only: in command mode the root was found by the revert search alone, and the explanation is dynamic only"
 	case note.SemanticFailed:
@@ -101,6 +103,11 @@ func words(n note.Note) string {
 			return fmt.Sprintf("%s, reverted so the root's revert compiles, counts as root too: the failing run executed it and none of the root's lines", hunks)
 		}
 		return fmt.Sprintf("%s, reverted so the root's revert compiles, count as root too: the failing run executed them and none of the root's lines", hunks)
+	case note.TreeRoot:
+		if len(n.Hunks) == 1 {
+			return fmt.Sprintf("%s, reverted with the root, counts as root too: the causal tree passes through it", hunks)
+		}
+		return fmt.Sprintf("%s, reverted with the root, count as root too: the causal tree passes through them", hunks)
 	case note.ContrastOnly:
 		return "the tree is the path of differences between the failing and the passing run: no cause derived from the failing run alone reaches the change"
 	case note.ContrastOutside:

@@ -564,16 +564,10 @@ func (r *Report) normalize() {
 // auxOnTree returns the auxiliary hunks, in their order, that hold a step
 // of the causal tree.
 func (r *Report) auxOnTree() []int {
-	seen := map[int]bool{}
-	r.Tree.Walk(func(n *cause.Node) {
-		seen[int(n.Target.Hunk)] = true
-		for _, s := range n.Statements {
-			seen[int(s.Hunk)] = true
-		}
-	})
+	on := r.Tree.Hunks(nil)
 	var out []int
 	for _, id := range r.Aux {
-		if seen[id] {
+		if on[diffhunks.ID(id)] {
 			out = append(out, id)
 		}
 	}

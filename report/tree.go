@@ -103,7 +103,7 @@ func stepWith(s cause.Statement, result string) string {
 	switch {
 	case s.OnlyPassing:
 		out += " — ran only without the change"
-	case s.Passing != nil && (s.Passing.Missing || s.Passing.Text != "" || !maps.Equal(s.Passing.Values, s.Values)):
+	case s.PassingDiffers():
 		out += "; without the change: " + passingText(s.Passing)
 	}
 	if s.Diverges {

@@ -3,7 +3,11 @@
 // that returns it and the renderers that show it.
 package cause
 
-import "github.com/culprit-dev/culprit/diffhunks"
+import (
+	"maps"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+)
 
 // Statement is one executed statement of the failing run, or code the
 // change deleted from where the run passed.
@@ -91,4 +95,37 @@ func (n *Node) Walk(f func(*Node)) {
 	for _, c := range n.Children {
 		c.Walk(f)
 	}
+}
+
+// Hunks returns the hunks that hold a statement of the tree (a target or
+// a step) for which keep is true (every statement when keep is nil); nil
+// for a nil tree.
+func (n *Node) Hunks(keep func(Statement) bool) map[diffhunks.ID]bool {
+	if n == nil {
+		return nil
+	}
+	on := map[diffhunks.ID]bool{}
+	n.Walk(func(m *Node) {
+		for _, s := range append([]Statement{m.Target}, m.Statements...) {
+			if s.Hunk != 0 && (keep == nil || keep(s)) {
+				on[s.Hunk] = true
+			}
+		}
+	})
+	return on
+}
+
+// PassingDiffers reports whether the passing run did something else at
+// the step: it has no instance of it, ran other source there, or saw
+// other values. False when the passing run is unknown.
+func (s Statement) PassingDiffers() bool {
+	p := s.Passing
+	return p != nil && (p.Missing || p.Text != "" || !maps.Equal(p.Values, s.Values))
+}
+
+// Changed reports whether the step shows an effect of the change: code it
+// deleted, a step only the passing run ran, the divergence of the runs,
+// or a step the passing run ran differently.
+func (s Statement) Changed() bool {
+	return s.Deleted || s.OnlyPassing || s.Diverges || s.PassingDiffers()
 }

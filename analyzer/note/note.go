@@ -51,6 +51,7 @@ const (
 	BudgetSuspect     Code = "budget-suspect"     // Limit; Hunks: judged passing in the noisy search, not proven
 	SemanticBudget    Code = "semantic-budget"    // Limit; N: causes derived before it ran out
 	LargeAux          Code = "large-aux"          // N auxiliary hunks remain after minimising
+	RolesUnchecked    Code = "roles-unchecked"    // the N auxiliary hunks were too many to try each as a root
 )
 
 // Semantic analysis.
@@ -106,6 +107,10 @@ const (
 	// the failing run executed them while it executed no root hunk: they
 	// are root too.
 	ExecutedRoot Code = "executed-root"
+	// TreeRoot: Hunks were reverted with the root, and the causal tree
+	// passes through their statements: they change behaviour, so they
+	// are root too.
+	TreeRoot Code = "tree-root"
 )
 
 // Note is one finding with its data.

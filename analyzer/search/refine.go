@@ -39,6 +39,9 @@ const (
 // why says what changed, for Found.Notes.
 func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []note.Note, err error) {
 	checks := 0
+	if len(aux) > maxRoleAux {
+		why = append(why, note.Note{Code: note.RolesUnchecked, N: len(aux)})
+	}
 	for _, h := range aux {
 		if len(aux) > maxRoleAux || checks == maxRoleChecks || !slices.Contains(candidates, h) {
 			continue
@@ -54,7 +57,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		set := union(union([]diffhunks.ID{h}, v.aux), s.extra)
 		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) {
 			root, aux = []diffhunks.ID{h}, minus(set, []diffhunks.ID{h})
-			why = []note.Note{{Code: note.RootByRole, Hunks: []diffhunks.ID{h}}}
+			why = append(why, note.Note{Code: note.RootByRole, Hunks: []diffhunks.ID{h}})
 			break
 		}
 	}
