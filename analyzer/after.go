@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -107,6 +110,7 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		Pkg:      pkg,
 		Test:     req.Test.Name,
 		Timeout:  req.Timeout,
+		MaxBytes: req.TraceBytes,
 		TraceDir: dir,
 	}
 	began := time.Now()
@@ -120,6 +124,9 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		return nil, errors.New("the test did not fail when traced")
 	}
 	if tr.Truncated {
+		tr, cfg, dir = narrowTrace(ctx, tr, cfg, mod, res)
+	}
+	if tr.Truncated {
 		res.Notes.Add(note.Note{Code: note.TraceTruncated})
 	}
 	if n := len(tr.Skipped); n > 0 {
@@ -128,6 +135,59 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 	l := &afterLoop{tr: tr, cfg: cfg, took: time.Since(began), traceDir: dir, prefix: prefix}
 	l.an = semantic.New(tr, modRoot, semantic.Options{Deleted: l.deletions(res.Hunks)})
 	return l, nil
+}
+
+// narrowTrace traces the failing run again when its trace filled the
+// buffer before the failure: with only the test's package and the
+// packages the change touches instrumented, calls into the module's other
+// packages are observed, not traced, and the events nearest the failure
+// are more likely to fit. The narrower trace replaces the first when it
+// holds the whole failing run; otherwise the first stands. Either way the
+// trace kept, its config and its directory are returned.
+func narrowTrace(ctx context.Context, tr *trace.Trace, cfg trace.Config, mod module, res *Result) (*trace.Trace, trace.Config, string) {
+	pkgs := changedPackages(res.Hunks, mod)
+	traced := map[string]bool{}
+	for _, s := range tr.Sites[1:] {
+		traced[path.Dir(filepath.ToSlash(s.Pos.File))] = true
+	}
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(traced)), func(d string) bool { return !slices.Contains(pkgs, d) }) {
+		return tr, cfg, cfg.TraceDir // nothing to leave out
+	}
+	dir, err := os.MkdirTemp("", "culprit-trace-")
+	if err != nil {
+		return tr, cfg, cfg.TraceDir
+	}
+	narrow := cfg
+	narrow.Packages, narrow.TraceDir = pkgs, dir
+	again, err := trace.Run(ctx, narrow)
+	if err != nil || !again.Result.Failed || again.Truncated {
+		os.RemoveAll(dir)
+		return tr, cfg, cfg.TraceDir
+	}
+	os.RemoveAll(cfg.TraceDir)
+	res.Notes.Add(note.Note{Code: note.TraceNarrowed, Detail: strings.Join(pkgs, ", ")})
+	return again, narrow, dir
+}
+
+// changedPackages lists the directories, relative to the module root, of
+// the test's package and of the module's files the change touches: the
+// packages whose code can hold the failure's causes.
+func changedPackages(hunks []diffhunks.Hunk, mod module) []string {
+	set := map[string]bool{path.Clean(strings.TrimPrefix(mod.pkg, "./")): true}
+	for _, h := range hunks {
+		if h.Kind == diffhunks.Delete || !strings.HasSuffix(h.File, ".go") {
+			continue
+		}
+		rel := h.File
+		if mod.dir != "." {
+			var ok bool
+			if rel, ok = strings.CutPrefix(h.File, mod.dir+"/"); !ok {
+				continue
+			}
+		}
+		set[path.Dir(rel)] = true
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // close removes the trace; a nil loop has nothing to close.

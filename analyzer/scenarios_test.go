@@ -438,3 +438,37 @@ func TestFlakyMaxTrials(t *testing.T) {
 	}
 	t.Logf("%d trials, %d runs in all", res.Stats.Trials, runs)
 }
+
+// TestTraceNarrowed: with a trace buffer too small for the loop in the
+// package the change does not touch, the first trace is cut short before
+// the failure; the run traced again with only the test's package and the
+// changed one instrumented holds the failure, and the tree reaches the
+// change. Without the second trace there would be no failure to explain.
+func TestTraceNarrowed(t *testing.T) {
+	sc, err := scenario.Load("../testdata/trace-narrowed.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := explainWith(t, sc, analyzer.StrategyAfter, func(r *analyzer.Request) { r.TraceBytes = 1 << 20 })
+	if want := resolve(t, res.Hunks, sc.Root); res.Status != analyzer.Explained || !slices.Equal(res.Root, want) {
+		t.Fatalf("status %s root %v, want explained %v; notes %+v", res.Status, res.Root, want, res.Notes)
+	}
+	var narrowed *note.Note
+	for i := range res.Notes {
+		if res.Notes[i].Code == note.TraceNarrowed {
+			narrowed = &res.Notes[i]
+		}
+	}
+	if narrowed == nil || narrowed.Detail != "calc" || res.Notes.Has(note.TraceTruncated) {
+		t.Fatalf("notes %+v: want the trace narrowed to calc and not truncated", res.Notes)
+	}
+	reached := false
+	res.Tree.Walk(func(n *cause.Node) {
+		for _, s := range append([]cause.Statement{n.Target}, n.Statements...) {
+			reached = reached || loc(s) == "calc/calc.go:5"
+		}
+	})
+	if !reached {
+		t.Errorf("the tree does not reach calc/calc.go:5; notes %+v", res.Notes)
+	}
+}

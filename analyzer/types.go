@@ -59,6 +59,10 @@ type Options struct {
 	// revert search alone decides. Zero means a quarter of Budget, at most
 	// DefaultSemanticBudget.
 	SemanticBudget time.Duration
+	// TraceBytes bounds the trace file of each traced run; 0 means the
+	// tracer's default (256 MiB). A failing run whose trace fills it is
+	// traced again with fewer packages instrumented.
+	TraceBytes int64
 	// Progress, when set, is called at each phase and after each trial.
 	// It must return quickly.
 	Progress func(Progress)

@@ -75,6 +75,8 @@ func words(n note.Note) string {
 		return "the semantic analysis could not run (" + code(n.Detail) + "): the root was found by the revert search alone"
 	case note.TraceTruncated:
 		return "the trace of the failing run filled its buffer and was cut short: events after the cut are missing from the analysis"
+	case note.TraceNarrowed:
+		return "the trace of the failing run filled its buffer, so the run was traced again with only the test's package and those the change touches instrumented (" + code(n.Detail) + "): calls into other packages are observed, not traced"
 	case note.Untraced:
 		return fmt.Sprintf("%s were not traced; their effects enter the formula as observed inputs", plural(n.N, "construct", "constructs"))
 	case note.NoFailureInTrace:

@@ -59,6 +59,7 @@ const (
 	CommandModeDynamic Code = "command-mode-dynamic" // no tracing outside Go mode
 	SemanticFailed     Code = "semantic-failed"      // Detail: why it could not run
 	TraceTruncated     Code = "trace-truncated"      // the trace buffer filled up
+	TraceNarrowed      Code = "trace-narrowed"       // Detail: the packages traced again, alone, after the buffer filled up
 	Untraced           Code = "untraced"             // N constructs left untraced
 	NoFailureInTrace   Code = "no-failure-in-trace"  // Detail: why the assertion was not found
 	CauseFailed        Code = "cause-failed"         // Detail: why one predicate has no cause
