@@ -154,8 +154,18 @@ func TestRefineBuildsLargeRestsFirst(t *testing.T) {
 	// no build has seen the sets without one hunk each: the check of
 	// 1-minimality builds each before running it, so none of the 30 that
 	// does not compile is run.
+	refineBuildsFirst(t, ids(21, 50))
+}
+
+func TestRefineBuildsAuxRestsFirst(t *testing.T) {
+	// The same with fewer auxiliary hunks than maxRoleAux: leaving out a
+	// hunk reverted so the root compiles is built before it is run.
+	refineBuildsFirst(t, ids(21, 30))
+}
+
+func refineBuildsFirst(t *testing.T, needed []diffhunks.ID) {
+	t.Helper()
 	hunks := hunksIn(55, 55, 1)
-	needed := ids(21, 50)
 	o := &oracle{
 		passes:   subsetRule(7),
 		compiles: func(r set) bool { return !r[7] || r.has(needed...) },

@@ -33,8 +33,9 @@ const (
 //     rest still compiles and passes, the hunk is dropped for good. A root
 //     is only dropped while another root remains. A rest is not run when
 //     a build of it is known to have failed: minimising the auxiliary
-//     hunks built most of these sets. Past maxRoleAux auxiliary hunks an
-//     unknown rest is built before it is run.
+//     hunks built most of these sets. A rest without an auxiliary hunk
+//     (or any rest, past maxRoleAux auxiliary hunks) is built before it
+//     is run.
 //
 // why says what changed, for Found.Notes.
 func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []note.Note, err error) {
@@ -77,10 +78,13 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		if b, ok := s.aux.builds.known(key(rest)); ok && !b.ok {
 			continue
 		}
-		// Past maxRoleAux the set is a refactor the root needs to
-		// compile, and most rests do not: a build (go list -export,
-		// cheaper than go test) shows it before a run is spent.
-		if len(aux) > maxRoleAux {
+		// An auxiliary hunk (other than the test's own, reverted when
+		// the test was widened) was reverted because the variant did
+		// not compile without it, and past maxRoleAux the set is a
+		// refactor the root needs to compile: most such rests do not.
+		// A build shows it before a test run is spent; for a rest that
+		// compiles, the run then finds the packages built.
+		if len(aux) > maxRoleAux || slices.Contains(aux, h) && !slices.Contains(s.extra, h) {
 			ok, err := s.aux.compiles(ctx, rest)
 			if err != nil {
 				return nil, nil, nil, err
