@@ -267,6 +267,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 			// fails, the loop widens them, not the search.
 			guess := opt
 			guess.Monotone = true
+			guess.Spec = l.mayMatter(res.Hunks, opt.Spec)
 			began := time.Now()
 			b.enter(PhaseSearch)
 			found, err := search.Asymmetric(ctx, b, res.Hunks, touched, guess)
@@ -287,6 +288,48 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 	}
 	res.Notes.Add(note.Note{Code: note.CausesTouchNothing, N: len(causes)})
 	return nil, nil
+}
+
+// mayMatter returns the hunks of spec (the test's own) that can change
+// what the failing run does: those holding a statement it executed up to
+// its last failure (a statement spanning several lines, a table literal,
+// counts for each of them), and deletions, which no run can execute. A
+// test hunk the run never reached (a new test beside the failing one)
+// changes its outcome only through the compiler, which the search's
+// auxiliary hunks take care of, so a guess is not tried again with it
+// reverted.
+func (l *afterLoop) mayMatter(hunks []diffhunks.Hunk, spec []diffhunks.ID) []diffhunks.ID {
+	if len(spec) == 0 {
+		return nil
+	}
+	end := len(l.tr.Events)
+	if fails := l.tr.Failures(); len(fails) > 0 {
+		end = fails[len(fails)-1] + 1
+	}
+	sites := map[trace.SiteID]bool{}
+	for i := range end {
+		sites[l.tr.Event(i).Site] = true
+	}
+	byID := map[diffhunks.ID]diffhunks.Hunk{}
+	for _, h := range hunks {
+		byID[h.ID] = h
+	}
+	var out []diffhunks.ID
+	for _, id := range spec {
+		h, ok := byID[id]
+		if !ok || h.Kind == diffhunks.Delete || h.Kind == diffhunks.Modify && h.Head.Len() <= 0 {
+			out = append(out, id)
+			continue
+		}
+		for site := range sites {
+			p := l.tr.Site(site).Pos
+			if l.repoPath(p.File) == h.File && p.Line <= h.Head.End && max(p.EndLine, p.Line) >= h.Head.Start {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // tree builds the causal tree of the causes that found the root, with
