@@ -201,7 +201,7 @@ func renderAux(b *strings.Builder, r *Report, d detail) {
 	}
 	rest := r.Aux
 	if len(onTree) > 0 {
-		fmt.Fprintf(b, "%s. %s\n\n", capitalize(what), alsoCauses(len(onTree), len(r.Aux)))
+		fmt.Fprintf(b, "%s. %s\n\n", capitalize(what), alsoCauses(len(onTree), len(r.Aux), len(r.auxChanged())))
 		for _, id := range onTree {
 			if d.spent(b) {
 				return
@@ -232,15 +232,28 @@ func renderAux(b *strings.Builder, r *Report, d detail) {
 
 // alsoCauses says that n of the all auxiliary hunks hold steps of the
 // causal tree.
-func alsoCauses(n, all int) string {
+func alsoCauses(n, all, changed int) string {
+	var out string
 	switch {
 	case all == 1:
-		return "The failure also depends on statements in it, on the causal tree below: it is needed to compile, and it changes behaviour too."
+		out = "The failure also depends on statements in it, on the causal tree below: it is needed to compile"
 	case n == 1:
-		return "The failure also depends on statements in 1 of them, on the causal tree below: it is needed to compile, and it changes behaviour too."
+		out = "The failure also depends on statements in 1 of them, on the causal tree below: it is needed to compile"
+	default:
+		out = fmt.Sprintf("The failure also depends on statements in %s of them, on the causal tree below: they are needed to compile", countOf(n, all))
 	}
-	return fmt.Sprintf("The failure also depends on statements in %s of them, on the causal tree below: "+
-		"they are needed to compile, and they change behaviour too.", countOf(n, all))
+	// Behaviour is claimed only where a step ran otherwise without the
+	// change: a step that ran alike in both runs (a renamed function's
+	// body) shows the dependence, not a change.
+	switch {
+	case changed == 0:
+		return out + "."
+	case n == 1:
+		return out + ", and it changes behaviour too: the run without the change did otherwise there."
+	case changed == n:
+		return out + ", and they change behaviour too: the run without the change did otherwise there."
+	}
+	return out + fmt.Sprintf(", and %d of them change behaviour too: the run without the change did otherwise there.", changed)
 }
 
 // countOf is "all 3" when n is all of them, else n.

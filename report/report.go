@@ -563,8 +563,14 @@ func (r *Report) normalize() {
 // hunk returns the hunk with the given id.
 // auxOnTree returns the auxiliary hunks, in their order, that hold a step
 // of the causal tree.
-func (r *Report) auxOnTree() []int {
-	on := r.Tree.Hunks(nil)
+func (r *Report) auxOnTree() []int { return r.auxWhere(nil) }
+
+// auxChanged returns the auxiliary hunks that hold a step of the causal
+// tree where the run without the change did otherwise.
+func (r *Report) auxChanged() []int { return r.auxWhere(cause.Statement.Changed) }
+
+func (r *Report) auxWhere(keep func(cause.Statement) bool) []int {
+	on := r.Tree.Hunks(keep)
 	var out []int
 	for _, id := range r.Aux {
 		if on[diffhunks.ID(id)] {

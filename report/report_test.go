@@ -326,4 +326,19 @@ func TestAuxOnTree(t *testing.T) {
 	if !strings.Contains(c, "#4") {
 		t.Errorf("the comment does not name hunk #4:\n%s", c)
 	}
+	// Without the passing run, or where its step ran alike, the tree
+	// shows a dependence, not a change of behaviour.
+	if strings.Contains(md, "behaviour") {
+		t.Errorf("a change of behaviour is claimed with no run to compare:\n%s", md)
+	}
+	st := &res.Tree.Statements[0]
+	st.Values = map[string]string{"s": `"a b"`}
+	st.Passing = &cause.Passing{Values: map[string]string{"s": `"a b"`}}
+	if md = Markdown(New(res)); strings.Contains(md, "behaviour") {
+		t.Errorf("a step that ran alike is called a change of behaviour:\n%s", md)
+	}
+	st.Passing = &cause.Passing{Values: map[string]string{"s": `"a"`}}
+	if md = Markdown(New(res)); !strings.Contains(md, "it is needed to compile, and it changes behaviour too") {
+		t.Errorf("a step that ran otherwise is not called a change of behaviour:\n%s", md)
+	}
 }
