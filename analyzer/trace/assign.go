@@ -33,11 +33,11 @@ type hoist struct {
 // (edits at one offset apply in the order they were registered).
 func (r *rewriter) hoistLoc(pos token.Pos, x ast.Expr) (hoist, bool) {
 	if ix, ok := unparen(x).(*ast.IndexExpr); ok {
-		if _, isMap := r.under(ix.X).(*types.Map); isMap {
+		if mt, isMap := r.under(ix.X).(*types.Map); isMap {
 			r.ntmp++
 			m, k := fmt.Sprintf("_ctm%d", r.ntmp), fmt.Sprintf("_ctk%d", r.ntmp)
 			r.es.pre(r.off(pos), fmt.Sprintf("%s, %s := %s, %s; ", m, k, r.text(ix.X), r.text(ix.Index)))
-			return hoist{text: m + "[" + k + "]", li: locInfo{kind: LocMap, m: m, k: k}}, true
+			return hoist{text: m + "[" + k + "]", li: locInfo{kind: LocMap, m: m, k: r.mapKey(mt, k)}}, true
 		}
 	}
 	if !r.addressable(x) {

@@ -56,6 +56,8 @@ func TestConstructs(t *testing.T) {
 		"branch i < 3",                    // goroutine
 		"assign last = r r:r=111 w:last=111",
 		"assign m[1] += 5 r:m[1]=0 w:m[1]=5",
+		"assign node[k] = 4 w:node[k]=4", // map keyed by the empty interface
+		"assign counts[\"c\"] += 3",
 		"fail t.Fatal",
 	} {
 		if want == "fail t.Fatal" {

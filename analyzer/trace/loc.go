@@ -88,7 +88,7 @@ func (r *rewriter) loc(e ast.Expr) locInfo {
 		switch t := r.under(x.X).(type) {
 		case *types.Map:
 			if r.pure(x.X) && r.pure(x.Index) {
-				return locInfo{kind: LocMap, m: r.text(x.X), k: r.text(x.Index)}
+				return locInfo{kind: LocMap, m: r.text(x.X), k: r.mapKey(t, r.text(x.Index))}
 			}
 		case *types.Array:
 			if b := r.loc(x.X); b.kind == LocLocal {
@@ -236,4 +236,21 @@ func (r *rewriter) markRoot(e ast.Expr) {
 			return
 		}
 	}
+}
+
+// mapKey returns the text that passes key (whose text is text) to the
+// runtime's map hooks as map type m's key type: the hooks infer the key's
+// type from the map, so a key of a map whose key type is the empty
+// interface is converted to it (a string stored in a map[any]any, or a
+// key hoisted into a variable of the constant's default type). A key of
+// a non-empty interface type goes as it is: when its type differs, the
+// file fails to compile and is left untraced.
+func (r *rewriter) mapKey(m *types.Map, text string) string {
+	if _, param := m.Key().(*types.TypeParam); param {
+		return text
+	}
+	if it, ok := m.Key().Underlying().(*types.Interface); ok && it.Empty() {
+		return "interface{}(" + text + ")"
+	}
+	return text
 }
