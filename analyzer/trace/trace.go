@@ -43,7 +43,7 @@ type Trace struct {
 	defs    map[Loc][]int     // location -> indices of events writing it, ascending
 	callee  map[int]FrameID   // Call event -> the frame it entered
 	byFrame map[FrameID][]int // each frame's events, in order
-	moved   []int             // the events with moves, ascending
+	moved   map[uint64][]int  // page (address>>12) -> events with a move into it, ascending
 }
 
 // RunResult is what the traced `go test` reported.
@@ -419,8 +419,8 @@ func (t *Trace) index() {
 				}
 			}
 			t.byFrame[ev.Frame] = append(t.byFrame[ev.Frame], i)
-			if len(ev.Moves) > 0 {
-				t.moved = append(t.moved, i)
+			for _, mv := range ev.Moves {
+				t.noteMove(i, mv)
 			}
 		}
 		for id := 1; id < len(t.Frames); id++ {
@@ -493,22 +493,41 @@ func (t *Trace) DefWrite(i, slot int) (int, Item) {
 }
 
 // Bounds on following moves: how many copies of copies, and how many
-// events with moves one step looks through.
+// events with a move into an address's page one step looks through.
 const (
 	maxMoveHops = 64
 	maxMoveScan = 1 << 14
+	movePage    = 12 // log2 of the page size moves are indexed by
 )
+
+// noteMove indexes move mv of event i under each page its destination
+// covers.
+func (t *Trace) noteMove(i int, mv Move) {
+	if mv.Len == 0 {
+		return
+	}
+	if t.moved == nil {
+		t.moved = map[uint64][]int{}
+	}
+	for p := mv.Dst >> movePage; p <= (mv.Dst+mv.Len-1)>>movePage; p++ {
+		if evs := t.moved[p]; len(evs) == 0 || evs[len(evs)-1] != i {
+			t.moved[p] = append(evs, i)
+		}
+	}
+}
 
 // movedInto returns the latest move to addr after event `after` and
 // before the first `below` moves of event `before` (moves of one event are
 // in the order they happened, all before its writes): the event, the
-// move's index in it, and the address addr was copied from.
+// move's index in it, and the address addr was copied from. Only the
+// events with a move into addr's page are looked at.
 func (t *Trace) movedInto(addr uint64, after, before, below int) (int, int, uint64, bool) {
 	t.index()
-	k := sort.SearchInts(t.moved, before+1)
+	evs := t.moved[addr>>movePage]
+	k := sort.SearchInts(evs, before+1)
 	for n := 0; k > 0 && n < maxMoveScan; n++ {
 		k--
-		m := t.moved[k]
+		m := evs[k]
 		if m <= after {
 			break
 		}
