@@ -96,6 +96,9 @@ type afterLoop struct {
 	// when it found none.
 	failure  int
 	lineHunk func(file string, line int) diffhunks.ID
+	// ran holds the sites the failing run executed up to its last
+	// failure, built on first use (mayMatter).
+	ran map[trace.SiteID]bool
 }
 
 func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runner, res *Result) (*afterLoop, error) {
@@ -146,12 +149,12 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 // trace kept, its config and its directory are returned.
 func narrowTrace(ctx context.Context, tr *trace.Trace, cfg trace.Config, mod module, res *Result) (*trace.Trace, trace.Config, string) {
 	pkgs := changedPackages(res.Hunks, mod)
-	traced := map[string]bool{}
-	for _, s := range tr.Sites[1:] {
-		traced[path.Dir(filepath.ToSlash(s.Pos.File))] = true
-	}
-	if !slices.ContainsFunc(slices.Collect(maps.Keys(traced)), func(d string) bool { return !slices.Contains(pkgs, d) }) {
-		return tr, cfg, cfg.TraceDir // nothing to leave out
+	// Only worth it when the first trace instrumented another package.
+	wider := slices.ContainsFunc(tr.Sites[1:], func(s trace.Site) bool {
+		return !slices.Contains(pkgs, path.Dir(filepath.ToSlash(s.Pos.File)))
+	})
+	if !wider {
+		return tr, cfg, cfg.TraceDir
 	}
 	dir, err := os.MkdirTemp("", "culprit-trace-")
 	if err != nil {
@@ -302,13 +305,13 @@ func (l *afterLoop) mayMatter(hunks []diffhunks.Hunk, spec []diffhunks.ID) []dif
 	if len(spec) == 0 {
 		return nil
 	}
-	end := len(l.tr.Events)
-	if fails := l.tr.Failures(); len(fails) > 0 {
-		end = fails[len(fails)-1] + 1
-	}
-	sites := map[trace.SiteID]bool{}
-	for i := range end {
-		sites[l.tr.Event(i).Site] = true
+	if l.ran == nil {
+		// Once per trace, not once per guess: a long run has millions
+		// of events.
+		l.ran = map[trace.SiteID]bool{}
+		for i := range l.runEnd() {
+			l.ran[l.tr.Event(i).Site] = true
+		}
 	}
 	byID := map[diffhunks.ID]diffhunks.Hunk{}
 	for _, h := range hunks {
@@ -321,7 +324,7 @@ func (l *afterLoop) mayMatter(hunks []diffhunks.Hunk, spec []diffhunks.ID) []dif
 			out = append(out, id)
 			continue
 		}
-		for site := range sites {
+		for site := range l.ran {
 			p := l.tr.Site(site).Pos
 			if l.repoPath(p.File) == h.File && p.Line <= h.Head.End && max(p.EndLine, p.Line) >= h.Head.Start {
 				out = append(out, id)
@@ -330,6 +333,16 @@ func (l *afterLoop) mayMatter(hunks []diffhunks.Hunk, spec []diffhunks.ID) []dif
 		}
 	}
 	return out
+}
+
+// runEnd is the end (exclusive) of the failing run's events up to its
+// last failure: a test may report several, and the outcome is all of
+// them.
+func (l *afterLoop) runEnd() int {
+	if fails := l.tr.Failures(); len(fails) > 0 {
+		return fails[len(fails)-1] + 1
+	}
+	return len(l.tr.Events)
 }
 
 // tree builds the causal tree of the causes that found the root, with

@@ -2,8 +2,6 @@ package analyzer
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -50,15 +48,7 @@ func TestOther(t *testing.T) {
 // change the outcome; a hunk in a test the run never reached may not.
 func TestMayMatter(t *testing.T) {
 	dir := t.TempDir()
-	for name, src := range mayMatterModule {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, mayMatterModule)
 	cfg := trace.Config{Dir: dir, Pkg: "./mm", Test: "TestDouble", Timeout: time.Minute, TraceDir: t.TempDir()}
 	tr, err := trace.Run(context.Background(), cfg)
 	if err != nil {

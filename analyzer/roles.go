@@ -152,12 +152,7 @@ func (l *afterLoop) executed(hunks []diffhunks.Hunk) []diffhunks.ID {
 	if l == nil || l.tr == nil {
 		return nil
 	}
-	end := len(l.tr.Events)
-	// Up to the last failure: a test may report several, and the
-	// outcome is all of them.
-	if fails := l.tr.Failures(); len(fails) > 0 {
-		end = fails[len(fails)-1] + 1
-	}
+	end := l.runEnd()
 	byFile := map[string][]diffhunks.Hunk{}
 	for _, h := range hunks {
 		byFile[h.File] = append(byFile[h.File], h)
@@ -218,10 +213,17 @@ func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found,
 		return g, nil
 	}
 	slices.Sort(moved)
-	g.Root = slices.Sorted(slices.Values(append(slices.Clone(g.Root), moved...)))
-	g.Aux = slices.DeleteFunc(slices.Clone(g.Aux), func(id diffhunks.ID) bool { return slices.Contains(moved, id) })
+	g.Root, g.Aux = promote(g.Root, g.Aux, moved)
 	g.Notes.Add(note.Note{Code: note.ExecutedRoot, Hunks: moved})
 	return g, nil
+}
+
+// promote moves the auxiliary hunks in moved to the root: the reverted
+// set stays the same, only the roles change.
+func promote(root, aux, moved []diffhunks.ID) (newRoot, newAux []diffhunks.ID) {
+	newRoot = slices.Sorted(slices.Values(append(slices.Clone(root), moved...)))
+	newAux = slices.DeleteFunc(slices.Clone(aux), func(id diffhunks.ID) bool { return slices.Contains(moved, id) })
+	return newRoot, newAux
 }
 
 // treeRoots makes root the auxiliary hunks where the causal tree shows
@@ -250,7 +252,6 @@ func treeRoots(res *Result, candidates []diffhunks.ID) {
 	if len(moved) == 0 {
 		return
 	}
-	res.Root = slices.Sorted(slices.Values(append(slices.Clone(res.Root), moved...)))
-	res.Aux = slices.DeleteFunc(slices.Clone(res.Aux), func(id diffhunks.ID) bool { return slices.Contains(moved, id) })
+	res.Root, res.Aux = promote(res.Root, res.Aux, moved)
 	res.Notes.Add(note.Note{Code: note.TreeRoot, Hunks: moved})
 }
