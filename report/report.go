@@ -560,7 +560,6 @@ func (r *Report) normalize() {
 	}
 }
 
-// hunk returns the hunk with the given id.
 // auxOnTree returns the auxiliary hunks, in their order, that hold a step
 // of the causal tree.
 func (r *Report) auxOnTree() []int { return r.auxWhere(nil) }
@@ -569,6 +568,8 @@ func (r *Report) auxOnTree() []int { return r.auxWhere(nil) }
 // tree where the run without the change did otherwise.
 func (r *Report) auxChanged() []int { return r.auxWhere(cause.Statement.Changed) }
 
+// auxWhere returns the auxiliary hunks, in their order, that hold a step
+// of the causal tree for which keep is true (any step when keep is nil).
 func (r *Report) auxWhere(keep func(cause.Statement) bool) []int {
 	on := r.Tree.Hunks(keep)
 	var out []int
@@ -580,6 +581,7 @@ func (r *Report) auxWhere(keep func(cause.Statement) bool) []int {
 	return out
 }
 
+// hunk returns the hunk with the given id.
 func (r *Report) hunk(id int) (Hunk, bool) {
 	// Ids usually count from 1 in order: try the direct position first.
 	if i := id - 1; i >= 0 && i < len(r.Hunks) && r.Hunks[i].ID == id {
