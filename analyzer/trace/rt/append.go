@@ -23,12 +23,17 @@ func (f *F) putMove(src, dst unsafe.Pointer, n uintptr) {
 	f.n = k + 4
 }
 
+// putElems pushes the move of the first n elements of src to dst.
+func putElems[E any](f *F, src, dst []E, n int) {
+	var e E
+	f.putMove(unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst)), uintptr(n)*unsafe.Sizeof(e))
+}
+
 // grew pushes the move of old's elements into s when append put them in a
 // new array.
 func grew[S ~[]E, E any](f *F, old, s S) {
 	if len(old) > 0 && len(s) >= len(old) {
-		var e E
-		f.putMove(unsafe.Pointer(unsafe.SliceData(old)), unsafe.Pointer(unsafe.SliceData(s)), uintptr(len(old))*unsafe.Sizeof(e))
+		putElems(f, []E(old), []E(s), len(old))
 	}
 }
 
@@ -54,8 +59,7 @@ func AP[S ~[]E, E any](f *F, site uint32, slot, n int, old, s S) S {
 func APS[S ~[]E, T ~[]E, E any](f *F, old S, t T, s S) S {
 	grew(f, old, s)
 	if len(t) > 0 && len(s) >= len(old)+len(t) {
-		var e E
-		f.putMove(unsafe.Pointer(unsafe.SliceData(t)), unsafe.Pointer(unsafe.SliceData(s[len(old):])), uintptr(len(t))*unsafe.Sizeof(e))
+		putElems(f, []E(t), []E(s[len(old):]), len(t))
 	}
 	return s
 }
@@ -65,8 +69,7 @@ func APS[S ~[]E, T ~[]E, E any](f *F, old S, t T, s S) S {
 func CP[D ~[]E, S ~[]E, E any](f *F, dst D, src S) int {
 	n := copy(dst, src)
 	if n > 0 {
-		var e E
-		f.putMove(unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst)), uintptr(n)*unsafe.Sizeof(e))
+		putElems(f, []E(src), []E(dst), n)
 	}
 	return n
 }
