@@ -127,6 +127,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		st := b.Runner.Stats()
 		res.Stats.Trials = earlier.Trials + st.Trials
 		res.Stats.Builds = earlier.Builds + st.Builds
+		res.Stats.TypeChecks = earlier.TypeChecks + st.TypeChecks
 		res.Stats.CacheHits = earlier.CacheHits + st.CacheHits
 		res.Stats.Wall = time.Since(start)
 	}()

@@ -97,6 +97,7 @@ type Stats struct {
 	Strategy    Strategy
 	Trials      int // trials run (cache misses)
 	Builds      int // builds run, including compile-only checks
+	TypeChecks  int // variants found not to compile in process, with no build run
 	CacheHits   int
 	Wall        time.Duration
 	Semantic    time.Duration // time spent in tracing and semantic analysis (not in the revert searches it starts)

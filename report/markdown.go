@@ -376,6 +376,9 @@ func statsLine(r *Report) string {
 	parts = append(parts,
 		plural(s.Trials, "trial", "trials"),
 		plural(s.Builds, "build", "builds"))
+	if s.TypeChecks > 0 {
+		parts = append(parts, plural(s.TypeChecks, "variant", "variants")+" rejected by type-checking")
+	}
 	if s.CacheHits > 0 {
 		parts = append(parts, plural(s.CacheHits, "cache hit", "cache hits"))
 	}

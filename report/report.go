@@ -106,6 +106,7 @@ type Stats struct {
 	Strategy        string  `json:"strategy"`
 	Trials          int     `json:"trials"`
 	Builds          int     `json:"builds"`
+	TypeChecks      int     `json:"type_checks,omitempty"`
 	CacheHits       int     `json:"cache_hits"`
 	WallSeconds     float64 `json:"wall_seconds"`
 	SemanticSeconds float64 `json:"semantic_seconds"`
@@ -247,6 +248,7 @@ func New(res *analyzer.Result) *Report {
 			Strategy:        string(res.Stats.Strategy),
 			Trials:          res.Stats.Trials,
 			Builds:          res.Stats.Builds,
+			TypeChecks:      res.Stats.TypeChecks,
 			CacheHits:       res.Stats.CacheHits,
 			WallSeconds:     res.Stats.Wall.Seconds(),
 			SemanticSeconds: res.Stats.Semantic.Seconds(),

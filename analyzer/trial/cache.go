@@ -31,8 +31,7 @@ func (r *Runner) Run(ctx context.Context, revert []diffhunks.ID) (Result, error)
 		}
 		return Result{}, false
 	}, func(ctx context.Context) (Result, error) {
-		r.count(func(s *Stats) { s.Trials++ })
-		return r.trial(ctx, ids, false)
+		return r.checked(ctx, ids, false)
 	}, ids)
 }
 
@@ -52,9 +51,29 @@ func (r *Runner) Build(ctx context.Context, revert []diffhunks.ID) (Result, erro
 		}
 		return res, true
 	}, func(ctx context.Context) (Result, error) {
-		r.count(func(s *Stats) { s.Builds++ })
-		return r.trial(ctx, ids, true)
+		return r.checked(ctx, ids, true)
 	}, ids)
+}
+
+// checked runs (or, if build, only compiles) the variant that reverts
+// ids, unless type-checking it in process shows that it does not compile.
+func (r *Runner) checked(ctx context.Context, ids []diffhunks.ID, build bool) (Result, error) {
+	v, err := r.variant(ids)
+	if err != nil {
+		return Result{}, err
+	}
+	if res, ok := r.rejects(ctx, v); ok {
+		r.count(func(s *Stats) { s.TypeChecks++ })
+		return res, nil
+	}
+	r.count(func(s *Stats) {
+		if build {
+			s.Builds++
+		} else {
+			s.Trials++
+		}
+	})
+	return r.trialOf(ctx, v, build)
 }
 
 // RunAll runs the variants concurrently, at most Config.Workers at once,

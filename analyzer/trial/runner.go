@@ -67,9 +67,12 @@ type Config struct {
 
 // Stats counts the work done.
 type Stats struct {
-	Trials    int // test runs actually executed
-	Builds    int // compile-only checks actually executed
-	CacheHits int // requests answered from the cache
+	Trials int // test runs actually executed
+	Builds int // compile-only checks actually executed
+	// TypeChecks are the requests answered "does not compile" by
+	// type-checking the variant in process, without the go command.
+	TypeChecks int
+	CacheHits  int // requests answered from the cache
 }
 
 // Runner runs trials against detached git worktrees of Head; it never
@@ -98,6 +101,7 @@ type Runner struct {
 	// runLimit bounds one run of a prebuilt test binary (SetRunTimeout).
 	runLimit time.Duration
 	stats    Stats
+	checker  typeChecker
 	seq      int
 }
 

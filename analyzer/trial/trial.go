@@ -66,6 +66,11 @@ func (r *Runner) trial(ctx context.Context, ids []diffhunks.ID, build bool) (Res
 	if err != nil {
 		return Result{}, err
 	}
+	return r.trialOf(ctx, v, build)
+}
+
+// trialOf is trial for a variant already built from its hunks.
+func (r *Runner) trialOf(ctx context.Context, v variant, build bool) (Result, error) {
 	if r.cfg.Mode == ModeGo && v.overlayable() {
 		return r.overlayTrial(ctx, v, build)
 	}

@@ -1,0 +1,426 @@
+package trial
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/build/constraint"
+	"go/importer"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"io"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A variant whose reverted hunks no longer fit together (a use of a
+// variable whose declaration was not reverted, a test calling a method
+// the revert removed) is common in the searches: most of the variants
+// they try that do not compile fail this way. The go command takes a
+// second or more to say so; go/types says it in milliseconds, in process.
+//
+// typeChecker answers only "does not compile": it type-checks the
+// changed packages of a variant against the export data of head's
+// unchanged packages, and only where that is exactly what the compiler
+// would see. Whenever it cannot be sure (a package outside the test's
+// build, changed imports, build constraints, cgo, another changed package
+// among the dependencies) it says nothing and the go command decides.
+
+// listed is one package of the test's build as go list describes it.
+type listed struct {
+	ImportPath   string
+	Name         string
+	Dir          string
+	ForTest      string
+	Export       string
+	GoFiles      []string
+	CgoFiles     []string
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Imports      []string
+	Deps         []string
+	ImportMap    map[string]string
+	Module       *struct{ GoVersion string }
+}
+
+// typeChecker is loaded once per runner, on first use.
+type typeChecker struct {
+	once sync.Once
+	off  bool // loading failed: every variant goes to the go command
+
+	mu      sync.Mutex // one check at a time: the importer is not safe for concurrent use
+	fset    *token.FileSet
+	imp     types.ImporterFrom
+	byDir   map[string]*listed // non-test packages by repository-relative directory
+	test    *listed            // the test's package compiled with its _test.go files
+	xtest   *listed            // its external test package, if any
+	goVer   string
+	parsed  map[string]*ast.File // head files by repository-relative path
+	exports map[string]string    // import path → export data file
+}
+
+// load lists the test's build in the head worktree.
+func (tc *typeChecker) load(ctx context.Context, r *Runner) {
+	tc.off = true
+	cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
+	out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(false), "go", "list", "-deps", "-test", "-export",
+		"-json=ImportPath,Name,Dir,ForTest,Export,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Imports,Deps,ImportMap,Module", r.cfg.Pkg)
+	if err != nil || out.exitCode != 0 || out.timedOut {
+		return
+	}
+	tc.fset = token.NewFileSet()
+	tc.byDir = map[string]*listed{}
+	tc.exports = map[string]string{}
+	tc.parsed = map[string]*ast.File{}
+	dec := json.NewDecoder(bytes.NewReader(out.stdout))
+	for {
+		p := new(listed)
+		if err := dec.Decode(p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return
+		}
+		rel, err := filepath.Rel(r.wtHead, p.Dir)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = "" // outside the repository: never changed by a variant
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case p.Name == "main" && strings.HasSuffix(p.ImportPath, ".test"):
+			// the generated test main
+		case p.ForTest == "" && !strings.Contains(p.ImportPath, " "):
+			tc.exports[p.ImportPath] = p.Export
+			if rel != "" {
+				tc.byDir[rel] = p
+			}
+		case rel == r.pkgDir && strings.HasSuffix(p.ImportPath, "_test ["+p.ForTest+".test]"):
+			tc.xtest = p
+		case rel == r.pkgDir && p.ImportPath == p.ForTest+" ["+p.ForTest+".test]":
+			tc.test = p
+		}
+	}
+	switch {
+	case tc.test == nil && tc.byDir[r.pkgDir] == nil:
+		return
+	case tc.test == nil:
+		tc.test = tc.byDir[r.pkgDir] // no internal test files: the package as it is
+	case tc.byDir[r.pkgDir] == nil:
+		tc.byDir[r.pkgDir] = tc.test
+	}
+	if m := tc.test.Module; m != nil && m.GoVersion != "" {
+		tc.goVer = "go" + m.GoVersion
+	}
+	tc.imp = importer.ForCompiler(tc.fset, "gc", func(p string) (io.ReadCloser, error) {
+		f, ok := tc.exports[p]
+		if !ok || f == "" {
+			return nil, fmt.Errorf("no export data for %s", p)
+		}
+		return os.Open(f)
+	}).(types.ImporterFrom)
+	tc.off = false
+}
+
+// rejects type-checks the variant and returns a BuildError result when it
+// certainly does not compile; ok is false when the go command must decide.
+func (r *Runner) rejects(ctx context.Context, v variant) (res Result, ok bool) {
+	if r.cfg.Mode != ModeGo || !v.overlayable() || len(v.files) == 0 {
+		return Result{}, false
+	}
+	tc := &r.checker
+	tc.once.Do(func() { tc.load(ctx, r) })
+	if tc.off {
+		return Result{}, false
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	start := time.Now()
+	msgs := tc.check(v, r.pkgDir)
+	if len(msgs) == 0 {
+		return Result{}, false
+	}
+	text := strings.Join(msgs, "\n")
+	return Result{Outcome: BuildError, Message: tail(text, maxMessage), Output: tail(text, maxOutput),
+		Duration: time.Since(start), TypeChecked: true}, true
+}
+
+// check returns the type errors of the variant's changed packages that
+// can be checked exactly, as compiler messages with repository-relative
+// paths; none when it cannot tell.
+func (tc *typeChecker) check(v variant, pkgDir string) []string {
+	changed := map[string]bool{} // import paths of changed packages
+	dirs := map[string]*listed{}
+	for _, p := range slices.Concat(slices.Collect(maps.Keys(v.files)), v.deleted) {
+		pkg := tc.byDir[path.Dir(p)]
+		if pkg == nil || !tc.knows(pkg, path.Base(p)) || len(pkg.CgoFiles) > 0 {
+			return nil // a file of no package in the build, a new file, or cgo
+		}
+		if data, ok := v.files[p]; ok && !tc.sameShape(p, data) {
+			return nil
+		}
+		base, _, _ := strings.Cut(pkg.ImportPath, " [")
+		changed[base] = true
+		dirs[path.Dir(p)] = pkg
+	}
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		pkg := dirs[dir]
+		if dir == pkgDir {
+			pkg = tc.test
+		}
+		if dependsOnChanged(pkg, changed, "") {
+			continue
+		}
+		// The test's package as go list gives it holds its _test.go files
+		// among its GoFiles.
+		files, msgs, ok := tc.files(v, dir, pkg.GoFiles)
+		if !ok || len(msgs) > 0 {
+			return msgs
+		}
+		checked, msgs, sure := tc.typeCheck(pkg, files, nil)
+		if !sure {
+			return nil
+		}
+		if len(msgs) > 0 {
+			return msgs
+		}
+		if dir != pkgDir || tc.xtest == nil || dependsOnChanged(tc.xtest, changed, checked.Path()) {
+			continue
+		}
+		if files, msgs, ok = tc.files(v, dir, tc.xtest.GoFiles); !ok || len(msgs) > 0 {
+			return msgs
+		}
+		if _, msgs, sure = tc.typeCheck(tc.xtest, files, checked); !sure {
+			return nil
+		}
+		if len(msgs) > 0 {
+			return msgs
+		}
+	}
+	return nil
+}
+
+// knows reports whether name is one of the package's compiled files.
+func (tc *typeChecker) knows(pkg *listed, name string) bool {
+	for _, list := range [][]string{pkg.GoFiles, tc.testFiles(pkg)} {
+		if slices.Contains(list, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (tc *typeChecker) testFiles(pkg *listed) []string {
+	if tc.test != nil && pkg.Dir == tc.test.Dir {
+		return slices.Concat(tc.test.TestGoFiles, tc.test.XTestGoFiles)
+	}
+	return nil
+}
+
+// sameShape reports whether the variant's file p (data) keeps head's
+// imports and build constraints, so that the build's package graph and
+// file lists are head's.
+func (tc *typeChecker) sameShape(p string, data []byte) bool {
+	head, ok := tc.head(p)
+	if !ok {
+		return false
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), p, data, parser.ImportsOnly|parser.ParseComments)
+	if err != nil {
+		return true // a syntax error: the check reports it
+	}
+	if f.Name.Name != head.Name.Name || !slices.Equal(importPaths(f), importPaths(head)) {
+		return false
+	}
+	return constraints(f) == constraints(head)
+}
+
+// head returns head's parse of the repository-relative path p.
+func (tc *typeChecker) head(p string) (*ast.File, bool) {
+	if f, ok := tc.parsed[p]; ok {
+		return f, f != nil
+	}
+	pkg := tc.byDir[path.Dir(p)]
+	data, err := os.ReadFile(filepath.Join(pkg.Dir, path.Base(p)))
+	var f *ast.File
+	if err == nil {
+		f, err = parser.ParseFile(tc.fset, p, data, parser.ParseComments|parser.SkipObjectResolution)
+	}
+	if err != nil {
+		f = nil
+	}
+	tc.parsed[p] = f
+	return f, f != nil
+}
+
+func importPaths(f *ast.File) []string {
+	var out []string
+	for _, s := range f.Imports {
+		out = append(out, s.Path.Value)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// constraints returns the file's build constraint lines.
+func constraints(f *ast.File) string {
+	var b strings.Builder
+	for _, g := range f.Comments {
+		if g.Pos() > f.Package {
+			break
+		}
+		for _, c := range g.List {
+			if constraint.IsGoBuild(c.Text) || constraint.IsPlusBuild(c.Text) {
+				b.WriteString(c.Text + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// dependsOnChanged reports whether a dependency of pkg is a changed
+// package or depends on one: its export data would then be head's, not the
+// variant's. self is the package an external test tests: its variant is
+// checked first and given to the test, but no other dependency may import
+// it (those are the dependencies go list names "q [p.test]").
+func dependsOnChanged(pkg *listed, changed map[string]bool, self string) bool {
+	for _, d := range pkg.Deps {
+		base, _, forTest := strings.Cut(d, " [")
+		if base == self {
+			continue
+		}
+		if changed[base] || self != "" && forTest {
+			return true
+		}
+	}
+	return false
+}
+
+// files parses the package's files in the variant: the variant's content
+// where it differs from head, head's parse elsewhere. syntax holds the
+// variant's syntax errors; ok is false when a head file cannot be read.
+func (tc *typeChecker) files(v variant, dir string, names []string) (files []*ast.File, syntax []string, ok bool) {
+	for _, n := range names {
+		p := path.Join(dir, n)
+		if slices.Contains(v.deleted, p) {
+			continue
+		}
+		if data, ok := v.files[p]; ok {
+			f, err := parser.ParseFile(tc.fset, p, data, parser.SkipObjectResolution)
+			var list scanner.ErrorList
+			if errors.As(err, &list) {
+				for _, e := range list {
+					syntax = append(syntax, e.Error())
+				}
+				continue
+			} else if err != nil {
+				return nil, nil, false
+			}
+			files = append(files, f)
+			continue
+		}
+		f, ok := tc.head(p)
+		if !ok {
+			return nil, nil, false
+		}
+		files = append(files, f)
+	}
+	if len(syntax) > 0 {
+		syntax = append([]string{"# syntax errors (parsed in process)"}, syntax[:min(len(syntax), 10)]...)
+	}
+	return files, syntax, true
+}
+
+// typeCheck checks one package; self, when set, is the package an
+// external test imports under its own path. sure is false when an import
+// could not be resolved from head's export data.
+func (tc *typeChecker) typeCheck(pkg *listed, files []*ast.File, self *types.Package) (checked *types.Package, msgs []string, sure bool) {
+	importPath, _, _ := strings.Cut(pkg.ImportPath, " [")
+	sure = true
+	var errs []error
+	conf := types.Config{
+		GoVersion: tc.goVer,
+		Sizes:     types.SizesFor("gc", runtime.GOARCH),
+		Importer: importerFunc(func(p, dir string, mode types.ImportMode) (*types.Package, error) {
+			if m, ok := pkg.ImportMap[p]; ok {
+				p, _, _ = strings.Cut(m, " [") // "p [p.test]": the package under test
+			}
+			if self != nil && p == self.Path() {
+				return self, nil
+			}
+			if p == "unsafe" {
+				return types.Unsafe, nil
+			}
+			ip, err := tc.imp.ImportFrom(p, dir, mode)
+			if err != nil {
+				sure = false
+			}
+			return ip, err
+		}),
+		Error: func(err error) { errs = append(errs, err) },
+	}
+	checked, _ = conf.Check(importPath, tc.fset, files, nil)
+	if !sure {
+		return nil, nil, false
+	}
+	msgs = compilerMessages(tc.fset, errs)
+	if len(msgs) > 0 {
+		msgs = append([]string{"# " + pkg.ImportPath + " (type-checked in process)"}, msgs...)
+	}
+	return checked, msgs, true
+}
+
+type importerFunc func(path, dir string, mode types.ImportMode) (*types.Package, error)
+
+func (f importerFunc) Import(p string) (*types.Package, error) { return f(p, "", 0) }
+func (f importerFunc) ImportFrom(p, dir string, mode types.ImportMode) (*types.Package, error) {
+	return f(p, dir, mode)
+}
+
+// compilerMessages words type errors as the compiler prints them: in
+// position order, the first error of a line only, at most ten.
+func compilerMessages(fset *token.FileSet, errs []error) []string {
+	type at struct {
+		pos token.Position
+		msg string
+	}
+	var list []at
+	for _, err := range errs {
+		var te types.Error
+		if !errors.As(err, &te) {
+			list = append(list, at{msg: err.Error()})
+			continue
+		}
+		list = append(list, at{fset.Position(te.Pos), te.Msg})
+	}
+	slices.SortStableFunc(list, func(a, b at) int {
+		return cmp.Or(cmp.Compare(a.pos.Filename, b.pos.Filename), cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Column, b.pos.Column))
+	})
+	var msgs []string
+	for i, e := range list {
+		if i > 0 && e.pos.IsValid() && e.pos.Filename == list[i-1].pos.Filename && e.pos.Line == list[i-1].pos.Line {
+			continue
+		}
+		if len(msgs) == 10 {
+			msgs = append(msgs, "too many errors")
+			break
+		}
+		if e.pos.IsValid() {
+			msgs = append(msgs, e.pos.String()+": "+e.msg)
+		} else {
+			msgs = append(msgs, e.msg)
+		}
+	}
+	return msgs
+}

@@ -1,0 +1,109 @@
+package trial
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// TestTypeCheckRejects: variants whose reverted hunks do not fit together
+// are answered "does not compile" in process, without the go command,
+// and with the compiler's wording; variants it cannot be sure of go to
+// the go command, which then decides.
+func TestTypeCheckRejects(t *testing.T) {
+	const (
+		calc = "package calc\n\nfunc Sum(a, b int) int {\n\ts := a + b\n\treturn s\n}\n\nfunc Twice(a int) int { return 2 * a }\n"
+		use  = "package calc\n\nimport \"example.com/m/lib\"\n\nfunc Four() int { return Twice(lib.Two) }\n"
+	)
+	dir, head := gitRepo(t, map[string]string{
+		"go.mod":               "module example.com/m\n\ngo 1.22\n",
+		"calc/calc.go":         calc,
+		"calc/use.go":          use,
+		"calc/calc_test.go":    "package calc\n\nimport \"testing\"\n\nfunc TestSum(t *testing.T) {\n\tif Sum(1, 2) != 3 || Four() != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+		"calc/ext_test.go":     "package calc_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/calc\"\n)\n\nfunc TestTwice(t *testing.T) {\n\tif calc.Twice(2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+		"other/other.go":       "package other\n\nfunc F() int { return 1 }\n",
+		"lib/lib.go":           "package lib\n\nconst Two = 2\n",
+		"calc/calc_windows.go": "package calc\n\nfunc windowsOnly() {}\n",
+	})
+	type want struct {
+		outcome Outcome
+		checked bool   // answered by the type checker
+		msg     string // in the message
+	}
+	variants := fileVariants{
+		// A declaration whose use was not reverted with it.
+		"1": {files: map[string]string{"calc/calc.go": strings.Replace(calc, "return s", "return a + b", 1)}},
+		// The internal test calls a function the variant removes.
+		"2": {files: map[string]string{"calc/calc.go": strings.Replace(calc, "func Sum", "func sum", 1)}},
+		// The external test calls a function the variant removes; use.go
+		// keeps compiling as it uses the new name.
+		"3": {files: map[string]string{
+			"calc/calc.go": strings.Replace(calc, "func Twice", "func twice", 1),
+			"calc/use.go":  strings.Replace(use, "Twice", "twice", 1),
+		}},
+		// A variant that compiles.
+		"4": {files: map[string]string{"calc/calc.go": strings.Replace(calc, "2 * a", "a + a", 1)}},
+		// A broken package the test does not build: only go knows.
+		"5": {files: map[string]string{"other/other.go": "package other\n\nfunc F() int { return x }\n"}},
+		// A changed import list: the go command decides.
+		"6": {files: map[string]string{"calc/use.go": "package calc\n\nimport \"strings\"\n\nfunc Four() int { return Twice(2) }\n"}},
+		// A syntax error.
+		"7": {files: map[string]string{"calc/use.go": strings.TrimSuffix(use, "}\n")}},
+		// A file excluded by its name's GOOS: only go knows.
+		"8": {files: map[string]string{"calc/calc_windows.go": "package calc\n\nfunc windowsOnly() { undefined() }\n"}},
+		// A changed package that imports another changed package: against
+		// head's lib, use.go would not compile; against the variant's it
+		// does. Only go knows.
+		"9": {files: map[string]string{
+			"lib/lib.go":  "package lib\n\nconst Deux = 2\n",
+			"calc/use.go": strings.Replace(use, "lib.Two", "lib.Deux", 1),
+		}},
+	}
+	wants := map[string]want{
+		"1": {BuildError, true, "declared and not used: s"},
+		"2": {BuildError, true, "undefined: Sum"},
+		"3": {BuildError, true, "undefined: calc.Twice"},
+		"4": {Pass, false, ""},
+		"5": {Pass, false, ""},
+		"6": {BuildError, false, `"strings" imported and not used`},
+		"7": {BuildError, true, "calc/use.go:5:"},
+		"8": {Pass, false, ""},
+		"9": {Pass, false, ""},
+	}
+	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestSum"})
+	ctx := context.Background()
+	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"} {
+		before := r.Stats()
+		res, err := r.Run(ctx, []diffhunks.ID{diffhunks.ID(k[0] - '0')})
+		if err != nil {
+			t.Fatalf("variant %s: %v", k, err)
+		}
+		after := r.Stats()
+		w := wants[k]
+		checked := after.TypeChecks - before.TypeChecks
+		if res.Outcome != w.outcome || res.TypeChecked != w.checked || checked != btoi(w.checked) || after.Trials-before.Trials != 1-btoi(w.checked) {
+			t.Errorf("variant %s: %s, type-checked %v, %d checks, %d trials; want %s, type-checked %v\n%s",
+				k, res.Outcome, res.TypeChecked, checked, after.Trials-before.Trials, w.outcome, w.checked, res.Message)
+		}
+		if !strings.Contains(res.Message, w.msg) {
+			t.Errorf("variant %s: message %q lacks %q", k, res.Message, w.msg)
+		}
+	}
+	// Build answers from the type checker too, without a go build.
+	before := r.Stats()
+	if res, err := r.Build(ctx, []diffhunks.ID{1}); err != nil || res.Outcome != BuildError {
+		t.Errorf("Build of variant 1: %v, %v", res.Outcome, err)
+	}
+	if r.Stats().Builds != before.Builds {
+		t.Errorf("Build of a rejected variant ran the go command")
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
