@@ -191,8 +191,17 @@ func (r *Runner) Close() error {
 	return r.closeErr
 }
 
+// worktreeMu serialises the git worktree commands of every runner in the
+// process: git reads the metadata of all of a repository's worktrees while
+// it adds or removes one, and fails on one being written ("failed to read
+// .git/worktrees/wt3/commondir"), as when base's and head's runners start
+// together.
+var worktreeMu sync.Mutex
+
 func (r *Runner) close() error {
 	ctx := context.Background()
+	worktreeMu.Lock()
+	defer worktreeMu.Unlock()
 	var errs []error
 	r.poolMu.Lock()
 	wts := append([]string{r.wtHead}, r.pool...)
@@ -214,6 +223,8 @@ func (r *Runner) close() error {
 
 // addWorktree checks out head in a new detached worktree under tmp.
 func (r *Runner) addWorktree(ctx context.Context) (string, error) {
+	worktreeMu.Lock()
+	defer worktreeMu.Unlock()
 	r.poolMu.Lock()
 	r.nwt++
 	wt := filepath.Join(r.tmp, fmt.Sprintf("wt%d", r.nwt))
