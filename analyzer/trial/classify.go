@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -137,9 +138,21 @@ func (c classifier) subtests(p *gotest.Run, loc gotest.Locator) []Subtest {
 // repository: absolute paths in the overlay or the worktree, and "./x.go"
 // paths relative to where go ran.
 func (c classifier) relative(msg string) string {
+	// The overlay's files are named relative to where go ran too
+	// ("../ov3/calc/calc.go"); under the overlay directory they sit at
+	// their repository paths.
+	ov := ""
+	if c.overlayDir != "" {
+		if rel, err := filepath.Rel(c.cwd, c.overlayDir); err == nil {
+			ov = filepath.ToSlash(rel) + "/"
+		}
+	}
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
-		if relPosRE.MatchString(l) {
+		switch {
+		case ov != "" && strings.HasPrefix(l, ov):
+			lines[i] = strings.TrimPrefix(l, ov)
+		case relPosRE.MatchString(l):
 			lines[i] = pathJoin(c.prefix, strings.TrimPrefix(l, "./"))
 		}
 	}
