@@ -371,6 +371,12 @@ func (tc *typeChecker) typeCheck(pkg *listed, files []*ast.File, self *types.Pac
 		Error: func(err error) { errs = append(errs, err) },
 	}
 	checked, _ = conf.Check(importPath, tc.fset, files, nil)
+	for _, err := range errs {
+		var te types.Error
+		if !errors.As(err, &te) {
+			sure = false // not about the code: the checker's own trouble
+		}
+	}
 	if !sure {
 		return nil, nil, false
 	}
@@ -398,11 +404,9 @@ func compilerMessages(fset *token.FileSet, errs []error) []string {
 	var list []at
 	for _, err := range errs {
 		var te types.Error
-		if !errors.As(err, &te) {
-			list = append(list, at{msg: err.Error()})
-			continue
+		if errors.As(err, &te) {
+			list = append(list, at{fset.Position(te.Pos), te.Msg})
 		}
-		list = append(list, at{fset.Position(te.Pos), te.Msg})
 	}
 	slices.SortStableFunc(list, func(a, b at) int {
 		return cmp.Or(cmp.Compare(a.pos.Filename, b.pos.Filename), cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Column, b.pos.Column))
