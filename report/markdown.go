@@ -386,7 +386,10 @@ func statsLine(r *Report) string {
 		parts = append(parts, plural(s.SolverCalls, "solver call", "solver calls"))
 	}
 	wall := seconds(s.WallSeconds) + " wall"
-	if s.SemanticSeconds > 0 {
+	switch {
+	case s.SemanticSeconds > 0 && s.TracedEarlySeconds > 0:
+		wall += " (" + seconds(s.SemanticSeconds) + " semantic, after " + seconds(s.TracedEarlySeconds) + " of tracing while base ran)"
+	case s.SemanticSeconds > 0:
 		wall += " (" + seconds(s.SemanticSeconds) + " semantic)"
 	}
 	if s.ContrastSeconds > 0 {
