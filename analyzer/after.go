@@ -34,12 +34,12 @@ import (
 //
 // The failing run's analysis is returned, when there is one, for the
 // comparison with the passing run; the caller closes it.
-func explainAfter(ctx context.Context, req Request, mod module, b *budget, early *earlyTrace, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, *afterLoop, error) {
+func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, *afterLoop, error) {
 	start := time.Now()
 	b.enter(PhaseSemantic)
 	semCtx, cancel := context.WithTimeoutCause(ctx, req.SemanticBudget, errSemanticBudget)
 	defer cancel()
-	loop, err := startLoop(semCtx, req, mod, b.Runner, early, res)
+	loop, err := startLoop(semCtx, req, mod, b.Runner, res)
 	switch {
 	case err == nil:
 		var found *search.Found
@@ -85,9 +85,6 @@ type afterLoop struct {
 	tr   *trace.Trace
 	cfg  trace.Config // how the failing run was traced
 	took time.Duration
-	// early is the part of took spent while the classification ran,
-	// before the semantic analysis began (earlyTrace).
-	early time.Duration
 	// searching is the time the loop spent in revert searches of the
 	// hunks its causes touch: search time, not semantic analysis.
 	searching time.Duration
@@ -104,31 +101,27 @@ type afterLoop struct {
 	ran map[trace.SiteID]bool
 }
 
-// startLoop traces the failing run, or takes the trace early started,
-// and prepares its analysis.
-func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runner, early *earlyTrace, res *Result) (*afterLoop, error) {
+func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runner, res *Result) (*afterLoop, error) {
 	modRoot := runner.HeadDir() // the module's directory in the head worktree
-	prefix := mod.dir
-	cfg := traceConfig(req, mod, modRoot, "")
-	began := time.Now()
-	tr, took, ok, err := early.take(ctx, cfg)
+	prefix, pkg := mod.dir, mod.pkg
+	dir, err := os.MkdirTemp("", "culprit-trace-")
 	if err != nil {
+		return nil, err
+	}
+	cfg := trace.Config{
+		Dir:      modRoot,
+		Pkg:      pkg,
+		Test:     req.Test.Name,
+		Timeout:  req.Timeout,
+		MaxBytes: req.TraceBytes,
+		TraceDir: dir,
+	}
+	began := time.Now()
+	tr, err := trace.Run(ctx, cfg)
+	if err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("tracing %s: %w", req.Test.Name, err)
 	}
-	var prior time.Duration // tracing done before startLoop
-	if ok {
-		cfg.TraceDir = early.cfg.TraceDir
-		prior = max(took-time.Since(began), 0)
-	} else {
-		if cfg.TraceDir, err = os.MkdirTemp("", "culprit-trace-"); err != nil {
-			return nil, err
-		}
-		if tr, err = trace.Run(ctx, cfg); err != nil {
-			os.RemoveAll(cfg.TraceDir)
-			return nil, fmt.Errorf("tracing %s: %w", req.Test.Name, err)
-		}
-	}
-	dir := cfg.TraceDir
 	if !tr.Result.Failed {
 		os.RemoveAll(dir)
 		return nil, errors.New("the test did not fail when traced")
@@ -142,7 +135,7 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 	if n := len(tr.Skipped); n > 0 {
 		res.Notes.Add(note.Note{Code: note.Untraced, N: n})
 	}
-	l := &afterLoop{tr: tr, cfg: cfg, took: prior + time.Since(began), early: prior, traceDir: dir, prefix: prefix}
+	l := &afterLoop{tr: tr, cfg: cfg, took: time.Since(began), traceDir: dir, prefix: prefix}
 	l.an = semantic.New(tr, modRoot, semantic.Options{Deleted: l.deletions(res.Hunks)})
 	return l, nil
 }
@@ -366,7 +359,6 @@ func (l *afterLoop) tree(cmp semantic.Contrast) *cause.Node {
 func (l *afterLoop) record(res *Result, start time.Time) {
 	st := l.an.Stats()
 	res.Stats.Semantic = time.Since(start) - l.searching
-	res.Stats.TracedEarly = l.early
 	res.Stats.SolverCalls = st.SolverCalls
 	res.Stats.Clauses = st.Clauses
 	res.Stats.SliceSize = st.Slice

@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"context"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -72,46 +71,5 @@ func TestMayMatter(t *testing.T) {
 	got := l.mayMatter(hunks, []diffhunks.ID{1, 2, 3, 4})
 	if want := []diffhunks.ID{1, 2, 4}; !slices.Equal(got, want) {
 		t.Errorf("mayMatter = %v, want %v", got, want)
-	}
-}
-
-// TestEarlyTrace: the failing run traced ahead is handed over once, to
-// the analysis of the same test in the same tree, with its files; one
-// thrown away loses its files and is handed to nobody.
-func TestEarlyTrace(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, mayMatterModule)
-	ctx := context.Background()
-	req := Request{Test: TestRef{Name: "TestDouble"}, Options: Options{Timeout: time.Minute}}
-	mod := module{dir: ".", pkg: "./mm"}
-
-	e := startTrace(ctx, req, mod, dir)
-	other := traceConfig(Request{Test: TestRef{Name: "TestOther"}, Options: req.Options}, mod, dir, "")
-	if _, _, ok, err := e.take(ctx, other); ok || err != nil {
-		t.Fatalf("take for another test: ok %v, err %v", ok, err)
-	}
-	tr, took, ok, err := e.take(ctx, traceConfig(req, mod, dir, ""))
-	if !ok || err != nil {
-		t.Fatalf("take: ok %v, err %v", ok, err)
-	}
-	if !tr.Result.Failed || took <= 0 {
-		t.Errorf("trace of TestDouble: failed %v, took %v", tr.Result.Failed, took)
-	}
-	e.discard() // handed over: the files stay
-	if _, err := os.Stat(e.cfg.TraceDir); err != nil {
-		t.Errorf("the handed-over trace's directory: %v", err)
-	}
-	if _, _, ok, _ := e.take(ctx, traceConfig(req, mod, dir, "")); ok {
-		t.Error("the trace was handed over twice")
-	}
-	os.RemoveAll(e.cfg.TraceDir)
-
-	thrown := startTrace(ctx, req, mod, dir)
-	thrown.discard()
-	if _, err := os.Stat(thrown.cfg.TraceDir); !os.IsNotExist(err) {
-		t.Errorf("a thrown-away trace's directory: %v", err)
-	}
-	if _, _, ok, _ := thrown.take(ctx, traceConfig(req, mod, dir, "")); ok {
-		t.Error("a thrown-away trace was handed over")
 	}
 }

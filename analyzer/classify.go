@@ -36,9 +36,7 @@ type classification struct {
 // failure is a deterministic regression worth explaining. When head's
 // outcomes are mixed it goes on measuring both (flaky), workers runs at a
 // time, to tell a flaky regression from a test that is flaky anyway.
-// headFails, when set, is called once every head run failed, before base
-// runs.
-func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, workers int, headFails func()) (*classification, error) {
+func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, workers int) (*classification, error) {
 	c := &classification{}
 	headRuns, err := r.Repeat(ctx, nil, reruns)
 	if err != nil {
@@ -72,9 +70,6 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 		return c, c.flaky(ctx, r, all, headRuns, workers)
 	}
 
-	if headFails != nil {
-		headFails()
-	}
 	baseRuns, err := r.Repeat(ctx, all, reruns)
 	if err != nil {
 		return nil, fmt.Errorf("running the test on base: %w", err)

@@ -132,20 +132,8 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		res.Stats.Wall = time.Since(start)
 	}()
 
-	// Once every head run failed, the failing run is traced while base
-	// runs (not before: a flaky test's runs get the machine to
-	// themselves). Whatever path the analysis then takes, an unused trace
-	// is thrown away before the runner's worktrees go.
-	var early *earlyTrace
-	defer func() { early.discard() }()
-	headFails := func() {
-		if req.Strategy == StrategyAfter && req.Mode == ModeGo {
-			early = startTrace(ctx, req, mod, b.Runner.HeadDir())
-		}
-	}
-
 	all := ids(res.Hunks)
-	cls, err := classify(ctx, b, all, req.Reruns, req.Workers, headFails)
+	cls, err := classify(ctx, b, all, req.Reruns, req.Workers)
 	if spent(ctx, err) {
 		res.Status = Unexplained
 		res.Notes.Add(note.Note{Code: note.BudgetClassify, Limit: limit(req)})
@@ -195,7 +183,6 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 			// Explain the leaf: a runner of its own, so that every
 			// variant runs it alone.
 			earlier = b.Runner.Stats()
-			early.discard() // it traces the whole test, in the worktree closed here
 			b.Runner.Close()
 			req.Test.Name = choice.Leaf
 			res.Test.Name = choice.Leaf
@@ -228,7 +215,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 			break
 		}
 		var loop *afterLoop
-		found, loop, err = explainAfter(ctx, req, mod, b, early, res, candidates, opt)
+		found, loop, err = explainAfter(ctx, req, mod, b, res, candidates, opt)
 		defer loop.close()
 		failing = loop
 	case StrategyDynamic:

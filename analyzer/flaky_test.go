@@ -61,7 +61,7 @@ func TestClassifyFlaky(t *testing.T) {
 				sim := tc.sim
 				sim.rng = rand.New(rand.NewPCG(seed, 3))
 				sim.runs = map[bool]int{}
-				c, err := classify(context.Background(), &sim, all, 10, 2, nil)
+				c, err := classify(context.Background(), &sim, all, 10, 2)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -105,7 +105,7 @@ func TestClassifyRareFlake(t *testing.T) {
 	extra := 0
 	for seed := uint64(1); seed <= 30; seed++ {
 		sim := simulated{head: 0.15, rng: rand.New(rand.NewPCG(seed, 5)), runs: map[bool]int{}}
-		c, err := classify(context.Background(), &sim, []diffhunks.ID{1}, 3, 2, nil)
+		c, err := classify(context.Background(), &sim, []diffhunks.ID{1}, 3, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func TestClassifyRareFlake(t *testing.T) {
 		t.Error("no seed had three passing first runs: the case is not exercised")
 	}
 	sim := simulated{head: 0, rng: rand.New(rand.NewPCG(1, 5)), runs: map[bool]int{}}
-	c, err := classify(context.Background(), &sim, []diffhunks.ID{1}, 3, 2, nil)
+	c, err := classify(context.Background(), &sim, []diffhunks.ID{1}, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

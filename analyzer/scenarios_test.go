@@ -412,22 +412,6 @@ func TestSemanticShare(t *testing.T) {
 	}
 }
 
-// TestTracedEarly: the failing run of the paper's example is traced
-// while base runs, and the tree is derived from that trace.
-func TestTracedEarly(t *testing.T) {
-	sc, err := scenario.Load("../testdata/after-example.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := explain(t, sc, analyzer.StrategyAfter)
-	if res.Status != analyzer.Explained || res.Tree == nil {
-		t.Fatalf("status %s, tree %v; notes %+v", res.Status, res.Tree != nil, res.Notes)
-	}
-	if res.Stats.TracedEarly <= 0 {
-		t.Errorf("traced early %v, semantic %v: the trace was not started before the semantic analysis", res.Stats.TracedEarly, res.Stats.Semantic)
-	}
-}
-
 // TestFlakyMaxTrials: the traced runs of the explanation by intervention
 // are test runs, so --max-trials bounds them with the others.
 func TestFlakyMaxTrials(t *testing.T) {

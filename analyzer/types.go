@@ -101,7 +101,6 @@ type Stats struct {
 	CacheHits   int
 	Wall        time.Duration
 	Semantic    time.Duration // time spent in tracing and semantic analysis (not in the revert searches it starts)
-	TracedEarly time.Duration // tracing of the failing run done while base's runs ran, not in Semantic
 	Contrast    time.Duration // time spent tracing the passing run and comparing the runs
 	SolverCalls int
 	Clauses     int // soft clauses in the formulas built

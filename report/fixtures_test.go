@@ -115,7 +115,7 @@ func explainedWithTree() *analyzer.Result {
 			runs(3, allFour, trial.Pass, "", ""),
 			runs(3, nil, trial.Fail, failSig, failMsg)),
 		Stats: analyzer.Stats{Strategy: analyzer.StrategyAfter, Trials: 7, Builds: 7, TypeChecks: 3, CacheHits: 2,
-			Wall: 4200 * time.Millisecond, Semantic: 1100 * time.Millisecond, TracedEarly: 2500 * time.Millisecond, SolverCalls: 3, Clauses: 41, SliceSize: 23},
+			Wall: 4200 * time.Millisecond, Semantic: 1100 * time.Millisecond, SolverCalls: 3, Clauses: 41, SliceSize: 23},
 	}
 }
 

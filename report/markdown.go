@@ -386,10 +386,7 @@ func statsLine(r *Report) string {
 		parts = append(parts, plural(s.SolverCalls, "solver call", "solver calls"))
 	}
 	wall := seconds(s.WallSeconds) + " wall"
-	switch {
-	case s.SemanticSeconds > 0 && s.TracedEarlySeconds > 0:
-		wall += " (" + seconds(s.SemanticSeconds) + " semantic, after " + seconds(s.TracedEarlySeconds) + " of tracing while base ran)"
-	case s.SemanticSeconds > 0:
+	if s.SemanticSeconds > 0 {
 		wall += " (" + seconds(s.SemanticSeconds) + " semantic)"
 	}
 	if s.ContrastSeconds > 0 {

@@ -110,15 +110,12 @@ type Stats struct {
 	CacheHits       int     `json:"cache_hits"`
 	WallSeconds     float64 `json:"wall_seconds"`
 	SemanticSeconds float64 `json:"semantic_seconds"`
-	// TracedEarlySeconds: tracing of the failing run done while base's
-	// runs ran, before the semantic analysis and not in its seconds.
-	TracedEarlySeconds float64 `json:"traced_early_seconds,omitempty"`
-	ContrastSeconds    float64 `json:"contrast_seconds,omitempty"`
-	SolverCalls        int     `json:"solver_calls"`
-	Clauses            int     `json:"clauses"`
-	SliceSize          int     `json:"slice_size"`
-	PointWise          int     `json:"point_wise"`
-	Inputs             int     `json:"inputs"`
+	ContrastSeconds float64 `json:"contrast_seconds,omitempty"`
+	SolverCalls     int     `json:"solver_calls"`
+	Clauses         int     `json:"clauses"`
+	SliceSize       int     `json:"slice_size"`
+	PointWise       int     `json:"point_wise"`
+	Inputs          int     `json:"inputs"`
 }
 
 // Sides of a classification run.
@@ -248,20 +245,19 @@ func New(res *analyzer.Result) *Report {
 		Findings: append(note.List(nil), res.Notes...),
 		Evidence: []Run{},
 		Stats: Stats{
-			Strategy:           string(res.Stats.Strategy),
-			Trials:             res.Stats.Trials,
-			Builds:             res.Stats.Builds,
-			TypeChecks:         res.Stats.TypeChecks,
-			CacheHits:          res.Stats.CacheHits,
-			WallSeconds:        res.Stats.Wall.Seconds(),
-			SemanticSeconds:    res.Stats.Semantic.Seconds(),
-			TracedEarlySeconds: res.Stats.TracedEarly.Seconds(),
-			ContrastSeconds:    res.Stats.Contrast.Seconds(),
-			SolverCalls:        res.Stats.SolverCalls,
-			Clauses:            res.Stats.Clauses,
-			SliceSize:          res.Stats.SliceSize,
-			PointWise:          res.Stats.PointWise,
-			Inputs:             res.Stats.Inputs,
+			Strategy:        string(res.Stats.Strategy),
+			Trials:          res.Stats.Trials,
+			Builds:          res.Stats.Builds,
+			TypeChecks:      res.Stats.TypeChecks,
+			CacheHits:       res.Stats.CacheHits,
+			WallSeconds:     res.Stats.Wall.Seconds(),
+			SemanticSeconds: res.Stats.Semantic.Seconds(),
+			ContrastSeconds: res.Stats.Contrast.Seconds(),
+			SolverCalls:     res.Stats.SolverCalls,
+			Clauses:         res.Stats.Clauses,
+			SliceSize:       res.Stats.SliceSize,
+			PointWise:       res.Stats.PointWise,
+			Inputs:          res.Stats.Inputs,
 		},
 	}
 	for _, n := range res.Notes {

@@ -143,7 +143,7 @@ func benchCorpus(ctx context.Context, dir, only, reports string, strats []string
 	for _, s := range strats {
 		head = append(head, s+" search trials")
 	}
-	head = append(head, "ratio", "wall", "semantic s", "traced early s", "contrast s")
+	head = append(head, "ratio", "wall", "semantic s", "contrast s")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, c := range cases {
 		row := benchCase(ctx, dir, reports, c, strats, opt, stderr)
@@ -155,7 +155,7 @@ func benchCorpus(ctx context.Context, dir, only, reports string, strats []string
 
 func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats []string, opt analyzer.Options, stderr io.Writer) []string {
 	judged := []string{"-", "error", "-", "-", "-", "-", "-"} // hunks, status, root, root hit, tree hit, tree in root, chain
-	tail := []string{"-", "-", "-", "-"}                      // wall, semantic, traced early, contrast
+	tail := []string{"-", "-", "-"}                           // wall, semantic, contrast
 	var trials []string
 	first, last := -1, -1
 	for i, s := range strats {
@@ -191,7 +191,7 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 			judged = []string{fmt.Sprint(len(res.Hunks)), string(res.Status), short(res.Root), mark, treeMark(c, res.Tree),
 				rootMark(res), fmt.Sprint(len(res.Chain))}
 			tail = []string{res.Stats.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Stats.Semantic.Seconds()),
-				fmt.Sprintf("%.1f", res.Stats.TracedEarly.Seconds()), fmt.Sprintf("%.1f", res.Stats.Contrast.Seconds())}
+				fmt.Sprintf("%.1f", res.Stats.Contrast.Seconds())}
 			if reports != "" {
 				if err := os.WriteFile(filepath.Join(reports, c.Name+".md"), []byte(report.Markdown(report.New(res))), 0o644); err != nil {
 					fmt.Fprintf(stderr, "bench %s: %v\n", c.Name, err)
