@@ -50,7 +50,6 @@ type listed struct {
 	CgoFiles     []string
 	TestGoFiles  []string
 	XTestGoFiles []string
-	Imports      []string
 	Deps         []string
 	ImportMap    map[string]string
 	Module       *struct{ GoVersion string }
@@ -77,7 +76,7 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 	tc.off = true
 	cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
 	out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(false), "go", "list", "-deps", "-test", "-export",
-		"-json=ImportPath,Name,Dir,ForTest,Export,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Imports,Deps,ImportMap,Module", r.cfg.Pkg)
+		"-json=ImportPath,Name,Dir,ForTest,Export,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Deps,ImportMap,Module", r.cfg.Pkg)
 	if err != nil || out.exitCode != 0 || out.timedOut {
 		return
 	}
@@ -212,20 +211,12 @@ func (tc *typeChecker) check(v variant, pkgDir string) []string {
 }
 
 // knows reports whether name is one of the package's compiled files.
+// The test's own _test.go files count for its package only.
 func (tc *typeChecker) knows(pkg *listed, name string) bool {
-	for _, list := range [][]string{pkg.GoFiles, tc.testFiles(pkg)} {
-		if slices.Contains(list, name) {
-			return true
-		}
+	if slices.Contains(pkg.GoFiles, name) {
+		return true
 	}
-	return false
-}
-
-func (tc *typeChecker) testFiles(pkg *listed) []string {
-	if tc.test != nil && pkg.Dir == tc.test.Dir {
-		return slices.Concat(tc.test.TestGoFiles, tc.test.XTestGoFiles)
-	}
-	return nil
+	return pkg.Dir == tc.test.Dir && (slices.Contains(tc.test.TestGoFiles, name) || slices.Contains(tc.test.XTestGoFiles, name))
 }
 
 // sameShape reports whether the variant's file p (data) keeps head's
