@@ -8,6 +8,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/testfiles"
 )
 
 // mayMatterModule is a package whose test file holds the failing test,
@@ -48,7 +49,7 @@ func TestOther(t *testing.T) {
 // change the outcome; a hunk in a test the run never reached may not.
 func TestMayMatter(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, mayMatterModule)
+	testfiles.Write(t, dir, mayMatterModule)
 	cfg := trace.Config{Dir: dir, Pkg: "./mm", Test: "TestDouble", Timeout: time.Minute, TraceDir: t.TempDir()}
 	tr, err := trace.Run(context.Background(), cfg)
 	if err != nil {

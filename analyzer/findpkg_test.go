@@ -3,9 +3,9 @@ package analyzer
 import (
 	"context"
 	"errors"
+	"github.com/culprit-dev/culprit/internal/testfiles"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,7 +28,7 @@ func TestFindTestPackage(t *testing.T) {
 		"calc/helper.go":          "package calc\nfunc TestNotATest() {}\n",
 		"re/re_test.go":           "package re\nfunc TestAxB(t *testing.T) {}\n",
 	}
-	writeFiles(t, dir, files)
+	testfiles.Write(t, dir, files)
 	git := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", args...)
@@ -82,20 +82,5 @@ func TestFindTestPackage(t *testing.T) {
 	}
 	if _, err := findTestPackage(context.Background(), dir, "no-such-rev", "TestF"); err == nil || errors.Is(err, ErrNoSuchTest) {
 		t.Errorf("bad revision: err = %v, want a git error", err)
-	}
-}
-
-// writeFiles writes files (slash-separated names relative to dir) under
-// dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

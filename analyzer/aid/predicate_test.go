@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/internal/testfiles"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -118,15 +119,7 @@ func TestPredicatesOfLostUpdate(t *testing.T) {
 		t.Skip("needs two CPUs for the goroutines to interleave")
 	}
 	dir := t.TempDir()
-	for name, src := range lostUpdate {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, lostUpdate)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	r := &traceRunner{dir: dir, traces: t.TempDir()}

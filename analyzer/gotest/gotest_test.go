@@ -5,10 +5,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/culprit-dev/culprit/internal/testfiles"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 )
@@ -75,16 +75,12 @@ func TestG(t *testing.T) { G() }
 // directory and the output of go test -json with the given arguments.
 func goTestJSON(t *testing.T, args ...string) (string, []byte) {
 	t.Helper()
-	dir := t.TempDir()
+	files := map[string][]byte{}
 	for _, f := range txtar.Parse([]byte(module)).Files {
-		p := filepath.Join(dir, f.Name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[f.Name] = f.Data
 	}
+	dir := t.TempDir()
+	testfiles.Write(t, dir, files)
 	cmd := exec.Command("go", append([]string{"test", "-json", "-count=1"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")

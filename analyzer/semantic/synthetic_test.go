@@ -3,13 +3,13 @@ package semantic
 import (
 	"context"
 	"go/token"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/internal/testfiles"
 	"golang.org/x/tools/txtar"
 )
 
@@ -51,20 +51,14 @@ func traceFailing(t *testing.T, dir, pkg, test string) *trace.Trace {
 // the prefix, to a new temp dir and returns it.
 func writeTree(t *testing.T, ar *txtar.Archive, prefix string) string {
 	t.Helper()
-	dir := t.TempDir()
+	files := map[string][]byte{}
 	for _, f := range ar.Files {
-		name, ok := strings.CutPrefix(f.Name, prefix)
-		if !ok {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
+		if name, ok := strings.CutPrefix(f.Name, prefix); ok {
+			files[name] = f.Data
 		}
 	}
+	dir := t.TempDir()
+	testfiles.Write(t, dir, files)
 	return dir
 }
 

@@ -3,12 +3,11 @@ package trace
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/culprit-dev/culprit/internal/testfiles"
 	"golang.org/x/tools/txtar"
 )
 
@@ -16,15 +15,7 @@ import (
 func writeTree(t *testing.T, files map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, files)
 	return dir
 }
 

@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"encoding/binary"
+	"github.com/culprit-dev/culprit/internal/testfiles"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,15 +70,7 @@ func nanos(b *testing.B, re *regexp.Regexp, out string) float64 {
 func BenchmarkLoop(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	for name, data := range benchModule {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	testfiles.Write(b, dir, benchModule)
 	bin := filepath.Join(dir, "plain.test")
 	pb := exec.Command("go", "test", "-c", "-o", bin, "./p")
 	pb.Dir = dir

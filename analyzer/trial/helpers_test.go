@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/testfiles"
 )
 
 // fileVariants is test input: each variant spelled out as the files it
@@ -37,15 +37,7 @@ func (v fileVariants) Variant(revert []diffhunks.ID) (map[string][]byte, []strin
 func gitRepo(t *testing.T, files map[string]string) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, files)
 	git(t, dir, "init", "-q", "-b", "main")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "head")
