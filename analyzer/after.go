@@ -206,9 +206,14 @@ func (l *afterLoop) repoPath(file string) string { return module{dir: l.prefix}.
 
 // maxIdleCauses is how many causes in a row may touch no hunk the earlier
 // causes had not before the loop stops deriving causes and falls back,
-// once a quarter of the semantic share is used: cheap causes (a small
-// program's) go on, as one of them may still reach the root.
-const maxIdleCauses = 4
+// once the analysis has made idleSolverCalls solver calls: cheap causes (a
+// small program's) go on, as one of them may still reach the root. The
+// rule counts solver calls, not seconds, so that the same trace stops at
+// the same cause on a busy machine and an idle one.
+const (
+	maxIdleCauses   = 4
+	idleSolverCalls = 256
+)
 
 // run is Algorithm 1. It returns nil, nil when the causes never led to a
 // root, so that the caller falls back.
@@ -235,7 +240,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if idle >= maxIdleCauses && time.Since(start)-l.searching >= share/4 {
+		if idle >= maxIdleCauses && l.an.Stats().SolverCalls >= idleSolverCalls {
 			// Critical predicates lie ever further from the failure;
 			// those that add nothing to the search are not worth the
 			// semantic share they use.

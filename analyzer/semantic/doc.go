@@ -46,8 +46,8 @@
 // Which causes are derived at all is the analyzer's AFTER loop (package
 // analyzer, after.go), not this package: it takes critical predicates
 // nearest the failure first, and when four causes in a row touch no hunk
-// that earlier causes had not, and a quarter of the semantic share is
-// used, it stops deriving and falls back (the causes-idle note); a program
+// that earlier causes had not, and the analysis has made a few hundred
+// solver calls, it stops deriving and falls back (the causes-idle note); a program
 // whose causes are cheap goes on, as a later cause may still reach the
 // root.
 package semantic
