@@ -20,34 +20,32 @@ func (a *Analysis) implicitLocals(i int) [][2]int {
 	if ev.Kind != trace.EvPanic || ev.Frame == 0 || len(operands) == 0 {
 		return nil
 	}
-	locals := map[string]trace.Operand{}
-	for _, o := range operands {
-		if o.Obj != 0 && !o.Global && o.Path == "" && !o.Write {
-			locals[o.Text] = o
-		}
-	}
-	// A base the statement reads only through an element (xs in xs[i])
-	// is no operand of its own: find the local by name among the frame's
-	// definitions, only when the name denotes one variable there.
-	ident := func(e ast.Expr) bool {
-		id, ok := e.(*ast.Ident)
-		if !ok {
-			return false
-		}
-		if _, ok := locals[id.Name]; ok {
-			return true
-		}
-		found, ok := a.localNamed(i, id.Name)
-		if ok {
-			locals[id.Name] = found
-		}
-		return ok
-	}
+	// The locals the panic depends on, by Obj: the operands that are a
+	// local themselves, and the base and index of an index or star operand
+	// as the tracer resolved their names (xs in xs[i] is read only through
+	// the element, no operand of its own).
+	locals := map[int]bool{}
 	for _, o := range operands {
 		if o.Write {
 			return nil
 		}
-		if _, ok := locals[o.Text]; ok {
+		if o.Obj != 0 && !o.Global && o.Path == "" {
+			locals[o.Obj] = true
+		}
+	}
+	ident := func(o trace.Operand, e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return false
+		}
+		obj, ok := o.Names[id.Name]
+		if ok {
+			locals[obj] = true
+		}
+		return ok
+	}
+	for _, o := range operands {
+		if o.Obj != 0 && !o.Global && o.Path == "" {
 			continue
 		}
 		e, err := parser.ParseExpr(o.Text)
@@ -56,11 +54,11 @@ func (a *Analysis) implicitLocals(i int) [][2]int {
 		}
 		switch x := e.(type) {
 		case *ast.IndexExpr:
-			if !ident(x.X) || !(ident(x.Index) || isLit(x.Index)) {
+			if !ident(o, x.X) || !(ident(o, x.Index) || isLit(x.Index)) {
 				return nil
 			}
 		case *ast.StarExpr:
-			if !ident(x.X) {
+			if !ident(o, x.X) {
 				return nil
 			}
 		default:
@@ -68,8 +66,8 @@ func (a *Analysis) implicitLocals(i int) [][2]int {
 		}
 	}
 	var out [][2]int
-	for _, o := range locals {
-		loc := trace.Loc{Kind: trace.LocLocal, Frame: ev.Frame, Obj: o.Obj, Path: o.Path}
+	for obj := range locals {
+		loc := trace.Loc{Kind: trace.LocLocal, Frame: ev.Frame, Obj: obj}
 		d := a.tr.LastDef(loc, i)
 		if d < 0 {
 			return nil
@@ -125,25 +123,4 @@ func (a *Analysis) panicOperands(i int) []trace.Operand {
 		return a.tr.Site(id).Operands
 	}
 	return nil
-}
-
-// localNamed returns the operand of the local variable named name in the
-// frame of event i, when the name denotes one never address-taken local
-// the frame defined before i.
-func (a *Analysis) localNamed(i int, name string) (trace.Operand, bool) {
-	var found trace.Operand
-	for _, j := range a.idx.before(a.tr.Event(i).Frame, i) {
-		for _, w := range a.tr.Event(j).Writes {
-			o, ok := a.f.operand(j, w.Slot)
-			if !ok || o.Text != name {
-				continue
-			}
-			if o.Obj == 0 || o.Global || o.Path != "" || w.Loc.Kind != trace.LocLocal || found.Obj != 0 && found.Obj != o.Obj {
-				return trace.Operand{}, false
-			}
-			found = o
-		}
-	}
-	found.Write = false
-	return found, found.Obj != 0
 }

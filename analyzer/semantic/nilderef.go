@@ -44,15 +44,11 @@ func (a *Analysis) nilDeref(i int) (nilPtr, bool) {
 		if err != nil {
 			continue
 		}
-		root := derefRoot(e)
-		if root == "" {
-			continue
-		}
-		lo, ok := a.localNamed(i, root)
+		obj, ok := o.Names[derefRoot(e)]
 		if !ok {
 			continue
 		}
-		loc := trace.Loc{Kind: trace.LocLocal, Frame: ev.Frame, Obj: lo.Obj}
+		loc := trace.Loc{Kind: trace.LocLocal, Frame: ev.Frame, Obj: obj}
 		d := a.tr.LastDef(loc, i)
 		if d < 0 {
 			continue

@@ -291,8 +291,41 @@ func (r *rewriter) addOperand(s *Site, e ast.Expr, t types.Type, li locInfo, wri
 			r.noteWrite(e, li)
 		}
 	}
+	if !write {
+		op.Names = r.localNames(e)
+	}
 	s.Operands = append(s.Operands, op)
 	return op.Slot
+}
+
+// localNames returns Operand.Names for the read of e: the Obj of every
+// never-address-taken local that an identifier of an index, selector or
+// star expression denotes, by name. Function literals are not entered:
+// their locals belong to another frame, and they may reuse a name.
+func (r *rewriter) localNames(e ast.Expr) map[string]int {
+	switch unparen(e).(type) {
+	case *ast.IndexExpr, *ast.SelectorExpr, *ast.StarExpr:
+	default:
+		return nil
+	}
+	var names map[string]int
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.Ident:
+			v, _ := r.info.Uses[x].(*types.Var)
+			if v == nil || v.IsField() || r.isGlobal(v) || r.addr[v] {
+				return true
+			}
+			if names == nil {
+				names = map[string]int{}
+			}
+			names[x.Name] = r.tab.obj(v)
+		}
+		return true
+	})
+	return names
 }
 
 // basicName returns the suffix of the runtime's specialised push functions

@@ -160,6 +160,12 @@ type Operand struct {
 	// Elided marks a read the runtime does not record: the decoder rebuilds
 	// it from the frame's last write of the local Obj (elide.go).
 	Elided bool `json:",omitempty"`
+	// Names gives, for a read through an index, selector or star
+	// expression (xs[i], p.x, *p), the Obj of each never-address-taken
+	// local its identifiers denote, keyed by name: the type checker's
+	// resolution, which the text alone leaves open when a local of the
+	// same name is shadowed. Nil for other operands.
+	Names map[string]int `json:",omitempty"`
 }
 
 // TypeKind classifies a Go type for the encoder.
