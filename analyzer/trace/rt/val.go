@@ -279,37 +279,59 @@ func put[T any](f *F, t uint64, v T) {
 	}
 }
 
+// The generic recorders below (V to RL) are never inlined. Instrumented
+// code calls them around nearly every operand, and inlining each call
+// multiplied the size of the functions the compiler then optimises: the
+// instrumented build is most of a semantic analysis's time on a real
+// module (kong's package compiled in 3.8 s instead of 4.8 s). Integers and
+// booleans, the values of hot loops, have inlined recorders of their own
+// (basic.go).
+
 // V pushes the read of operand slot and returns v.
+//
+//go:noinline
 func V[T any](f *F, slot int, v T) T {
 	put(f, tag(0, roleRead, 0, uint64(slot)), v)
 	return v
 }
 
 // VA pushes the read of operand slot at address p and returns v.
+//
+//go:noinline
 func VA[T any](f *F, slot int, v T, p *T) T {
 	rec(f, roleRead, slot, v, p)
 	return v
 }
 
 // VM pushes the read of map entry m[k] (value v) and returns v.
+//
+//go:noinline
 func VM[K comparable, E any](f *F, slot int, v E, m map[K]E, k K) E {
 	recMap(f, roleRead, slot, v, m, k)
 	return v
 }
 
 // W pushes the value written to operand slot.
+//
+//go:noinline
 func W[T any](f *F, slot int, v T) { put(f, tag(0, roleWrite, 0, uint64(slot)), v) }
 
 // WA pushes the value written to operand slot at address p.
+//
+//go:noinline
 func WA[T any](f *F, slot int, v T, p *T) { rec(f, roleWrite, slot, v, p) }
 
 // WM pushes the value written to map entry m[k].
+//
+//go:noinline
 func WM[K comparable, E any](f *F, slot int, v E, m map[K]E, k K) {
 	recMap(f, roleWrite, slot, v, m, k)
 }
 
 // WV records v as written at slot without ending the event, and returns
 // it: the values of a parallel assignment before its last one (W1).
+//
+//go:noinline
 func WV[T any](f *F, slot int, v T) T {
 	put(f, tag(0, roleWrite, 0, uint64(slot)), v)
 	return v
@@ -317,6 +339,8 @@ func WV[T any](f *F, slot int, v T) T {
 
 // W1 pushes the single value written to operand slot, emits the assignment
 // event of site and returns v (for assignments in statement headers).
+//
+//go:noinline
 func W1[T any](f *F, site uint32, slot int, v T) T {
 	put(f, tag(0, roleWrite, 0, uint64(slot)), v)
 	emit(f, KAssign, site, false)
@@ -324,6 +348,8 @@ func W1[T any](f *F, site uint32, slot int, v T) T {
 }
 
 // Val pushes an event value (a result, argument or outcome) at index k.
+//
+//go:noinline
 func Val[T any](f *F, k int, v T) T {
 	put(f, tag(0, roleValue, 0, uint64(k)), v)
 	return v
@@ -331,6 +357,8 @@ func Val[T any](f *F, k int, v T) T {
 
 // RL pushes the last result k of the return statement at site and marks
 // the frame as returning normally.
+//
+//go:noinline
 func RL[T any](f *F, site uint32, k int, v T) T {
 	put(f, tag(0, roleValue, 0, uint64(k)), v)
 	f.R = site
