@@ -3,11 +3,12 @@ package analyzer
 import (
 	"context"
 	"errors"
-	"github.com/culprit-dev/culprit/internal/testfiles"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/culprit-dev/culprit/internal/testfiles"
 )
 
 // TestFindTestPackage commits a tree to a real repository and finds each

@@ -3,7 +3,6 @@ package trace
 import (
 	"context"
 	"encoding/binary"
-	"github.com/culprit-dev/culprit/internal/testfiles"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/culprit-dev/culprit/internal/testfiles"
 )
 
 // benchModule is a module whose TestLoop times a 1e6-iteration integer loop
