@@ -115,6 +115,7 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		Timeout:  req.Timeout,
 		MaxBytes: req.TraceBytes,
 		TraceDir: dir,
+		Probe:    true,
 	}
 	began := time.Now()
 	tr, err := trace.Run(ctx, cfg)
@@ -134,6 +135,9 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 	}
 	if n := len(tr.Skipped); n > 0 {
 		res.Notes.Add(note.Note{Code: note.Untraced, N: n})
+	}
+	if tr.Unentered > 0 {
+		res.Notes.Add(note.Note{Code: note.TraceProbed, N: tr.Unentered})
 	}
 	l := &afterLoop{tr: tr, cfg: cfg, took: time.Since(began), traceDir: dir, prefix: prefix}
 	l.an = semantic.New(tr, modRoot, semantic.Options{Deleted: l.deletions(res.Hunks)})

@@ -45,6 +45,13 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	defer os.RemoveAll(traceDir)
 	cfg := failing.cfg
 	cfg.Dir, cfg.TraceDir = dir, traceDir
+	if failing.tr.Unentered > 0 {
+		// The passing run's build instruments what the failing run's
+		// did: two builds laid out alike hold the same addresses (a type
+		// descriptor read as an integer, say), and the comparison sees
+		// only what the change made differ.
+		cfg.Probe, cfg.Functions = false, failing.tr.Functions()
+	}
 	passing, err := trace.Run(ctx, cfg)
 	switch {
 	case err != nil:

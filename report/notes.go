@@ -77,6 +77,8 @@ func words(n note.Note) string {
 		return "the trace of the failing run filled its buffer and was cut short: events after the cut are missing from the analysis"
 	case note.TraceNarrowed:
 		return "the trace of the failing run filled its buffer, so the run was traced again with only the test's package and those the change touches instrumented (" + code(n.Detail) + "): calls into other packages are observed, not traced"
+	case note.TraceProbed:
+		return fmt.Sprintf("only the functions the test entered in a probe run were instrumented; %s it never entered were compiled as they are, and a call into one would be observed, not traced", plural(n.N, "function", "functions"))
 	case note.Untraced:
 		return fmt.Sprintf("%s were not traced; their effects enter the formula as observed inputs", plural(n.N, "construct", "constructs"))
 	case note.NoFailureInTrace:

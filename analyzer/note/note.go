@@ -61,6 +61,7 @@ const (
 	TraceTruncated     Code = "trace-truncated"      // the trace buffer filled up
 	TraceNarrowed      Code = "trace-narrowed"       // Detail: the packages traced again, alone, after the buffer filled up
 	Untraced           Code = "untraced"             // N constructs left untraced
+	TraceProbed        Code = "trace-probed"         // N functions the probe run never entered were compiled uninstrumented
 	NoFailureInTrace   Code = "no-failure-in-trace"  // Detail: why the assertion was not found
 	CauseFailed        Code = "cause-failed"         // Detail: why one predicate has no cause
 	CausesTouchNothing Code = "causes-touch-nothing" // N causes led to no root

@@ -42,7 +42,7 @@ func Read(dir string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{Skipped: tab.Skipped, Frames: []Frame{{}}, Truncated: truncated}
+	t := &Trace{Skipped: tab.Skipped, Unentered: tab.Unentered, Frames: []Frame{{}}, Truncated: truncated}
 	if len(ws) >= hdrWords {
 		t.Intervention = Intervened{Applied: ws[hApplied], Expired: ws[hExpired], Waited: time.Duration(ws[hWaited])}
 	}

@@ -43,7 +43,12 @@ type instrumented struct {
 // calls (by name); the package's other test functions are left as they are,
 // since they never execute. A test file of hundreds of tests otherwise costs
 // most of the instrumented build.
-func instrument(ctx context.Context, dir, pkg, tmp string, only []string, runs func(string) bool) (*instrumented, error) {
+//
+// entered, when not nil, tells which function declarations of the
+// packages' non-test files the test enters (probe.go); the others are left
+// as they are and counted in the table's Unentered. When it cannot tell,
+// every function is instrumented.
+func instrument(ctx context.Context, dir, pkg, tmp string, only []string, runs func(string) bool, entered prober) (*instrumented, error) {
 	roots, mod, target, err := load(ctx, dir, pkg, only)
 	if err != nil {
 		return nil, err
@@ -75,6 +80,14 @@ func instrument(ctx context.Context, dir, pkg, tmp string, only []string, runs f
 	leave := largeFuncs(all, selected)
 	if runs != nil {
 		unrunTests(all, target, runs, leave)
+	}
+	if entered != nil {
+		for key, ran := range entered(mod, all, target, selected) {
+			if _, ok := leave[key]; !ok && !ran {
+				leave[key] = ""
+				in.tab.Unentered++
+			}
+		}
 	}
 	done := map[string]bool{}
 	n := 0

@@ -19,6 +19,16 @@ type Config struct {
 	// directories (relative to Dir, "." for the root); calls into other
 	// packages of the module are observed, not traced.
 	Packages []string
+	// Probe, when set, instruments only the functions of non-test files
+	// that the test enters in a probe run beforehand (probe.go), when the
+	// source to instrument is large enough for that to pay.
+	Probe bool
+	// Functions, when not nil, replaces the probe: of the functions of
+	// non-test files, only those it names (qualified, as Site.Func) are
+	// instrumented. A trace made to compare with a probed one takes the
+	// probed trace's functions, so that the two builds lay out the same
+	// code and a pointer or type address means the same in both.
+	Functions map[string]bool
 	// TraceDir receives the trace and site table; default a new temp dir
 	// (left in place; the caller may remove it).
 	TraceDir string

@@ -15,7 +15,10 @@ const siteFile = "sites.json"
 type table struct {
 	Sites   []*Site
 	Skipped []Skip
-	objs    map[types.Object]int
+	// Unentered counts the functions left uninstrumented because the probe
+	// run never entered them (Config.Probe).
+	Unentered int `json:",omitempty"`
+	objs      map[types.Object]int
 }
 
 func newTable() *table {

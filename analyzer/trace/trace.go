@@ -32,6 +32,10 @@ type Trace struct {
 	// Skipped lists constructs or files left uninstrumented; their effects
 	// appear as inputs (reads whose value no traced event defined).
 	Skipped []Skip
+	// Unentered counts the functions left uninstrumented because the
+	// probe run never entered them (Config.Probe); should the traced run
+	// enter one after all, it is observed at its calls.
+	Unentered int
 	// Result is the outcome of the traced test run (set by Run).
 	Result RunResult
 	// Intervention counts what the run's intervention hooks did.
@@ -44,6 +48,18 @@ type Trace struct {
 	callee  map[int]FrameID   // Call event -> the frame it entered
 	byFrame map[FrameID][]int // each frame's events, in order
 	moved   map[uint64][]int  // page (address>>12) -> events with a move into it, ascending
+}
+
+// Functions returns the qualified names of the functions the trace's
+// build instrumented (their Site.Func), closures included.
+func (t *Trace) Functions() map[string]bool {
+	fs := map[string]bool{}
+	for _, s := range t.Sites {
+		if s.Kind == SiteFunc {
+			fs[s.Func] = true
+		}
+	}
+	return fs
 }
 
 // RunResult is what the traced `go test` reported.
