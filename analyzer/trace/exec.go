@@ -51,7 +51,7 @@ func Build(ctx context.Context, cfg Config) (*Binary, error) {
 }
 
 func buildIn(ctx context.Context, cfg Config, tmp string) (*Binary, error) {
-	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, cfg.Packages, topLevelRuns(cfg.pattern()))
+	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, cfg.Packages, topLevelRuns(cfg.pattern()), cfg.prober(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) e
 		if err := writeOverlay(ov, in.overlay); err != nil {
 			return err
 		}
-		args := append([]string{"test", "-c", "-o", bin, "-overlay", ov, "-vet=off"}, goidFlags(fast, goflags(env))...)
+		args := append([]string{"test", "-c", "-o", bin, "-overlay", ov, "-vet=off"}, buildFlags(fast, goflags(env), in.modPath)...)
 		var buf bytes.Buffer
 		res, err := proc.Run(ctx, proc.Cmd{Name: "go", Args: append(args, cfg.Pkg), Dir: cfg.Dir, Env: env, Stdout: &buf, Stderr: &buf})
 		if err != nil {
@@ -230,11 +230,16 @@ func runtimeGoidUsable(ctx context.Context, dir string, env []string) bool {
 	return version.IsValid(v) && version.Compare(v, "go1.26") >= 0
 }
 
-// goidFlags returns the go test flags that select how the runtime gets
-// goroutine ids. Flags given on the command line replace the same flag in
-// GOFLAGS, so the values from GOFLAGS are kept in them.
-func goidFlags(fast bool, goflags []string) []string {
+// buildFlags returns the go test flags of a traced build. They select how
+// the runtime gets goroutine ids, and leave debug information out of the
+// binary: neither a trace nor a panic's traceback reads it, and not
+// writing it saves a seventh of kong's traced build (4.99 s -> 4.29 s).
+// Flags given on the command line replace the same flag in GOFLAGS, so the
+// values from GOFLAGS are kept in them; a -gcflags of GOFLAGS is left
+// alone.
+func buildFlags(fast bool, goflags []string, modPath string) []string {
 	var ldflags, tags string
+	gcflags := false
 	for _, f := range goflags {
 		f = strings.TrimLeft(f, "-")
 		if v, ok := strings.CutPrefix(f, "ldflags="); ok {
@@ -243,14 +248,20 @@ func goidFlags(fast bool, goflags []string) []string {
 		if v, ok := strings.CutPrefix(f, "tags="); ok {
 			tags = v
 		}
+		gcflags = gcflags || strings.HasPrefix(f, "gcflags=")
+	}
+	ldflags += " -s -w"
+	var flags []string
+	if !gcflags {
+		flags = append(flags, "-gcflags="+modPath+"/...=-dwarf=false")
 	}
 	if fast {
-		return []string{"-ldflags=" + strings.TrimSpace(ldflags+" -checklinkname=0")}
+		return append(flags, "-ldflags="+strings.TrimSpace(ldflags+" -checklinkname=0"))
 	}
 	if tags != "" {
 		tags += ","
 	}
-	return []string{"-tags=" + tags + "culprit_stackgoid"}
+	return append(flags, "-ldflags="+strings.TrimSpace(ldflags), "-tags="+tags+"culprit_stackgoid")
 }
 
 // goflags returns the GOFLAGS in env (the last setting wins), split into
