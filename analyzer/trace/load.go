@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -146,6 +147,16 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 // whole import graph from source, the standard library included, cost
 // several times the time and memory.
 func load(ctx context.Context, dir, pkg string, only []string) ([]*packages.Package, *packages.Module, string, error) {
+	// The test's packages are loaded with types while the import graph
+	// that names the module's other packages is loaded: each is a go
+	// command that mostly waits on the build cache.
+	var roots []*packages.Package
+	var rootsErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		roots, rootsErr = packages.Load(&packages.Config{Context: ctx, Dir: dir, Tests: true, Mode: loadMode}, pkg)
+	})
+	defer wg.Wait() // also when the graph fails to load
 	graph, err := packages.Load(&packages.Config{Context: ctx, Dir: dir, Tests: true,
 		Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, pkg)
 	if err != nil {
@@ -172,19 +183,19 @@ func load(ctx context.Context, dir, pkg string, only []string) ([]*packages.Pack
 			others = append(others, path)
 		}
 	})
-	roots, err := packages.Load(&packages.Config{Context: ctx, Dir: dir, Tests: true, Mode: loadMode}, pkg)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("loading %s: %w", pkg, err)
-	}
+	var more []*packages.Package
 	if len(others) > 0 {
 		sort.Strings(others)
-		more, err := packages.Load(&packages.Config{Context: ctx, Dir: dir, Mode: loadMode}, others...)
+		more, err = packages.Load(&packages.Config{Context: ctx, Dir: dir, Mode: loadMode}, others...)
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("loading the packages %s imports: %w", pkg, err)
 		}
-		roots = append(roots, more...)
 	}
-	return roots, mod, target, nil
+	wg.Wait()
+	if rootsErr != nil {
+		return nil, nil, "", fmt.Errorf("loading %s: %w", pkg, rootsErr)
+	}
+	return append(roots, more...), mod, target, nil
 }
 
 // selectedPackage reports whether the package at import path is one of
