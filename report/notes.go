@@ -78,9 +78,12 @@ func words(n note.Note) string {
 	case note.TraceNarrowed:
 		return "the trace of the failing run filled its buffer, so the run was traced again with only the test's package and those the change touches instrumented (" + code(n.Detail) + "): calls into other packages are observed, not traced"
 	case note.TraceProbed:
-		return fmt.Sprintf("only the functions the test entered in a probe run were instrumented; %s it never entered were compiled as they are, and a call into one would be observed, not traced", plural(n.N, "function", "functions"))
+		if n.N == 1 {
+			return "only the functions the test entered in a probe run were instrumented; the 1 function it never entered was compiled as it is, and a call into it would be observed, not traced"
+		}
+		return fmt.Sprintf("only the functions the test entered in a probe run were instrumented; the %d functions it never entered were compiled as they are, and a call into one would be observed, not traced", n.N)
 	case note.Untraced:
-		return fmt.Sprintf("%s were not traced; their effects enter the formula as observed inputs", plural(n.N, "construct", "constructs"))
+		return fmt.Sprintf("%s not traced; their effects enter the formula as observed inputs", plural(n.N, "construct was", "constructs were"))
 	case note.NoFailureInTrace:
 		return "the failing assertion could not be located in the trace (" + code(n.Detail) + "): the root was found by the revert search alone"
 	case note.CauseFailed:

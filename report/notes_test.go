@@ -57,3 +57,22 @@ func TestSpecHunksWording(t *testing.T) {
 		}
 	}
 }
+
+// TestCountWording: notes that count constructs or functions agree in
+// number with the count.
+func TestCountWording(t *testing.T) {
+	for _, tc := range []struct {
+		code note.Code
+		n    int
+		want string
+	}{
+		{note.Untraced, 1, "1 construct was not traced;"},
+		{note.Untraced, 4, "4 constructs were not traced;"},
+		{note.TraceProbed, 1, "the 1 function it never entered was compiled as it is, and a call into it"},
+		{note.TraceProbed, 7, "the 7 functions it never entered were compiled as they are, and a call into one"},
+	} {
+		if got := words(note.Note{Code: tc.code, N: tc.n}); !strings.Contains(got, tc.want) {
+			t.Errorf("%s, N=%d: %q, want it to hold %q", tc.code, tc.n, got, tc.want)
+		}
+	}
+}
