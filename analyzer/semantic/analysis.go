@@ -78,6 +78,9 @@ type Analysis struct {
 	// extCalls finds the site of an uninstrumented call by where it
 	// starts (built on first use).
 	extCalls map[trace.Pos]trace.SiteID
+	// writers holds the operands each site writes by where the site
+	// starts (built on first use, see writesLocal).
+	writers map[trace.Pos][]trace.Operand
 	// objs names the run's objects in the values shown.
 	objs trace.Objects
 }

@@ -149,18 +149,25 @@ func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
 	sev := a.tr.Event(src)
 	for _, it := range reads {
 		d := a.tr.Def(src, it.Slot)
+		o, _ := a.f.operand(src, it.Slot)
 		if d < 0 {
 			// Nothing traced wrote the location: a field the run
 			// left as it was. A branch of this frame's run whose
-			// not-taken side would have assigned it decided its value.
-			if o, ok := a.f.operand(src, it.Slot); ok && it.Loc.Kind != trace.LocLocal && sev.Frame > 0 {
+			// not-taken side would have assigned it decided its value:
+			// for a local's field any such branch since the variable
+			// was last written whole (the loop below), for a field
+			// elsewhere one that assigns a field of the name.
+			local := it.Loc.Kind == trace.LocLocal && it.Loc.Obj != 0 && !o.Global
+			if !local && it.Loc.Kind != trace.LocLocal && sev.Frame > 0 {
 				a.unassignedBetween(a.tr.Frame(sev.Frame).Entry, src, lastName(o.Text), found)
 			}
-			continue
+			if !local {
+				continue
+			}
+			d = a.tr.LastDef(trace.Loc{Kind: trace.LocLocal, Frame: it.Loc.Frame, Obj: it.Loc.Obj}, src)
 		}
-		o, _ := a.f.operand(src, it.Slot)
 		name := o.Text
-		if a.tr.Event(d).Frame != sev.Frame {
+		if d >= 0 && a.tr.Event(d).Frame != sev.Frame {
 			if it.Loc.Kind != trace.LocLocal || o.Global {
 				a.exitsBetween(d, src, lastName(name), found)
 			}
@@ -175,7 +182,7 @@ func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
 				continue
 			}
 			local := it.Loc.Kind == trace.LocLocal
-			if mayDefine(notTaken(bp, outcome, short), name, local) {
+			if mayDefine(notTaken(bp, outcome, short), name, local, a.writesLocal(a.tr.SiteOf(b).Pos.File, it.Loc, o)) {
 				found[b] = true
 			}
 			// The side taken ran without code the change deleted from it.
@@ -473,20 +480,33 @@ func (a *Analysis) nakedReturn(g int, found map[int]bool) {
 	}
 	fr := a.tr.Event(g).Frame
 	evs := a.idx.before(fr, g) // latest first
+	// The entry's writes resolve a result's name to its variable where
+	// the tracer records the results' zeroing.
+	var entry []trace.Item
+	if e := a.tr.Frame(fr).Entry; e >= 0 {
+		entry = a.tr.Event(e).Writes
+	}
 	for _, field := range ft.Results.List {
 		for _, id := range field.Names {
 			if id.Name == "_" {
 				continue
 			}
+			res := trace.Loc{Kind: trace.LocLocal}
+			var op trace.Operand
+			for _, w := range entry {
+				if o, ok := a.f.operand(a.tr.Frame(fr).Entry, w.Slot); ok && o.Text == id.Name && w.Loc.Kind == trace.LocLocal {
+					res, op = w.Loc, o
+				}
+			}
 			for _, b := range evs {
-				if a.writesName(b, id.Name) {
+				if a.writesName(b, id.Name, res.Obj) {
 					break
 				}
 				bp, outcome, short, ok := a.boolBranch(b)
 				if !ok {
 					continue
 				}
-				if mayDefine(notTaken(bp, outcome, short), id.Name, true) {
+				if mayDefine(notTaken(bp, outcome, short), id.Name, true, a.writesLocal(a.tr.SiteOf(b).Pos.File, res, op)) {
 					found[b] = true
 				}
 			}
@@ -494,12 +514,63 @@ func (a *Analysis) nakedReturn(g int, found map[int]bool) {
 	}
 }
 
-// writesName reports whether event i writes a local named name.
-func (a *Analysis) writesName(i int, name string) bool {
+// writesName reports whether event i writes the local variable obj, or,
+// when obj is 0 (not known), a local named name.
+func (a *Analysis) writesName(i int, name string, obj int) bool {
 	for _, w := range a.tr.Event(i).Writes {
-		if o, ok := a.f.operand(i, w.Slot); ok && o.Text == name && w.Loc.Kind == trace.LocLocal {
+		if w.Loc.Kind != trace.LocLocal {
+			continue
+		}
+		if o, ok := a.f.operand(i, w.Slot); ok && (obj == 0 && o.Text == name || obj != 0 && w.Loc.Obj == obj && w.Loc.Path == "") {
 			return true
 		}
 	}
 	return false
+}
+
+// writesLocal returns, for the read of loc (operand o) and the code of
+// file, the resolver mayDefine takes: whether a statement writes the
+// never-address-taken local loc denotes, or a part of it, as the sites the
+// tracer built with the type checker's resolution record. It is nil for
+// other locations, and a statement without a site that writes something
+// is left to the name.
+func (a *Analysis) writesLocal(file string, loc trace.Loc, o trace.Operand) func(ast.Stmt) (bool, bool) {
+	if loc.Kind != trace.LocLocal || loc.Obj == 0 || o.Global {
+		return nil
+	}
+	if a.writers == nil {
+		a.writers = map[trace.Pos][]trace.Operand{}
+		for k := range a.tr.Sites {
+			s := &a.tr.Sites[k]
+			p := s.Pos
+			p.EndLine, p.EndCol = 0, 0
+			for _, op := range s.Operands {
+				if op.Write {
+					a.writers[p] = append(a.writers[p], op)
+				}
+			}
+		}
+	}
+	return func(st ast.Stmt) (bool, bool) {
+		at := a.src.fset.Position(st.Pos())
+		ops, ok := a.writers[trace.Pos{File: file, Line: at.Line, Col: at.Column}]
+		if !ok {
+			return false, false
+		}
+		for _, op := range ops {
+			if !op.Global && op.Obj == loc.Obj && overlaps(op.Path, loc.Path) {
+				return true, true
+			}
+		}
+		return false, true
+	}
+}
+
+// overlaps reports whether two paths below one variable (".x", "[2]", ""
+// for the whole) share memory: one is the other or lies inside it.
+func overlaps(p, q string) bool {
+	if len(p) > len(q) {
+		p, q = q, p
+	}
+	return strings.HasPrefix(q, p) && (len(q) == len(p) || q[len(p)] == '.' || q[len(p)] == '[')
 }

@@ -69,7 +69,7 @@ func (a *Analysis) omitted(file string, region ast.Node, name string, local bool
 		if d.File != file || !sameBlock(a.deletion(k).block, region) {
 			continue
 		}
-		if mayDefine(a.deletion(k).stmts, name, local) {
+		if mayDefine(a.deletion(k).stmts, name, local, nil) {
 			out = append(out, k)
 		}
 	}
@@ -108,7 +108,7 @@ func (a *Analysis) straightOmissions(g int) []int {
 			if ds.Pos.File == del.File && ds.Pos.Line >= del.Line && ds.Pos.Line <= gs.Pos.Line {
 				continue // defined after the deleted lines
 			}
-			if mayDefine(a.deletion(k).stmts, o.Text, it.Loc.Kind == trace.LocLocal) {
+			if mayDefine(a.deletion(k).stmts, o.Text, it.Loc.Kind == trace.LocLocal, nil) {
 				out = mergeInts(out, []int{k})
 			}
 		}

@@ -3,6 +3,8 @@ package semantic
 import (
 	"testing"
 
+	"github.com/culprit-dev/culprit/analyzer/trace"
+
 	"golang.org/x/tools/txtar"
 )
 
@@ -47,10 +49,97 @@ func At(xs []int, i int) int {
 	}
 	return xs[i]
 }
+
+// Shadowed's not-taken branch writes only a block's own n.
+func Shadowed(flag bool) int {
+	n := 1
+	if flag {
+		n := 2
+		n++
+		_ = n
+	}
+	r := n * 10
+	return r
+}
+
+type pair struct{ x, y int }
+
+// Field's not-taken branch writes the field that is read after it.
+func Field(flag bool) int {
+	var s pair
+	s.x = 1
+	if flag {
+		s.x = 5
+	}
+	r := s.x * 10
+	return r
+}
+
+// FieldZero's not-taken branch writes the field, zero since s was
+// declared, that is read after it.
+func FieldZero(flag bool) int {
+	var s pair
+	if flag {
+		s.y = 5
+	}
+	r := s.y * 10
+	return r
+}
+
+// Named's not-taken branch writes only a block's own n, and its naked
+// return hands back the result n.
+func Named(flag bool) (n int) {
+	n = 2
+	if flag {
+		n := 3
+		n++
+		_ = n
+	}
+	return
+}
+
+// NamedSet's not-taken branch writes the result n.
+func NamedSet(flag bool) (n int) {
+	n = 2
+	if flag {
+		n = 5
+	}
+	return
+}
 -- shadow/shadow_test.go --
 package shadow
 
 import "testing"
+
+func TestNamed(t *testing.T) {
+	if Named(false) != 4 {
+		t.Error("named")
+	}
+}
+
+func TestNamedSet(t *testing.T) {
+	if NamedSet(false) != 5 {
+		t.Error("named")
+	}
+}
+
+func TestShadowed(t *testing.T) {
+	if Shadowed(false) != 20 {
+		t.Error("shadowed")
+	}
+}
+
+func TestField(t *testing.T) {
+	if Field(false) != 50 {
+		t.Error("field")
+	}
+}
+
+func TestFieldZero(t *testing.T) {
+	if FieldZero(false) != 50 {
+		t.Error("field")
+	}
+}
 
 func TestOuter(t *testing.T) {
 	if Outer(nil, true) != 1 {
@@ -121,6 +210,53 @@ func TestShadowedLocals(t *testing.T) {
 				}
 			}
 			checkInvariant(t, a, tg)
+		})
+	}
+}
+
+// TestNotTakenWritesByObject checks that a branch whose not-taken side
+// writes a variable of the same name in a block of its own is not a
+// critical predicate of a later read of the outer variable, and that one
+// whose not-taken side writes the field of a local struct that is read is
+// one, whether the field was last written or has been zero since the
+// declaration: the variable is the type checker's, not the name's.
+func TestNotTakenWritesByObject(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs traced test binaries")
+	}
+	dir := writeTree(t, txtar.Parse([]byte(shadowModule)), "")
+	for _, tc := range []struct {
+		test, read string
+		want       bool
+	}{
+		{"TestShadowed", "r := n * 10", false},
+		{"TestField", "r := s.x * 10", true},
+		{"TestFieldZero", "r := s.y * 10", true},
+		{"TestNamed", "return", false},
+		{"TestNamedSet", "return", true},
+	} {
+		t.Run(tc.test, func(t *testing.T) {
+			tr := traceFailing(t, dir, "./shadow", tc.test)
+			a := New(tr, dir, Options{})
+			read, branch := -1, -1
+			for i := range tr.Events {
+				switch tr.SiteOf(i).Text {
+				case tc.read:
+					read = i
+				case "flag":
+					if tr.Event(i).Kind == trace.EvBranch {
+						branch = i
+					}
+				}
+			}
+			if read < 0 || branch < 0 {
+				t.Fatalf("read event %d, branch event %d", read, branch)
+			}
+			found := map[int]bool{}
+			a.indirect(read, found)
+			if found[branch] != tc.want {
+				t.Errorf("branch on flag critical for %q: %v, want %v (found %v)", tc.read, found[branch], tc.want, found)
+			}
 		})
 	}
 }

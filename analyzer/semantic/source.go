@@ -297,11 +297,24 @@ func notTaken(br *place, outcome, shortCircuit bool) ast.Node {
 // for a local variable, an assignment or inc/dec of its name (":=" makes a
 // new variable and does not count); for any other location, conservatively,
 // any write through a selector, index or pointer, and any call.
-func mayDefine(region ast.Node, name string, local bool) bool {
+//
+// resolve, when not nil, answers for an assignment, inc/dec or range
+// statement of the region whether it writes the local variable, by the
+// type checker's resolution rather than by name; where it cannot tell
+// (known false), the name decides.
+func mayDefine(region ast.Node, name string, local bool, resolve func(ast.Stmt) (writes, known bool)) bool {
 	if region == nil {
 		return false
 	}
 	found := false
+	resolved := func(s ast.Stmt) bool {
+		if resolve == nil {
+			return false
+		}
+		w, ok := resolve(s)
+		found = found || ok && w
+		return ok
+	}
 	lhs := func(e ast.Expr, define bool) {
 		switch e := ast.Unparen(e).(type) {
 		case *ast.Ident:
@@ -320,13 +333,19 @@ func mayDefine(region ast.Node, name string, local bool) bool {
 		}
 		switch n := n.(type) {
 		case *ast.AssignStmt:
+			if resolved(n) {
+				break
+			}
 			for _, e := range n.Lhs {
 				lhs(e, n.Tok == token.DEFINE)
 			}
 		case *ast.IncDecStmt:
+			if resolved(n) {
+				break
+			}
 			lhs(n.X, false)
 		case *ast.RangeStmt:
-			if n.Tok == token.ASSIGN {
+			if n.Tok == token.ASSIGN && !resolved(n) {
 				if n.Key != nil {
 					lhs(n.Key, false)
 				}
@@ -335,8 +354,10 @@ func mayDefine(region ast.Node, name string, local bool) bool {
 				}
 			}
 		case *ast.UnaryExpr:
-			// Taking the address lets a callee write the variable.
-			if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && id.Name == name {
+			// Taking the address lets a callee write the variable. A
+			// resolved local is never address-taken: another variable of
+			// the name is.
+			if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && id.Name == name && resolve == nil {
 				found = true
 			}
 		case *ast.CallExpr:

@@ -83,7 +83,7 @@ func TestSources(t *testing.T) {
 			{"heap: no writes through pointers", ifCond, false, "*p", false, false},
 		}
 		for _, tt := range tests {
-			if got := mayDefine(notTaken(tt.br, tt.outcome, false), tt.loc, tt.local); got != tt.want {
+			if got := mayDefine(notTaken(tt.br, tt.outcome, false), tt.loc, tt.local, nil); got != tt.want {
 				t.Errorf("%s: mayDefine = %v, want %v", tt.name, got, tt.want)
 			}
 		}
