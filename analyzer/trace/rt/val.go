@@ -107,41 +107,124 @@ type item struct {
 	w [10]uint64
 }
 
-// encode sets it to the value v with tag t (kind unset): the tag word, and
-// the value's payload words unless the value fits inline.
+// encodeAt sets it to the value of type typ at p with tag t (kind unset):
+// the tag word, and the value's payload words unless the value fits
+// inline. It is not generic: the generic recorders, instantiated for every
+// shape of value the instrumented code reads, only pass it the value's type
+// and address, which keeps each instantiation a few instructions long (the
+// compiler's work on them was most of an instrumented build). p is only
+// read, so the value stays on the caller's stack.
+func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
+	switch typ.Kind() {
+	case reflect.Int:
+		it.int(t, int64(*(*int)(p)))
+	case reflect.Int64:
+		it.int(t, *(*int64)(p))
+	case reflect.Int32:
+		it.int(t, int64(*(*int32)(p)))
+	case reflect.Int16:
+		it.int(t, int64(*(*int16)(p)))
+	case reflect.Int8:
+		it.int(t, int64(*(*int8)(p)))
+	case reflect.Uint:
+		it.uint(t, uint64(*(*uint)(p)))
+	case reflect.Uint64:
+		it.uint(t, *(*uint64)(p))
+	case reflect.Uint32:
+		it.uint(t, uint64(*(*uint32)(p)))
+	case reflect.Uint16:
+		it.uint(t, uint64(*(*uint16)(p)))
+	case reflect.Uint8:
+		it.uint(t, uint64(*(*uint8)(p)))
+	case reflect.Uintptr:
+		it.uint(t, uint64(*(*uintptr)(p)))
+	case reflect.Bool:
+		it.n, it.w[0] = 1, t|vBool|inline|b2u(*(*bool)(p))<<32
+	case reflect.String:
+		it.str(t, *(*string)(p))
+	case reflect.Float64:
+		it.float(t, math.Float64bits(*(*float64)(p)))
+	case reflect.Float32:
+		it.float(t, math.Float64bits(float64(*(*float32)(p))))
+	case reflect.Complex128:
+		c := *(*complex128)(p)
+		it.words(t, vComplex, math.Float64bits(real(c)), math.Float64bits(imag(c)))
+	case reflect.Complex64:
+		c := *(*complex64)(p)
+		it.words(t, vComplex, math.Float64bits(float64(real(c))), math.Float64bits(float64(imag(c))))
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan:
+		it.words(t, vPointer, uint64(*(*uintptr)(p)))
+	case reflect.Func:
+		// A func value points at its closure, whose first word is the
+		// code pointer: the address reflect gives for a func.
+		var code uintptr
+		if c := *(*unsafe.Pointer)(p); c != nil {
+			code = *(*uintptr)(c)
+		}
+		it.words(t, vPointer, uint64(code))
+	case reflect.Slice:
+		h := (*[3]uintptr)(p)
+		it.words(t, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]))
+	case reflect.Interface:
+		h := (*[2]uintptr)(p)
+		it.words(t, vIface, uint64(h[0]), uint64(h[1]))
+	default:
+		it.words(t, vOpaque)
+	}
+}
+
+// typeOf is T's type, without allocating: a nil *T fits an interface as it
+// is.
+func typeOf[T any]() reflect.Type { return reflect.TypeOf((*T)(nil)).Elem() }
+
+// encode sets it to the value v with tag t (kind unset). A value of
+// interface type whose dynamic value is a boolean, number or string is
+// that value (a map[any]any keyed by strings has string keys); any other
+// is its two words.
 func encode[T any](it *item, t uint64, v T) {
-	switch x := any(v).(type) {
+	typ := typeOf[T]()
+	if typ.Kind() == reflect.Interface && encodeDynamic(it, t, any(v)) {
+		return
+	}
+	encodeAt(it, t, typ, unsafe.Pointer(&v))
+}
+
+// encodeDynamic encodes e's dynamic value when it is a boolean, number or
+// string, and reports whether it did.
+func encodeDynamic(it *item, t uint64, e any) bool {
+	switch x := e.(type) {
 	case int:
 		it.int(t, int64(x))
 	case int64:
 		it.int(t, x)
 	case int32:
 		it.int(t, int64(x))
-	case uint8:
+	case int16:
+		it.int(t, int64(x))
+	case int8:
+		it.int(t, int64(x))
+	case uint:
 		it.uint(t, uint64(x))
 	case uint64:
 		it.uint(t, x)
+	case uint32:
+		it.uint(t, uint64(x))
+	case uint16:
+		it.uint(t, uint64(x))
+	case uint8:
+		it.uint(t, uint64(x))
+	case uintptr:
+		it.uint(t, uint64(x))
 	case bool:
 		it.n, it.w[0] = 1, t|vBool|inline|b2u(x)<<32
 	case string:
 		it.str(t, x)
 	case float64:
 		it.float(t, math.Float64bits(x))
-	case uint:
-		it.uint(t, uint64(x))
-	case int8:
-		it.int(t, int64(x))
-	case int16:
-		it.int(t, int64(x))
-	case uint16:
-		it.uint(t, uint64(x))
-	case uint32:
-		it.uint(t, uint64(x))
-	case uintptr:
-		it.uint(t, uint64(x))
 	default:
-		encodeSlow(it, t, v)
+		return false
 	}
+	return true
 }
 
 func (it *item) int(t uint64, v int64) {
@@ -178,46 +261,6 @@ func (it *item) words(t, k uint64, w ...uint64) {
 func (it *item) add(w ...uint64) {
 	it.w[0] += uint64(len(w)) << nShift
 	it.n += copy(it.w[it.n:], w)
-}
-
-// encodeSlow encodes any other value through reflection. It is kept out of
-// line: taking v's address moves v to the heap, which must not happen on
-// encode's fast paths.
-//
-//go:noinline
-func encodeSlow[T any](it *item, t uint64, v T) {
-	encodeReflect(it, t, reflect.ValueOf(&v).Elem())
-}
-
-func encodeReflect(it *item, t uint64, rv reflect.Value) {
-	switch rv.Kind() {
-	case reflect.Bool:
-		it.n, it.w[0] = 1, t|vBool|inline|b2u(rv.Bool())<<32
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		it.int(t, rv.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		it.uint(t, rv.Uint())
-	case reflect.Float32, reflect.Float64:
-		it.float(t, math.Float64bits(rv.Float()))
-	case reflect.Complex64, reflect.Complex128:
-		c := rv.Complex()
-		it.words(t, vComplex, math.Float64bits(real(c)), math.Float64bits(imag(c)))
-	case reflect.String:
-		it.str(t, rv.String())
-	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func:
-		it.words(t, vPointer, uint64(rv.Pointer()))
-	case reflect.Slice:
-		it.words(t, vSlice, uint64(rv.Pointer()), uint64(rv.Len()), uint64(rv.Cap()))
-	case reflect.Interface:
-		if rv.CanAddr() {
-			p := (*[2]uintptr)(unsafe.Pointer(rv.UnsafeAddr()))
-			it.words(t, vIface, uint64(p[0]), uint64(p[1]))
-			return
-		}
-		it.words(t, vOpaque)
-	default:
-		it.words(t, vOpaque)
-	}
 }
 
 // prefixLen is how many leading bytes of a string are kept.
@@ -263,20 +306,9 @@ func (f *F) putItem(it *item) {
 
 // put appends the item of value v with tag t (kind unset).
 func put[T any](f *F, t uint64, v T) {
-	switch x := any(v).(type) {
-	case int:
-		f.putInt(t, int64(x))
-	case bool:
-		f.putBool(t, x)
-	case int64:
-		f.putInt(t, x)
-	case uint8:
-		f.putUint(t, uint64(x))
-	default:
-		var it item
-		encode(&it, t, v)
-		f.putItem(&it)
-	}
+	var it item
+	encode(&it, t, v)
+	f.putItem(&it)
 }
 
 // The generic recorders below (V to RL) are never inlined. Instrumented
