@@ -304,11 +304,23 @@ func (f *F) putItem(it *item) {
 	f.n += n
 }
 
-// put appends the item of value v with tag t (kind unset).
+// put appends the item of value v with tag t (kind unset). The kinds of
+// hot loops go straight into the frame's buffer.
 func put[T any](f *F, t uint64, v T) {
-	var it item
-	encode(&it, t, v)
-	f.putItem(&it)
+	switch x := any(v).(type) {
+	case int:
+		f.putInt(t, int64(x))
+	case bool:
+		f.putBool(t, x)
+	case int64:
+		f.putInt(t, x)
+	case uint8:
+		f.putUint(t, uint64(x))
+	default:
+		var it item
+		encode(&it, t, v)
+		f.putItem(&it)
+	}
 }
 
 // The generic recorders below (V to RL) are never inlined. Instrumented
