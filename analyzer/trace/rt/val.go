@@ -190,41 +190,15 @@ func encode[T any](it *item, t uint64, v T) {
 }
 
 // encodeDynamic encodes e's dynamic value when it is a boolean, number or
-// string, and reports whether it did.
+// string, and reports whether it did. Those values are stored apart from
+// the interface, whose data word points at them.
 func encodeDynamic(it *item, t uint64, e any) bool {
-	switch x := e.(type) {
-	case int:
-		it.int(t, int64(x))
-	case int64:
-		it.int(t, x)
-	case int32:
-		it.int(t, int64(x))
-	case int16:
-		it.int(t, int64(x))
-	case int8:
-		it.int(t, int64(x))
-	case uint:
-		it.uint(t, uint64(x))
-	case uint64:
-		it.uint(t, x)
-	case uint32:
-		it.uint(t, uint64(x))
-	case uint16:
-		it.uint(t, uint64(x))
-	case uint8:
-		it.uint(t, uint64(x))
-	case uintptr:
-		it.uint(t, uint64(x))
-	case bool:
-		it.n, it.w[0] = 1, t|vBool|inline|b2u(x)<<32
-	case string:
-		it.str(t, x)
-	case float64:
-		it.float(t, math.Float64bits(x))
-	default:
-		return false
+	switch e.(type) {
+	case int, int64, int32, int16, int8, uint, uint64, uint32, uint16, uint8, uintptr, bool, string, float64:
+		encodeAt(it, t, reflect.TypeOf(e), (*[2]unsafe.Pointer)(unsafe.Pointer(&e))[1])
+		return true
 	}
-	return true
+	return false
 }
 
 func (it *item) int(t uint64, v int64) {
