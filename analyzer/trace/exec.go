@@ -287,21 +287,27 @@ func (cfg Config) pattern() string {
 // runBinary runs the traced test binary once, tracing into dir, with the
 // intervention spec iv ("" for none; an inherited one is cleared too).
 func runBinary(ctx context.Context, cfg Config, bin, dir, iv string) (RunResult, error) {
-	pattern := cfg.pattern()
-	env := append(append(proc.Env(), cfg.Env...), "CULPRIT_TRACE="+dir,
+	pr, out, err := runTest(ctx, cfg, bin, "CULPRIT_TRACE="+dir,
 		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10), "CULPRIT_INTERVENE="+iv)
-	var out bytes.Buffer
-	pr, err := proc.Run(ctx, proc.Cmd{
-		Name: bin,
-		Args: []string{"-test.run", pattern, "-test.count=1", "-test.v", "-test.timeout", cfg.Timeout.String()},
-		Dir:  filepath.Join(cfg.Dir, cfg.Pkg), Env: env, Stdout: &out, Stderr: &out,
-		Timeout: cfg.Timeout + 30*time.Second,
-	})
-	res := RunResult{Output: out.String(), Duration: pr.Duration, ExitCode: pr.ExitCode}
+	res := RunResult{Output: out, Duration: pr.Duration, ExitCode: pr.ExitCode}
 	if err != nil {
 		return res, fmt.Errorf("running traced test: %w", err)
 	}
 	res.Passed = pr.ExitCode == 0 && !pr.TimedOut && strings.Contains(res.Output, "--- PASS: "+gotest.TestName(cfg.Test))
 	res.Failed = !res.Passed
 	return res, nil
+}
+
+// runTest runs cfg's test once in the test binary bin, in the package's
+// directory and with env added to the environment, and returns the
+// process's result and its combined output.
+func runTest(ctx context.Context, cfg Config, bin string, env ...string) (proc.Result, string, error) {
+	var out bytes.Buffer
+	pr, err := proc.Run(ctx, proc.Cmd{
+		Name: bin,
+		Args: []string{"-test.run", cfg.pattern(), "-test.count=1", "-test.v", "-test.timeout", cfg.Timeout.String()},
+		Dir:  filepath.Join(cfg.Dir, cfg.Pkg), Env: append(append(proc.Env(), cfg.Env...), env...), Stdout: &out, Stderr: &out,
+		Timeout: cfg.Timeout + 30*time.Second,
+	})
+	return pr, out.String(), err
 }

@@ -8,11 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"golang.org/x/tools/go/packages"
-
-	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // Most of a traced build is the compiler's time on instrumented code, and
@@ -162,13 +159,7 @@ func probe(ctx context.Context, cfg Config, mod *packages.Module, all map[string
 	if err := os.WriteFile(marks, make([]byte, len(keys)), 0o644); err != nil {
 		return nil
 	}
-	env := append(append(proc.Env(), cfg.Env...), "CULPRIT_PROBE="+marks, "CULPRIT_TRACE=") // rt.EnvProbe; no trace
-	res, err := proc.Run(ctx, proc.Cmd{
-		Name: bin,
-		Args: []string{"-test.run", cfg.pattern(), "-test.count=1", "-test.timeout", cfg.Timeout.String()},
-		Dir:  filepath.Join(cfg.Dir, cfg.Pkg), Env: env,
-		Timeout: cfg.Timeout + 30*time.Second,
-	})
+	res, _, err := runTest(ctx, cfg, bin, "CULPRIT_PROBE="+marks, "CULPRIT_TRACE=") // rt.EnvProbe; no trace
 	if err != nil || res.TimedOut {
 		return nil
 	}
