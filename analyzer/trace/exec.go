@@ -51,7 +51,7 @@ func Build(ctx context.Context, cfg Config) (*Binary, error) {
 }
 
 func buildIn(ctx context.Context, cfg Config, tmp string) (*Binary, error) {
-	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, cfg.Packages, topLevelRuns(cfg.pattern()), cfg.prober(ctx))
+	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, append(proc.Env(), cfg.Env...), cfg.Packages, topLevelRuns(cfg.pattern()), cfg.prober(ctx))
 	if err != nil {
 		return nil, err
 	}
