@@ -179,9 +179,8 @@ func load(ctx context.Context, dir, pkg string, only []string, env []string) ([]
 	var mains []*packages.Package
 	for _, p := range graph {
 		if p.Name == "main" && strings.HasSuffix(p.PkgPath, ".test") {
-			mains = append(mains, p.Imports[strings.TrimSuffix(p.PkgPath, ".test")])
-			if x := p.Imports[strings.TrimSuffix(p.PkgPath, ".test")+"_test"]; x != nil {
-				mains = append(mains, x)
+			for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
+				mains = append(mains, p.Imports[path])
 			}
 		}
 	}
