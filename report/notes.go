@@ -83,7 +83,10 @@ func words(n note.Note) string {
 		}
 		return fmt.Sprintf("only the functions the test entered in a probe run were instrumented; the %d functions it never entered were compiled as they are, and a call into one would be observed, not traced", n.N)
 	case note.Untraced:
-		return fmt.Sprintf("%s not traced; their effects enter the formula as observed inputs", plural(n.N, "construct was", "constructs were"))
+		if n.N == 1 {
+			return "1 construct was not traced; its effects enter the formula as observed inputs"
+		}
+		return fmt.Sprintf("%d constructs were not traced; their effects enter the formula as observed inputs", n.N)
 	case note.NoFailureInTrace:
 		return "the failing assertion could not be located in the trace (" + code(n.Detail) + "): the root was found by the revert search alone"
 	case note.CauseFailed:

@@ -66,8 +66,8 @@ func TestCountWording(t *testing.T) {
 		n    int
 		want string
 	}{
-		{note.Untraced, 1, "1 construct was not traced;"},
-		{note.Untraced, 4, "4 constructs were not traced;"},
+		{note.Untraced, 1, "1 construct was not traced; its effects"},
+		{note.Untraced, 4, "4 constructs were not traced; their effects"},
 		{note.TraceProbed, 1, "the 1 function it never entered was compiled as it is, and a call into it"},
 		{note.TraceProbed, 7, "the 7 functions it never entered were compiled as they are, and a call into one"},
 	} {
