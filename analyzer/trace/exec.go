@@ -51,7 +51,7 @@ func Build(ctx context.Context, cfg Config) (*Binary, error) {
 }
 
 func buildIn(ctx context.Context, cfg Config, tmp string) (*Binary, error) {
-	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, append(proc.Env(), cfg.Env...), cfg.Packages, topLevelRuns(cfg.pattern()), cfg.prober(ctx))
+	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, cfg.environ(), cfg.Packages, topLevelRuns(cfg.pattern()), cfg.prober(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ var errLine = regexp.MustCompile(`(?m)^(?:# \S+\n)?((\S+\.go):\d+:\d+: .*)$`)
 // not compile is replaced by its original and listed as skipped.
 func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) error {
 	ov := filepath.Join(tmp, "overlay.json")
-	env := append(proc.Env(), cfg.Env...)
+	env := cfg.environ()
 	fast := runtimeGoidUsable(ctx, cfg.Dir, env)
 	for attempt := 0; ; attempt++ {
 		if err := writeOverlay(ov, in.overlay); err != nil {
@@ -276,6 +276,10 @@ func goflags(env []string) []string {
 	return strings.Fields(v)
 }
 
+// environ is the environment of the go commands and test runs of a trace:
+// the process's, without its secrets, and cfg.Env.
+func (cfg Config) environ() []string { return append(proc.Env(), cfg.Env...) }
+
 // pattern is the -test.run pattern of the traced runs.
 func (cfg Config) pattern() string {
 	if cfg.runPattern != "" {
@@ -306,7 +310,7 @@ func runTest(ctx context.Context, cfg Config, bin string, env ...string) (proc.R
 	pr, err := proc.Run(ctx, proc.Cmd{
 		Name: bin,
 		Args: []string{"-test.run", cfg.pattern(), "-test.count=1", "-test.v", "-test.timeout", cfg.Timeout.String()},
-		Dir:  filepath.Join(cfg.Dir, cfg.Pkg), Env: append(append(proc.Env(), cfg.Env...), env...), Stdout: &out, Stderr: &out,
+		Dir:  filepath.Join(cfg.Dir, cfg.Pkg), Env: append(cfg.environ(), env...), Stdout: &out, Stderr: &out,
 		Timeout: cfg.Timeout + 30*time.Second,
 	})
 	return pr, out.String(), err

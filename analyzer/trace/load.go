@@ -63,9 +63,7 @@ func instrument(ctx context.Context, dir, pkg, tmp string, env, only []string, r
 	}
 	all := map[string]*packages.Package{}
 	for _, p := range roots {
-		if p.Module != nil && p.Module.Main {
-			all[p.ID] = p
-		}
+		all[p.ID] = p
 	}
 	selected := func(path string) bool { return selectedPackage(mod.Path, only, path) }
 	inScope := func(tp *types.Package) bool {
