@@ -364,6 +364,13 @@ func CF[T any](f *F, kind int, site uint32, fn T) T {
 // read by the enclosing statement before the call, and stay pending for it
 // when the call's event is emitted (CLM, CFM, XM). It is wrapped around the
 // function value, which is evaluated before the arguments, and returns fn.
+//
+// M is never inlined. Inlined, each of the thousand and more calls of a
+// module like kong becomes a branch and a store in its caller, and the
+// instrumented package took a sixth longer to compile (kong: 3.4 s instead
+// of 2.9 s); a mark is one call per call site, not per loop iteration.
+//
+//go:noinline
 func M[T any](f *F, fn T) T {
 	if f.nm < uint32(len(f.marks)) {
 		f.marks[f.nm] = f.n
