@@ -122,24 +122,19 @@ func instrument(ctx context.Context, dir, pkg, tmp string, env, only []string, r
 			}
 			done[name] = true
 			n++
-			if idle[name] {
-				dst := filepath.Join(tmp, fmt.Sprintf("f%d_%s", n, filepath.Base(name)))
-				if err := os.WriteFile(dst, []byte("package "+p.Name+"\n"), 0o644); err != nil {
-					return nil, fmt.Errorf("writing %s: %w", dst, err)
+			out := []byte("package " + p.Name + "\n")
+			if !idle[name] {
+				src, err := os.ReadFile(name)
+				if err != nil {
+					return nil, fmt.Errorf("reading %s: %w", name, err)
 				}
-				in.overlay[name] = dst
-				continue
-			}
-			src, err := os.ReadFile(name)
-			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", name, err)
-			}
-			out, ok := rewriteOne(p, f, src, rel(mod.Dir, name), in.tab, inScope, leave, mod.Path+"/"+rtDir, n)
-			if !ok {
-				continue
-			}
-			if needsGoUpgrade(mod.GoVersion) {
-				out = withGoVersion(out, minInstrumentedGo, name)
+				var ok bool
+				if out, ok = rewriteOne(p, f, src, rel(mod.Dir, name), in.tab, inScope, leave, mod.Path+"/"+rtDir, n); !ok {
+					continue
+				}
+				if needsGoUpgrade(mod.GoVersion) {
+					out = withGoVersion(out, minInstrumentedGo, name)
+				}
 			}
 			dst := filepath.Join(tmp, fmt.Sprintf("f%d_%s", n, filepath.Base(name)))
 			if err := os.WriteFile(dst, out, 0o644); err != nil {
@@ -465,8 +460,7 @@ func unrunTests(all map[string]*packages.Package, target string, runs func(strin
 				if name == "TestMain" {
 					continue // go test calls it whatever -run says
 				}
-				if isHarnessFunc(name, "Benchmark") || (isHarnessFunc(name, "Test") || isHarnessFunc(name, "Fuzz") ||
-					isHarnessFunc(name, "Example")) && !runs(name) {
+				if isHarnessFunc(name, "Benchmark") || runByPattern(name) && !runs(name) {
 					pos := p.Fset.Position(fd.Name.Pos())
 					if _, ok := leave[funcKey{pos.Filename, pos.Line}]; !ok {
 						leave[funcKey{pos.Filename, pos.Line}] = ""
@@ -482,9 +476,10 @@ func unrunTests(all map[string]*packages.Package, target string, runs func(strin
 // Test, Fuzz or Example functions is one runs selects, it has no TestMain
 // and no init function, its package-level variables are initialised
 // without calls or receives, and every package it imports is in the build
-// of the package under test too, so no initialisation depends on it. The build then compiles it as an empty package. It is
-// compiled after the package under test, on the build's critical path,
-// and none of it runs: kong's took 0.8 s of a 5 s traced build.
+// of the package under test too, so no initialisation depends on it. The
+// build then compiles it as an empty package. It is compiled after the
+// package under test, on the build's critical path, and none of it runs:
+// kong's took 0.8 s of a 5 s traced build.
 func idleExternalTest(all map[string]*packages.Package, target string, runs func(string) bool) []string {
 	var x *packages.Package
 	reach := map[string]bool{} // IDs in the build of the package under test
@@ -519,8 +514,7 @@ func idleExternalTest(all map[string]*packages.Package, target string, runs func
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				name := d.Name.Name
-				if d.Recv == nil && (name == "init" || name == "TestMain" ||
-					(isHarnessFunc(name, "Test") || isHarnessFunc(name, "Fuzz") || isHarnessFunc(name, "Example")) && runs(name)) {
+				if d.Recv == nil && (name == "init" || name == "TestMain" || runByPattern(name) && runs(name)) {
 					return nil
 				}
 			case *ast.GenDecl:
@@ -553,6 +547,12 @@ func callFree(info *types.Info, n ast.Node) bool {
 		return free
 	})
 	return free
+}
+
+// runByPattern reports whether go test starts a top-level function of this
+// name when -run selects it: a Test, Fuzz or Example function.
+func runByPattern(name string) bool {
+	return isHarnessFunc(name, "Test") || isHarnessFunc(name, "Fuzz") || isHarnessFunc(name, "Example")
 }
 
 // isHarnessFunc reports whether name is one go test recognises by prefix:
