@@ -79,7 +79,7 @@ type Analysis struct {
 	// starts (built on first use).
 	extCalls map[trace.Pos]trace.SiteID
 	// writers holds the operands each site writes by where the site
-	// starts (built on first use, see writesLocal).
+	// starts (built on first use, see writesOperand).
 	writers map[trace.Pos][]trace.Operand
 	// objs names the run's objects in the values shown.
 	objs trace.Objects

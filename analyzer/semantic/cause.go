@@ -159,7 +159,7 @@ func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
 			// elsewhere one that assigns a field of the name.
 			local := it.Loc.Kind == trace.LocLocal && it.Loc.Obj != 0 && !o.Global
 			if !local && it.Loc.Kind != trace.LocLocal && sev.Frame > 0 {
-				a.unassignedBetween(a.tr.Frame(sev.Frame).Entry, src, lastName(o.Text), found)
+				a.unassignedBetween(a.tr.Frame(sev.Frame).Entry, src, o, found)
 			}
 			if !local {
 				continue
@@ -169,7 +169,7 @@ func (a *Analysis) indirectDepth(g int, found map[int]bool, depth int) {
 		name := o.Text
 		if d >= 0 && a.tr.Event(d).Frame != sev.Frame {
 			if it.Loc.Kind != trace.LocLocal || o.Global {
-				a.exitsBetween(d, src, lastName(name), found)
+				a.exitsBetween(d, src, o, found)
 			}
 			continue
 		}
@@ -246,8 +246,9 @@ const maxExitScan = 200_000
 // definition d of a location outside the reading frame and its read at src
 // and whose taken side left early, skipping code that assigns the location
 // (potential dependence over the CFG: `if len(args) == 0 { return }`
-// before `f.args = args`).
-func (a *Analysis) exitsBetween(d, src int, field string, found map[int]bool) {
+// before `f.args = args`). o is the read's operand.
+func (a *Analysis) exitsBetween(d, src int, o trace.Operand, found map[int]bool) {
+	field := lastName(o.Text)
 	if field == "" {
 		return
 	}
@@ -260,18 +261,19 @@ func (a *Analysis) exitsBetween(d, src int, field string, found map[int]bool) {
 		if bp == nil {
 			continue
 		}
-		if definesField(skippedByExit(bp, be.Values[0].Bool()), field) {
+		if definesField(skippedByExit(bp, be.Values[0].Bool()), field, a.writesField(a.tr.SiteOf(b).Pos.File, o)) {
 			found[b] = true
 		}
 	}
 }
 
 // unassignedBetween adds the branches, in any frame, that ran between
-// events from and src and whose not-taken side assigns a location named
-// field: the read at src of a location nothing traced wrote kept its old
-// value because those branches went the other way (`if !ok { v.errs =
-// append(v.errs, e) }` not taken leaves v.errs empty).
-func (a *Analysis) unassignedBetween(from, src int, field string, found map[int]bool) {
+// events from and src and whose not-taken side assigns the location the
+// read at src (operand o) names: that read, of a location nothing traced
+// wrote, kept its old value because those branches went the other way
+// (`if !ok { v.errs = append(v.errs, e) }` not taken leaves v.errs empty).
+func (a *Analysis) unassignedBetween(from, src int, o trace.Operand, found map[int]bool) {
+	field := lastName(o.Text)
 	if field == "" || from < 0 {
 		return
 	}
@@ -288,7 +290,7 @@ func (a *Analysis) unassignedBetween(from, src int, field string, found map[int]
 		if bp == nil {
 			continue
 		}
-		if region := notTaken(bp, be.Values[0].Bool(), false); region != nil && definesField([]ast.Stmt{asStmt(region)}, field) {
+		if region := notTaken(bp, be.Values[0].Bool(), false); region != nil && definesField([]ast.Stmt{asStmt(region)}, field, a.writesField(a.tr.SiteOf(b).Pos.File, o)) {
 			found[b] = true
 		}
 	}
@@ -534,10 +536,34 @@ func (a *Analysis) writesName(i int, name string, obj int) bool {
 // tracer built with the type checker's resolution record. It is nil for
 // other locations, and a statement without a site that writes something
 // is left to the name.
-func (a *Analysis) writesLocal(file string, loc trace.Loc, o trace.Operand) func(ast.Stmt) (bool, bool) {
+func (a *Analysis) writesLocal(file string, loc trace.Loc, o trace.Operand) resolver {
 	if loc.Kind != trace.LocLocal || loc.Obj == 0 || o.Global {
 		return nil
 	}
+	return a.writesOperand(file, func(op trace.Operand) bool {
+		return !op.Global && op.Obj == loc.Obj && overlaps(op.Path, loc.Path)
+	})
+}
+
+// writesField returns, for the read of operand o outside the reading
+// frame and the code of file, the resolver definesField takes: whether a
+// statement writes the struct field o's last selector selects (that field
+// of that struct type, through any variable), or the package-level
+// variable o names, as the sites record. It is nil when o is neither.
+func (a *Analysis) writesField(file string, o trace.Operand) resolver {
+	switch {
+	case o.Field != 0:
+		return a.writesOperand(file, func(op trace.Operand) bool { return op.Field == o.Field })
+	case o.Global && o.Obj != 0 && o.Path == "":
+		return a.writesOperand(file, func(op trace.Operand) bool { return op.Global && op.Obj == o.Obj })
+	}
+	return nil
+}
+
+// writesOperand returns a resolver that answers, for a statement of file,
+// whether one of the operands its site writes satisfies match; known is
+// false for a statement without a site that writes.
+func (a *Analysis) writesOperand(file string, match func(trace.Operand) bool) resolver {
 	if a.writers == nil {
 		a.writers = map[trace.Pos][]trace.Operand{}
 		for k := range a.tr.Sites {
@@ -558,7 +584,7 @@ func (a *Analysis) writesLocal(file string, loc trace.Loc, o trace.Operand) func
 			return false, false
 		}
 		for _, op := range ops {
-			if !op.Global && op.Obj == loc.Obj && overlaps(op.Path, loc.Path) {
+			if match(op) {
 				return true, true
 			}
 		}

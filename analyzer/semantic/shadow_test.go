@@ -1,6 +1,7 @@
 package semantic
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -256,6 +257,136 @@ func TestNotTakenWritesByObject(t *testing.T) {
 			a.indirect(read, found)
 			if found[branch] != tc.want {
 				t.Errorf("branch on flag critical for %q: %v, want %v (found %v)", tc.read, found[branch], tc.want, found)
+			}
+		})
+	}
+}
+
+const fieldModule = `
+-- go.mod --
+module example.com/fields
+
+go 1.22
+-- kind/kind.go --
+package kind
+
+type C struct {
+	Args []string
+	N    int
+}
+
+func New() *C { return &C{Args: []string{"x"}} }
+
+// Skip leaves c.Args as it was when in is empty.
+func Skip(c *C, in []string) {
+	if len(in) == 0 {
+		return
+	}
+	c.Args = in
+}
+
+// Fill sets c.N only when flag is set.
+func Fill(c *C, flag bool) {
+	if flag {
+		c.N = 1
+	}
+}
+-- fields.go --
+package fields
+
+// Other has fields named like kind.C's.
+type Other struct {
+	Args []string
+	N    int
+}
+
+func SkipOther(o *Other, in []string) {
+	if len(in) == 0 {
+		return
+	}
+	o.Args = in
+}
+
+func FillOther(o *Other, flag bool) {
+	if flag {
+		o.N = 1
+	}
+}
+-- fields_test.go --
+package fields
+
+import (
+	"testing"
+
+	"example.com/fields/kind"
+)
+
+func TestArgs(t *testing.T) {
+	c := kind.New()
+	SkipOther(&Other{}, nil)
+	kind.Skip(c, nil)
+	n := len(c.Args)
+	if n != 2 {
+		t.Errorf("%d args", n)
+	}
+}
+
+func TestN(t *testing.T) {
+	c := new(kind.C)
+	FillOther(&Other{}, false)
+	kind.Fill(c, false)
+	m := c.N
+	if m != 1 {
+		t.Errorf("n %d", m)
+	}
+}
+`
+
+// TestNotTakenWritesFieldByType checks that a branch in another frame
+// whose skipped or not-taken code assigns the field a read selects is a
+// critical predicate of the read, and that one assigning a field of the
+// same name of another struct type is not: the field is the declaring
+// type's, by the type checker, and keeps its identity from the package
+// that declares it (kind) to the one that reads it.
+func TestNotTakenWritesFieldByType(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs traced test binaries")
+	}
+	dir := writeTree(t, txtar.Parse([]byte(fieldModule)), "")
+	for _, tc := range []struct {
+		test, read, branch string
+	}{
+		// The early return skips c.Args = in (exitsBetween).
+		{"TestArgs", "n := len(c.Args)", "len(in) == 0"},
+		// The not-taken side assigns c.N, which nothing traced wrote
+		// (unassignedBetween).
+		{"TestN", "m := c.N", "flag"},
+	} {
+		t.Run(tc.test, func(t *testing.T) {
+			tr := traceFailing(t, dir, ".", tc.test)
+			a := New(tr, dir, Options{})
+			read, own, other := -1, -1, -1
+			for i := range tr.Events {
+				s := tr.SiteOf(i)
+				switch {
+				case s.Text == tc.read:
+					read = i
+				case s.Text == tc.branch && tr.Event(i).Kind == trace.EvBranch && strings.Contains(s.Func, "kind."):
+					own = i
+				case s.Text == tc.branch && tr.Event(i).Kind == trace.EvBranch:
+					other = i
+				}
+			}
+			if read < 0 || own < 0 || other < 0 {
+				t.Fatalf("read event %d, branch events %d (kind.C's field) and %d (Other's)", read, own, other)
+			}
+			found := map[int]bool{}
+			a.indirect(read, found)
+			if !found[own] {
+				t.Errorf("branch of %s not critical for %q (found %v)", tr.SiteOf(own).Func, tc.read, found)
+			}
+			if found[other] {
+				t.Errorf("branch of %s, which assigns another type's field, critical for %q", tr.SiteOf(other).Func, tc.read)
 			}
 		})
 	}

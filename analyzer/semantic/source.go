@@ -293,6 +293,21 @@ func notTaken(br *place, outcome, shortCircuit bool) ast.Node {
 	return nil
 }
 
+// resolver answers whether a statement writes the location in question,
+// by the type checker's resolution that the tracer's sites record; known
+// is false for a statement without a site that writes.
+type resolver func(ast.Stmt) (writes, known bool)
+
+// decides reports whether r tells for s, and sets *found when s writes.
+func (r resolver) decides(s ast.Stmt, found *bool) bool {
+	if r == nil {
+		return false
+	}
+	w, ok := r(s)
+	*found = *found || ok && w
+	return ok
+}
+
 // mayDefine reports whether region contains a definition of the location:
 // for a local variable, an assignment or inc/dec of its name (":=" makes a
 // new variable and does not count); for any other location, conservatively,
@@ -302,19 +317,12 @@ func notTaken(br *place, outcome, shortCircuit bool) ast.Node {
 // statement of the region whether it writes the local variable, by the
 // type checker's resolution rather than by name; where it cannot tell
 // (known false), the name decides.
-func mayDefine(region ast.Node, name string, local bool, resolve func(ast.Stmt) (writes, known bool)) bool {
+func mayDefine(region ast.Node, name string, local bool, resolve resolver) bool {
 	if region == nil {
 		return false
 	}
 	found := false
-	resolved := func(s ast.Stmt) bool {
-		if resolve == nil {
-			return false
-		}
-		w, ok := resolve(s)
-		found = found || ok && w
-		return ok
-	}
+	resolved := func(s ast.Stmt) bool { return resolve.decides(s, &found) }
 	lhs := func(e ast.Expr, define bool) {
 		switch e := ast.Unparen(e).(type) {
 		case *ast.Ident:
@@ -463,8 +471,14 @@ func after(list []ast.Stmt, child ast.Node) []ast.Stmt {
 // definesField reports whether stmts assign to a location whose last
 // selector or name is field (x.field = …, x.field[i] = …, field++), the
 // static test of a definition of a location outside the reading frame.
-func definesField(stmts []ast.Stmt, field string) bool {
+//
+// resolve, when not nil, answers for an assignment or inc/dec statement
+// whether it writes the location by the type checker's resolution (the
+// field of the declaring type, not any field of the name); where it cannot
+// tell (known false), the name decides.
+func definesField(stmts []ast.Stmt, field string, resolve resolver) bool {
 	found := false
+	resolved := func(s ast.Stmt) bool { return resolve.decides(s, &found) }
 	lhs := func(e ast.Expr) {
 		for {
 			switch x := ast.Unparen(e).(type) {
@@ -486,13 +500,15 @@ func definesField(stmts []ast.Stmt, field string) bool {
 		ast.Inspect(s, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.AssignStmt:
-				if n.Tok != token.DEFINE {
+				if n.Tok != token.DEFINE && !resolved(n) {
 					for _, e := range n.Lhs {
 						lhs(e)
 					}
 				}
 			case *ast.IncDecStmt:
-				lhs(n.X)
+				if !resolved(n) {
+					lhs(n.X)
+				}
 			case *ast.FuncLit:
 				return false
 			}

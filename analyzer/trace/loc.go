@@ -110,6 +110,29 @@ func (r *rewriter) loc(e ast.Expr) locInfo {
 	return none
 }
 
+// fieldOf returns the struct field in which the location e lies, the one
+// its last selector below any index, dereference or parentheses selects
+// (xs for p.xs[i]), as declared: for a field of a generic type, the
+// field of its origin, which all its instances share. It returns nil when
+// e selects no field.
+func (r *rewriter) fieldOf(e ast.Expr) *types.Var {
+	for {
+		switch x := unparen(e).(type) {
+		case *ast.IndexExpr:
+			e = x.X
+			continue
+		case *ast.StarExpr:
+			e = x.X
+			continue
+		case *ast.SelectorExpr:
+			if sel := r.info.Selections[x]; sel != nil && sel.Kind() == types.FieldVal {
+				return sel.Obj().(*types.Var).Origin()
+			}
+		}
+		return nil
+	}
+}
+
 func (r *rewriter) addrLoc(e ast.Expr) locInfo {
 	if r.addressable(e) && r.pure(e) {
 		return locInfo{kind: LocAddr, addr: "&" + r.text(e)}

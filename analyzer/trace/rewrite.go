@@ -294,6 +294,9 @@ func (r *rewriter) addOperand(s *Site, e ast.Expr, t types.Type, li locInfo, wri
 	if !write {
 		op.Names = r.localNames(e)
 	}
+	if f := r.fieldOf(e); f != nil {
+		op.Field = r.tab.obj(f)
+	}
 	s.Operands = append(s.Operands, op)
 	return op.Slot
 }

@@ -31,7 +31,7 @@ func (t *table) add(s *Site) *Site {
 	return s
 }
 
-// obj returns the site-table-wide id of a variable.
+// obj returns the site-table-wide id of a variable or field.
 func (t *table) obj(o types.Object) int {
 	id, ok := t.objs[o]
 	if !ok {

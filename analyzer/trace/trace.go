@@ -182,6 +182,12 @@ type Operand struct {
 	// resolution, which the text alone leaves open when a local of the
 	// same name is shadowed. Nil for other operands.
 	Names map[string]int `json:",omitempty"`
+	// Field identifies, for a location in a struct field (p.x, p.xs[i],
+	// (*p).x), the field its last selector selects, as the type checker
+	// resolves it: every operand of the site table that selects that field
+	// of that struct type has the same Field, whatever variable, embedding
+	// or generic instance it goes through. Zero for other operands.
+	Field int `json:",omitempty"`
 }
 
 // TypeKind classifies a Go type for the encoder.
