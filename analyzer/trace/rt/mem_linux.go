@@ -15,6 +15,7 @@ import (
 // The goroutine exits whenever it has caught up, so that an idle traced
 // program has no extra goroutine.
 const (
+	madvHugepage      = 14 // MADV_HUGEPAGE
 	madvPopulateWrite = 23 // MADV_POPULATE_WRITE
 	fallocKeepSize    = 1  // FALLOC_FL_KEEP_SIZE
 
@@ -37,6 +38,18 @@ var (
 	provRunning atomic.Bool   // a provisioner goroutine is running
 	provOff     atomic.Bool   // the kernel does not support it
 )
+
+// largePages asks for the mapping b of the event file to be backed by
+// page-cache folios of huge-page size from its first page on. A
+// filesystem with large folios (XFS; ext4 since Linux 6.16) otherwise
+// starts the file with small folios, each 4 KiB page mapped on its own,
+// and enlarges them only as the file grows: the stores to the first tens
+// of megabytes then ran at a quarter of the speed of the later ones
+// (BenchmarkLoop's first loop). Elsewhere it changes nothing, and an error
+// (a kernel without transparent huge pages) is ignored.
+func largePages(b []byte) {
+	syscall.Madvise(b, madvHugepage)
+}
 
 // provision synchronously provisions the pages up to upTo (used at start).
 func provision(upTo uint64) {

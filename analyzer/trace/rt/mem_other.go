@@ -9,4 +9,6 @@ const provisionStep = 0
 
 func provision(uint64) {}
 
+func largePages([]byte) {}
+
 func (f *F) provide() {}

@@ -113,6 +113,7 @@ func init() {
 		f.Close()
 		return
 	}
+	largePages(b)
 	fd = int(f.Fd())
 	file = f
 	words = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
