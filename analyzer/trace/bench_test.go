@@ -17,9 +17,10 @@ import (
 // benchModule is a module whose TestLoop times a 1e6-iteration integer loop
 // (three events per iteration: the condition, the assignment and the
 // update) from inside the test binary, so the plain and the traced run are
-// measured alike. It runs the loop twice: the first run pays, under
-// tracing, for the trace file's fresh pages; the second finds the pages
-// ahead of it provisioned (rt/mem_linux.go) and measures the recording.
+// measured alike. It runs the loop twice: the first run starts the trace
+// file, and under tracing pays for whatever its first pages cost; the
+// second finds the pages ahead of it provisioned (rt/mem_linux.go) and
+// measures the recording.
 var benchModule = map[string][]byte{
 	"go.mod": []byte("module example.com/bench\n\ngo 1.22\n"),
 	"p/p.go": []byte(`package p
