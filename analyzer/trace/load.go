@@ -84,8 +84,10 @@ func instrument(ctx context.Context, dir, pkg, tmp string, env, only []string, r
 	})
 	in := &instrumented{tab: newTable(), overlay: map[string]string{}, modPath: mod.Path}
 	leave := largeFuncs(all, selected)
+	var idle map[string]bool // files built as an empty package
 	if runs != nil {
 		unrunTests(all, target, runs, leave)
+		idle = idleExternalTest(all, target, runs)
 	}
 	if entered != nil {
 		for key, ran := range entered(mod, all, target, selected) {
@@ -93,12 +95,6 @@ func instrument(ctx context.Context, dir, pkg, tmp string, env, only []string, r
 				leave[key] = ""
 				in.tab.Unentered++
 			}
-		}
-	}
-	idle := map[string]bool{}
-	if runs != nil {
-		for _, name := range idleExternalTest(all, target, runs) {
-			idle[name] = true
 		}
 	}
 	done := map[string]bool{}
@@ -472,15 +468,15 @@ func unrunTests(all map[string]*packages.Package, target string, runs func(strin
 }
 
 // idleExternalTest returns the files of target's external test package
-// (package x_test) when the traced run needs nothing of it: none of its
-// Test, Fuzz or Example functions is one runs selects, it has no TestMain
-// and no init function, its package-level variables are initialised
-// without calls or receives, and every package it imports is in the build
-// of the package under test too, so no initialisation depends on it. The
-// build then compiles it as an empty package. It is compiled after the
-// package under test, on the build's critical path, and none of it runs:
-// kong's took 0.8 s of a 5 s traced build.
-func idleExternalTest(all map[string]*packages.Package, target string, runs func(string) bool) []string {
+// (package x_test), as a set, when the traced run needs nothing of it:
+// none of its Test, Fuzz or Example functions is one runs selects, it has
+// no TestMain and no init function, its package-level variables are
+// initialised without calls or receives, and every package it imports is
+// in the build of the package under test too, so no initialisation
+// depends on it. The build then compiles it as an empty package. It is
+// compiled after the package under test, on the build's critical path,
+// and none of it runs: kong's took 0.8 s of a 5 s traced build.
+func idleExternalTest(all map[string]*packages.Package, target string, runs func(string) bool) map[string]bool {
 	var x *packages.Package
 	reach := map[string]bool{} // IDs in the build of the package under test
 	var visit func(p *packages.Package)
@@ -524,7 +520,11 @@ func idleExternalTest(all map[string]*packages.Package, target string, runs func
 			}
 		}
 	}
-	return x.CompiledGoFiles
+	files := map[string]bool{}
+	for _, name := range x.CompiledGoFiles {
+		files[name] = true
+	}
+	return files
 }
 
 // callFree reports whether n calls nothing (conversions aside) and
