@@ -253,15 +253,11 @@ func (a *Analysis) exitsBetween(d, src int, o trace.Operand, found map[int]bool)
 		return
 	}
 	for b := d + 1; b < src && b-d <= maxExitScan; b++ {
-		be := a.tr.Event(b)
-		if be.Kind != trace.EvBranch || len(be.Values) == 0 || be.Values[0].Kind != trace.ValBool {
+		bp, outcome, _, ok := a.boolBranch(b)
+		if !ok {
 			continue
 		}
-		bp := a.place(a.tr.SiteOf(b))
-		if bp == nil {
-			continue
-		}
-		if definesField(skippedByExit(bp, be.Values[0].Bool()), field, a.writesField(a.tr.SiteOf(b).Pos.File, o)) {
+		if definesField(skippedByExit(bp, outcome), field, a.writesField(a.tr.SiteOf(b).Pos.File, o)) {
 			found[b] = true
 		}
 	}
@@ -278,19 +274,11 @@ func (a *Analysis) unassignedBetween(from, src int, o trace.Operand, found map[i
 		return
 	}
 	for b := from + 1; b < src && b-from <= maxExitScan; b++ {
-		be := a.tr.Event(b)
-		if be.Kind != trace.EvBranch || len(be.Values) == 0 || be.Values[0].Kind != trace.ValBool {
+		bp, outcome, short, ok := a.boolBranch(b)
+		if !ok || short {
 			continue
 		}
-		sk := a.tr.SiteOf(b).Kind
-		if sk == trace.SiteAndAnd || sk == trace.SiteOrOr {
-			continue
-		}
-		bp := a.place(a.tr.SiteOf(b))
-		if bp == nil {
-			continue
-		}
-		if region := notTaken(bp, be.Values[0].Bool(), false); region != nil && definesField([]ast.Stmt{asStmt(region)}, field, a.writesField(a.tr.SiteOf(b).Pos.File, o)) {
+		if region := notTaken(bp, outcome, false); region != nil && definesField([]ast.Stmt{asStmt(region)}, field, a.writesField(a.tr.SiteOf(b).Pos.File, o)) {
 			found[b] = true
 		}
 	}
