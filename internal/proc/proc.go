@@ -2,8 +2,8 @@
 // test, traced test binaries) under one set of rules: each runs in its own
 // process group, which is killed at its timeout, on cancellation and again
 // once the command has exited; a grandchild holding the output open cannot
-// keep the caller waiting; and the environment is the parent's without its
-// secrets (see Env).
+// keep the caller waiting; and the environment holds only the parent's
+// variables that builds, tests and git need (see Env).
 package proc
 
 import (
@@ -12,10 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -106,84 +103,4 @@ func killGroup(cmd *exec.Cmd) error {
 		return nil
 	}
 	return err
-}
-
-var (
-	passMu      sync.Mutex
-	passthrough = map[string]bool{}
-)
-
-// SetPassthrough names variables that Env keeps even though they look like
-// secrets (the Action's env-passthrough input). It replaces the earlier list.
-func SetPassthrough(names []string) {
-	m := map[string]bool{}
-	for _, n := range names {
-		if n = strings.TrimSpace(n); n != "" {
-			m[n] = true
-		}
-	}
-	passMu.Lock()
-	passthrough = m
-	passMu.Unlock()
-}
-
-// ParsePassthrough splits a list of variable names separated by commas,
-// spaces or newlines.
-func ParsePassthrough(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
-}
-
-// Env returns the parent's environment without its secrets, with
-// GOTOOLCHAIN=local (a test run must not download a toolchain chosen by the
-// code under test). It is the environment of every process culprit starts
-// on a pull request's code.
-func Env() []string {
-	passMu.Lock()
-	defer passMu.Unlock()
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if name == "GOTOOLCHAIN" || (Secret(name) && !passthrough[name]) {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "GOTOOLCHAIN=local")
-}
-
-// exact are secrets, or handles that lead to them or let a child speak to
-// later workflow steps, that no name pattern below catches.
-var exact = map[string]bool{
-	"ACTIONS_ID_TOKEN_REQUEST_URL": true,
-	"ACTIONS_CACHE_URL":            true,
-	"ACTIONS_RUNTIME_URL":          true,
-	"ACTIONS_RESULTS_URL":          true,
-	"GITHUB_ENV":                   true, // files a step writes to set
-	"GITHUB_OUTPUT":                true, // the environment, outputs and
-	"GITHUB_PATH":                  true, // PATH of later steps
-	"GITHUB_STATE":                 true,
-	"GITHUB_STEP_SUMMARY":          true,
-	"SSH_AUTH_SOCK":                true,
-}
-
-// Secret reports whether an environment variable of this name is withheld
-// from child processes: GitHub and Actions tokens, the Action's inputs
-// (INPUT_*, among them the token), culprit's own settings (CULPRIT_*, the
-// bot's keys and webhook secret), and anything named like a credential.
-func Secret(name string) bool {
-	n := strings.ToUpper(name)
-	if exact[n] {
-		return true
-	}
-	for _, p := range []string{"INPUT_", "CULPRIT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_"} {
-		if strings.HasPrefix(n, p) {
-			return true
-		}
-	}
-	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "_KEY", "CREDENTIALS"} {
-		if strings.HasSuffix(n, s) {
-			return true
-		}
-	}
-	return false
 }
