@@ -66,13 +66,26 @@ func sourceHash(t *testing.T, actionPath string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// installedBin is where the analyze mode keeps its binary: the directory
+// it caches.
 func installedBin(env map[string]string) string {
 	return filepath.Join(env["RUNNER_TEMP"], "culprit-action", "culprit-action")
 }
 
-// TestActionBinaryCached: with Go, the binary is cached under a key of the
-// runner, Go, Z3 and the sources, and a restored binary of these sources
-// is used without building.
+// freshBin is the binary the modes with a write token installed: the one
+// in the fresh directory of this run.
+func freshBin(t *testing.T, env map[string]string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(env["RUNNER_TEMP"], "culprit-fresh.*", "culprit-action"))
+	if len(m) != 1 {
+		t.Fatalf("fresh binaries %v, want one", m)
+	}
+	return m[0]
+}
+
+// TestActionBinaryCached: in the analyze mode with Go, the binary is cached
+// under a key of the runner, Go, Z3 and the sources, and a restored binary
+// of these sources is used without building (and not saved again).
 func TestActionBinaryCached(t *testing.T) {
 	actionPath, env := binTestEnv(t)
 	bin := installedBin(env)
@@ -95,14 +108,14 @@ func TestActionBinaryCached(t *testing.T) {
 	}
 	z3Sum := sha256.Sum256(z3)
 
-	run := runComposite(t, actionPath, nil, env)
+	run := runComposite(t, actionPath, map[string]string{"mode": "analyze"}, env)
 	if run.err != nil {
 		t.Fatalf("%v\n%s", run.err, run.log)
 	}
 	if d := cmp.Diff(wantStandInOutputs, run.outputs); d != "" {
 		t.Errorf("outputs (-want +got): the restored binary did not run\n%s\n%s", d, run.log)
 	}
-	want := []usedAction{{uses: "actions/cache@v4", with: map[string]string{
+	want := []usedAction{{uses: "actions/cache/restore@v4", with: map[string]string{
 		"path": filepath.Join(env["RUNNER_TEMP"], "culprit-action"),
 		"key": "culprit-action-Linux-X64-" + strings.TrimSpace(string(goVersion)) +
 			"-linux-z3" + hex.EncodeToString(z3Sum[:])[:12] + "-" + src,
@@ -205,8 +218,11 @@ func TestActionBinaryFromRelease(t *testing.T) {
 				if run.err == nil || !strings.Contains(run.log, "\n"+tc.wantError+"\n") {
 					t.Errorf("err %v; want a failure with the line %q\n%s", run.err, tc.wantError, run.log)
 				}
-				if b, err := os.ReadFile(installedBin(env)); err == nil && string(b) == standIn {
-					t.Errorf("the refused binary was installed")
+				m, _ := filepath.Glob(filepath.Join(env["RUNNER_TEMP"], "*", "culprit-action"))
+				for _, bin := range m {
+					if b, err := os.ReadFile(bin); err == nil && string(b) == standIn {
+						t.Errorf("the refused binary was installed at %s", bin)
+					}
 				}
 				return
 			}
@@ -216,7 +232,7 @@ func TestActionBinaryFromRelease(t *testing.T) {
 			if d := cmp.Diff(wantStandInOutputs, run.outputs); d != "" {
 				t.Errorf("outputs (-want +got): the release binary did not run\n%s\n%s", d, run.log)
 			}
-			if b, _ := os.ReadFile(installedBin(env) + ".source"); strings.TrimSpace(string(b)) != src {
+			if b, _ := os.ReadFile(freshBin(t, env) + ".source"); strings.TrimSpace(string(b)) != src {
 				t.Errorf("stamp %q, want the sources' hash %s", b, src)
 			}
 		})
