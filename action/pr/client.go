@@ -54,7 +54,10 @@ type PullRequest struct {
 	HeadSHA string
 	BaseRef string
 	HeadRef string
-	URL     string
+	// HeadRepo is the "owner/name" of the repository holding the head
+	// branch: a fork's, or the repository's own.
+	HeadRepo string
+	URL      string
 }
 
 // Get fetches the pull request.
@@ -64,12 +67,13 @@ func (c *Client) Get(ctx context.Context) (*PullRequest, error) {
 		return nil, fmt.Errorf("fetching pull request #%d: %w", c.number, err)
 	}
 	return &PullRequest{
-		Number:  p.GetNumber(),
-		BaseSHA: p.GetBase().GetSHA(),
-		HeadSHA: p.GetHead().GetSHA(),
-		BaseRef: p.GetBase().GetRef(),
-		HeadRef: p.GetHead().GetRef(),
-		URL:     p.GetHTMLURL(),
+		Number:   p.GetNumber(),
+		BaseSHA:  p.GetBase().GetSHA(),
+		HeadSHA:  p.GetHead().GetSHA(),
+		BaseRef:  p.GetBase().GetRef(),
+		HeadRef:  p.GetHead().GetRef(),
+		HeadRepo: p.GetHead().GetRepo().GetFullName(),
+		URL:      p.GetHTMLURL(),
 	}, nil
 }
 

@@ -33,11 +33,19 @@ func (c *Client) UpsertComment(ctx context.Context, marker, body string) (Posted
 	if n := utf8.RuneCountInString(body); n >= MaxBody {
 		return "", "", fmt.Errorf("comment body has %d characters, over GitHub's limit of %d", n, MaxBody-1)
 	}
-	old, err := c.FindComment(ctx, marker)
+	ours, err := c.stickies(ctx, marker)
 	if err != nil {
 		return "", "", err
 	}
-	if old != nil {
+	if len(ours) > 0 {
+		old := ours[0]
+		// Two runs that raced may each have created one: the oldest
+		// stays, the others go.
+		for _, extra := range ours[1:] {
+			if _, err := c.gh.Issues.DeleteComment(ctx, c.owner, c.repo, extra.GetID()); err != nil {
+				return "", "", fmt.Errorf("deleting duplicate comment %d on #%d: %w", extra.GetID(), c.number, err)
+			}
+		}
 		ed, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, old.GetID(), &github.IssueComment{Body: &body})
 		if err != nil {
 			return "", "", fmt.Errorf("editing comment %d on #%d: %w", old.GetID(), c.number, err)
@@ -51,13 +59,26 @@ func (c *Client) UpsertComment(ctx context.Context, marker, body string) (Posted
 	return Created, cr.GetHTMLURL(), nil
 }
 
-// FindComment returns the sticky comment (marker and author both match), or
-// nil when there is none, reading every page of the conversation.
+// FindComment returns the sticky comment, the oldest of ours with the
+// marker (see stickies), or nil when there is none.
 func (c *Client) FindComment(ctx context.Context, marker string) (*github.IssueComment, error) {
+	ours, err := c.stickies(ctx, marker)
+	if err != nil || len(ours) == 0 {
+		return nil, err
+	}
+	return ours[0], nil
+}
+
+// stickies returns, oldest first, the comments that are ours under marker:
+// written by the token's identity and with marker as their first line.
+// A marker elsewhere in a body is text, whoever wrote it. Every page of
+// the conversation is read.
+func (c *Client) stickies(ctx context.Context, marker string) ([]*github.IssueComment, error) {
 	me, err := c.Login(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var ours []*github.IssueComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, c.number, opts)
@@ -65,14 +86,13 @@ func (c *Client) FindComment(ctx context.Context, marker string) (*github.IssueC
 			return nil, fmt.Errorf("listing comments of #%d: %w", c.number, err)
 		}
 		for _, cm := range cs {
-			// Anyone can quote the marker; only our own comment is ours
-			// to edit.
-			if strings.Contains(cm.GetBody(), marker) && strings.EqualFold(cm.GetUser().GetLogin(), me) {
-				return cm, nil
+			first, _, _ := strings.Cut(cm.GetBody(), "\n")
+			if strings.TrimSpace(first) == marker && strings.EqualFold(cm.GetUser().GetLogin(), me) {
+				ours = append(ours, cm)
 			}
 		}
 		if resp.NextPage == 0 {
-			return nil, nil
+			return ours, nil
 		}
 		opts.Page = resp.NextPage
 	}

@@ -92,9 +92,10 @@ func TestUpsertCommentFindsMarkerOnLaterPage(t *testing.T) {
 	if err != nil || got != pr.Updated {
 		t.Fatalf("UpsertComment: %v, %v; want updated", got, err)
 	}
+	// Every page is read: a duplicate of ours may sit on a later one.
 	diffCalls(t, srv, map[string]int{
 		"GET /user":                              1,
-		"GET /repos/octo/calc/issues/7/comments": 2,
+		"GET /repos/octo/calc/issues/7/comments": 3,
 		"PATCH /repos/octo/calc/issues/comments/" + itoa(mine.ID): 1,
 	})
 	if cs := srv.IssueComments(prNum); cs[1].Body != "quoted: "+marker {
@@ -249,3 +250,42 @@ func TestGetPullRequest(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestStickyMarkerOnlyAsFirstLine: another run's marker quoted inside one
+// of our own comments (text that came from a report) does not make that
+// comment the other run's: only a comment whose first line is the marker
+// is found, and the other run creates its own.
+func TestStickyMarkerOnlyAsFirstLine(t *testing.T) {
+	srv, c, _ := setup(t)
+	other := "<!-- culprit:report:culprit.other -->"
+	forged := srv.AddIssueComment(prNum, bot, marker+"\nnote: "+other+" quoted")
+	got, _, err := c.UpsertComment(context.Background(), other, other+"\nthe other run")
+	if err != nil || got != pr.Created {
+		t.Fatalf("UpsertComment: %v, %v; want a new comment", got, err)
+	}
+	cs := srv.IssueComments(prNum)
+	if len(cs) != 2 || cs[0].ID != forged.ID || cs[0].Body != marker+"\nnote: "+other+" quoted" {
+		t.Errorf("comments: %+v", cs)
+	}
+}
+
+// TestUpsertCommentRemovesRacedDuplicate: two runs that raced each created
+// the sticky comment; the next run edits the oldest and deletes the other.
+func TestUpsertCommentRemovesRacedDuplicate(t *testing.T) {
+	srv, c, _ := setup(t)
+	first := srv.AddIssueComment(prNum, bot, marker+"\nrun 1")
+	second := srv.AddIssueComment(prNum, bot, marker+"\nrun 2")
+	got, _, err := c.UpsertComment(context.Background(), marker, marker+"\nrun 3")
+	if err != nil || got != pr.Updated {
+		t.Fatalf("UpsertComment: %v, %v; want updated", got, err)
+	}
+	diffCalls(t, srv, map[string]int{
+		"GET /user":                              1,
+		"GET /repos/octo/calc/issues/7/comments": 1,
+		"DELETE /repos/octo/calc/issues/comments/" + itoa(second.ID): 1,
+		"PATCH /repos/octo/calc/issues/comments/" + itoa(first.ID):   1,
+	})
+	if cs := srv.IssueComments(prNum); len(cs) != 1 || cs[0].ID != first.ID || cs[0].Body != marker+"\nrun 3" {
+		t.Errorf("comments: %+v", cs)
+	}
+}

@@ -50,13 +50,13 @@ func (c *Client) Review(ctx context.Context, commit, ownPrefix string, want []Re
 	}
 	var ours []*github.PullRequestComment
 	for _, cm := range existing {
-		if strings.EqualFold(cm.GetUser().GetLogin(), me) && strings.Contains(cm.GetBody(), ownPrefix) {
+		if strings.EqualFold(cm.GetUser().GetLogin(), me) && hasKey(cm.GetBody(), ownPrefix) {
 			ours = append(ours, cm)
 		}
 	}
 	have := func(key string) bool {
 		for _, cm := range ours {
-			if strings.Contains(cm.GetBody(), key) {
+			if hasKey(cm.GetBody(), key) {
 				return true
 			}
 		}
@@ -108,7 +108,7 @@ func (c *Client) Review(ctx context.Context, commit, ownPrefix string, want []Re
 		}
 		wanted := false
 		for key := range seen {
-			if strings.Contains(cm.GetBody(), key) {
+			if hasKey(cm.GetBody(), key) {
 				wanted = true
 				break
 			}
@@ -138,4 +138,14 @@ func (c *Client) reviewComments(ctx context.Context) ([]*github.PullRequestComme
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// hasKey reports whether a review comment's first or last line, where a
+// key goes, starts with key (a whole key, or the prefix of a run's keys).
+// A key anywhere else in a body is text, not a claim of ownership.
+func hasKey(body, key string) bool {
+	body = strings.TrimSpace(body)
+	first, _, _ := strings.Cut(body, "\n")
+	last := body[strings.LastIndexByte(body, '\n')+1:]
+	return strings.HasPrefix(strings.TrimSpace(first), key) || strings.HasPrefix(strings.TrimSpace(last), key)
 }

@@ -191,3 +191,26 @@ func (s *Server) deleteReviewComment(w http.ResponseWriter, r *http.Request) {
 	s.t.Errorf("fake GitHub: deleting unknown review comment %d", id)
 	s.fail(w, http.StatusNotFound, "Not Found")
 }
+
+func (s *Server) deleteIssueComment(w http.ResponseWriter, r *http.Request) {
+	if s.forbidWrite(w) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for n, cs := range s.Issue {
+		for i, c := range cs {
+			if c.ID == id {
+				if c.User.Login != s.login() {
+					s.t.Errorf("fake GitHub: deleting comment %d of %s", id, c.User.Login)
+				}
+				s.Issue[n] = append(cs[:i:i], cs[i+1:]...)
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+	}
+	s.t.Errorf("fake GitHub: deleting unknown comment %d", id)
+	s.fail(w, http.StatusNotFound, "Not Found")
+}
