@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/report"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -81,4 +82,32 @@ func insideRepo(p string) bool {
 	}
 	c := path.Clean(p)
 	return c != "." && c != ".." && !strings.HasPrefix(c, "../")
+}
+
+// jobSummary is the job summary of a run: the full reports, or a line
+// saying why there is none. It takes the comment's path: the reports are
+// rendered by report, which makes their data inert where it puts it in,
+// and the whole goes through neutral, as the comment does. In comment mode
+// every report came from an artifact the pull request's code wrote.
+func jobSummary(reps []*report.Report, status string, skipped int) string {
+	var b strings.Builder
+	switch {
+	case len(reps) == 0 && status == StatusNoFailingTests:
+		b.WriteString("## culprit\n\nNo failing test: nothing to explain.\n")
+	case len(reps) == 0:
+		if !validStatus(status) {
+			status = "unknown"
+		}
+		fmt.Fprintf(&b, "## culprit\n\nStatus: %s.\n", status)
+	}
+	for i, r := range reps {
+		if i > 0 {
+			b.WriteString("\n---\n\n")
+		}
+		b.WriteString(report.Markdown(r))
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "\n%d more distinct failures were not analyzed (max-tests).\n", skipped)
+	}
+	return neutral(b.String())
 }

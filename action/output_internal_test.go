@@ -1,12 +1,18 @@
 package action
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/report"
+	"github.com/culprit-dev/culprit/report/reporttest"
+	"github.com/sethvargo/go-githubactions"
 )
 
 func TestSetOutputCannotBeEndedEarly(t *testing.T) {
@@ -120,6 +126,51 @@ func TestStatusesDocumented(t *testing.T) {
 		slices.Sort(got)
 		if !slices.Equal(slices.Compact(got), want) {
 			t.Errorf("%s documents statuses %v, want %v", file, got, want)
+		}
+	}
+}
+
+// TestJobSummaryIsInert: the job summary of a report whose every string
+// is an attack seen in a forged artifact can neither mention, link, open
+// HTML nor carry a marker, through the run's summary and jobSummary alike.
+func TestJobSummaryIsInert(t *testing.T) {
+	for i, attack := range reporttest.Attacks {
+		r := new(report.Report)
+		reporttest.Fill(r, attack, i%2 == 0)
+		r.Status = analyzer.Explained
+		reps := []*report.Report{r}
+
+		file := filepath.Join(t.TempDir(), "summary.md")
+		getenv := func(k string) string {
+			if k == "GITHUB_STEP_SUMMARY" {
+				return file
+			}
+			return ""
+		}
+		a := githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(io.Discard))
+		ru := &run{Runner: &Runner{Getenv: getenv, Stdout: io.Discard}, a: a, status: string(analyzer.Explained)}
+		ru.summary(reps, 2)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := reporttest.CheckMarkdown(string(data)); err != nil {
+			t.Errorf("attack %q: the run's job summary: %v\n%s", attack, err, data)
+		}
+		if got := jobSummary(reps, ru.status, 2); reporttest.CheckMarkdown(got) != nil {
+			t.Errorf("attack %q: jobSummary: %v\n%s", attack, reporttest.CheckMarkdown(got), got)
+		}
+	}
+}
+
+func TestJobSummaryWithoutReports(t *testing.T) {
+	for _, tc := range []struct{ status, want string }{
+		{StatusNoFailingTests, "## culprit\n\nNo failing test: nothing to explain.\n"},
+		{StatusError, "## culprit\n\nStatus: error.\n"},
+		{"<img src=x>", "## culprit\n\nStatus: unknown.\n"},
+	} {
+		if got := jobSummary(nil, tc.status, 0); got != tc.want {
+			t.Errorf("jobSummary(nil, %q) = %q, want %q", tc.status, got, tc.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/cause"
@@ -36,8 +37,11 @@ type Annotation struct {
 // A flaky regression whose root passed its proof gets a warning on each
 // root hunk: the rates show the hunk made the test flaky, but no causal
 // chain says how, so it is not worded as an error.
+//
+// Annotations are plain text, but their text is defanged all the same: a
+// client may render it, and it comes from the artifact.
 func Annotations(r *Report) []Annotation {
-	name := testName(r)
+	name := textOf(testName(r))
 	if v, ok := flakyProof(r); ok && r.Status == analyzer.FlakyRegression && v.ProofFailures == 0 && proofPassed(r) {
 		if out := rootAnnotations(r, LevelWarning, "flaky"); len(out) > 0 {
 			return out
@@ -80,7 +84,7 @@ func rootAnnotations(r *Report, level, what string) []Annotation {
 		a := Annotation{
 			Level:   level,
 			File:    h.File,
-			Title:   fmt.Sprintf("culprit: this change makes %s %s (hunk #%d)", testName(r), what, id),
+			Title:   fmt.Sprintf("culprit: this change makes %s %s (hunk #%d)", textOf(testName(r)), what, id),
 			Message: plainVerdict(r),
 		}
 		a.Line, a.EndLine = annotationLines(h)
@@ -119,29 +123,7 @@ func statusWords(s analyzer.Status) string {
 	case analyzer.Unexplained:
 		return "is not explained"
 	}
-	return "has status " + string(s)
-}
-
-// plainVerdict is the verdict without Markdown, for annotations, whose
-// text GitHub shows as is.
-func plainVerdict(r *Report) string {
-	return unmark(verdict(r))
-}
-
-// unmark removes the Markdown this package writes in verdicts.
-func unmark(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && i+1 < len(s):
-			i++
-			b.WriteByte(s[i])
-		case c == '*' || c == '`':
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(b.String())
+	return "has status " + textOf(string(s))
 }
 
 func testName(r *Report) string {
@@ -191,7 +173,9 @@ func ReviewComments(r *Report) []ReviewComment {
 			if h.HeadLines[1] > line {
 				rc.StartLine, rc.Line = line, h.HeadLines[1]
 			}
-			rc.Body += "\nReverting this hunk:\n" + suggestionBlock(base)
+			// The blank line makes the block's fence one that every
+			// reader (GitHub, neutral, the tests' checks) sees as such.
+			rc.Body += "\nReverting this hunk:\n\n" + suggestionBlock(base)
 			// A comment suggesting other lines, or over other lines, is
 			// outdated: the key names both, so that it is replaced.
 			sum := sha256.Sum256([]byte(base))
@@ -209,7 +193,9 @@ func ReviewComments(r *Report) []ReviewComment {
 // (a root of a proof that passed) is worth a one-click revert, and only a
 // run of changed lines of one file that head still has can be replaced.
 // A diff whose lines do not add up to its ranges gives no suggestion
-// rather than a wrong one.
+// rather than a wrong one, and base lines holding a "<!--" or a control
+// character give none either: the block is applied verbatim, so they
+// cannot be escaped, and a marker must never come from data.
 func suggestion(r *Report, h Hunk) (string, bool) {
 	if r.Status != analyzer.Explained || !proofPassed(r) || !slices.Contains(r.Root, h.ID) {
 		return "", false
@@ -240,6 +226,9 @@ func suggestion(r *Report, h Hunk) (string, bool) {
 		return "", false
 	}
 	s := base.String()
+	if strings.Contains(s, "<!--") || strings.ContainsFunc(s, isControl) {
+		return "", false
+	}
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		s += "\n"
 	}
@@ -268,9 +257,16 @@ func itThem(n int) string {
 	return "them"
 }
 
-// commentSafe keeps s from ending the HTML comment it is put in.
+// commentSafe keeps s from ending the HTML comment it is put in, or
+// carrying a control character into it.
 func commentSafe(s string) string {
-	return strings.NewReplacer("--", "- -", ">", "_", "\n", " ").Replace(s)
+	s = strings.NewReplacer("--", "- -", ">", "_", "\n", " ").Replace(s)
+	return strings.Map(func(r rune) rune {
+		if isControl(r) || r == '\r' || r == '\t' {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
 }
 
 const maxStepsPerComment = 5

@@ -124,7 +124,7 @@ func TestReviewComments(t *testing.T) {
 		want := "**culprit:** this change (hunk #3) is one of 2 changes that together make **TestF** fail (hunks #2 and #3); reverting them makes it pass.\n" +
 			"\nIn the failing run:\n" +
 			"- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) ← hunk #3\n" +
-			"\nReverting this hunk:\n" +
+			"\nReverting this hunk:\n\n" +
 			"```suggestion\n\t\tsum += z\n```\n" +
 			"\n<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"
 		if diff := cmp.Diff(want, got); diff != "" {

@@ -9,4 +9,29 @@
 // status is explained, a fix is claimed only when the proof run passed, and
 // every fallback the analysis took is stated in plain words. It works on its
 // own document type, so it knows nothing of GitHub's API.
+//
+// # Decisions worth knowing
+//
+//   - Every string of a Report is data, and hostile: in the Action's
+//     comment mode the document is an artifact a job running the pull
+//     request's code wrote. Each is made inert at the leaf, where the
+//     renderer puts it in: plain (prose), code (code spans), textOf (plain
+//     text), fenced (code blocks), mermaidText and commentSafe (inside a
+//     label, inside a hidden marker). Nothing escapes or strips a rendered
+//     whole afterwards: that is what failed before.
+//   - Outside code blocks, code spans included, data is also defanged: an
+//     invisible character breaks every mention, "//", "www.", tag start,
+//     entity and "](" (see defang), so that nothing depends on GitHub
+//     parsing a span as culprit meant. In code blocks only "<!--" and
+//     control characters are touched; a suggestion that would hold them is
+//     not offered, as GitHub applies it verbatim.
+//   - No "<!--" comes out of data anywhere, so a marker (Marker, a review
+//     comment's key) is always culprit's own.
+//   - ReadJSON refuses a value outside an enumerated field's set (status,
+//     kinds, outcomes, verdicts, links, facts, note codes) rather than
+//     render it as "unknown": the same version wrote the document, so only
+//     a forged or corrupted one holds such a value (see validate).
+//   - reporttest checks all of this: FuzzRenderInert fills every string
+//     of a Report, found by reflection, with one text and checks every
+//     rendering.
 package report

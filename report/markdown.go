@@ -335,7 +335,7 @@ func renderEvidence(b *strings.Builder, r *Report, d detail, sub string) {
 		count[k]++
 	}
 	for _, k := range order {
-		fmt.Fprintf(b, "- %s: %s (%s)\n", k.side, outcomeAt(k.outcome, k.sig), plural(count[k], "run", "runs"))
+		fmt.Fprintf(b, "- %s: %s (%s)\n", plain(k.side), outcomeAt(k.outcome, k.sig), plural(count[k], "run", "runs"))
 	}
 	if len(order) > 0 {
 		b.WriteString("\n")
@@ -424,7 +424,7 @@ func renderRates(b *strings.Builder, r *Report, sub string) {
 		if v.ProofRuns > 0 {
 			proof = fmt.Sprintf("%d of %d passed", v.ProofRuns-v.ProofFailures, v.ProofRuns)
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %s | %s |\n", hunkRefs(v.Reverted), v.Runs, v.Failures, v.Verdict, proof)
+		fmt.Fprintf(b, "| %s | %d | %d | %s | %s |\n", hunkRefs(v.Reverted), v.Runs, v.Failures, plain(v.Verdict), proof)
 	}
 	b.WriteString("\n</details>\n\n")
 }
@@ -489,7 +489,7 @@ func renderInterventions(b *strings.Builder, iv *Interventions) {
 		if t.Reused > 0 {
 			runs += fmt.Sprintf(" (%d reused)", t.Reused)
 		}
-		fmt.Fprintf(b, "| %s | %s | %d | %d | %s |\n", what, runs, t.Valid, t.Failures, t.Verdict)
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %s |\n", what, runs, t.Valid, t.Failures, plain(t.Verdict))
 	}
 	b.WriteString("\n</details>\n\n")
 }

@@ -166,8 +166,13 @@ func words(n note.Note) string {
 	case note.ProofFailed:
 		return "the proof run with " + hunks + " reverted did not pass (" + outcomeWord(n.Outcome) + ")"
 	}
-	return "note " + code(string(n.Code))
+	return unknownNote + code(string(n.Code))
 }
+
+// unknownNote starts the words of a code words does not know: a code a
+// newer version added, or one a forged report made up (ReadJSON refuses
+// those by this prefix).
+const unknownNote = "note "
 
 // notesMarkdown words the notes for Markdown from their data, which every
 // wording quotes safely; a document without findings (written by an older

@@ -8,9 +8,10 @@ import (
 )
 
 // code renders s as an inline code span that survives any backticks in s.
-// Newlines become spaces: a span cannot hold them.
+// Newlines become spaces: a span cannot hold them. The text is defanged
+// as well: see defang for why a code span is not trusted to hold it.
 func code(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	s = defang(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
 	if s == "" {
 		return "` `"
 	}
@@ -21,8 +22,11 @@ func code(s string) string {
 	return ticks + s + ticks
 }
 
-// fenced renders body as a fenced code block that no line of body can close.
+// fenced renders body as a fenced code block that no line of body can
+// close. GitHub neither mentions nor links inside it, so body is shown as
+// it is, but for a "<!--" and control characters (see blockSafe).
 func fenced(lang, body string) string {
+	body = blockSafe(body)
 	ticks := strings.Repeat("`", max(3, longestRun(body, '`')+1))
 	if body != "" && !strings.HasSuffix(body, "\n") {
 		body += "\n"
@@ -43,13 +47,15 @@ func longestRun(s string, c byte) int {
 	return best
 }
 
-// plain escapes text written by the analysis (notes, names) so that it
-// shows as written in Markdown and cannot open HTML or links.
+// plain escapes text from a report (names, values, verdicts) so that it
+// shows as written in Markdown and can open no HTML, link, mention, math
+// or code span: it is defanged, and every character Markdown or HTML gives
+// a meaning to inline is escaped.
 func plain(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range defang(s) {
 		switch r {
-		case '\\', '`', '*', '_', '[', ']', '#', '|', '~':
+		case '\\', '`', '*', '_', '[', ']', '#', '|', '~', '$':
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		case '<':

@@ -17,7 +17,7 @@ func renderTree(b *strings.Builder, r *Report, d detail, draw bool) {
 	shown := 0
 	var walk func(n *cause.Node, depth int)
 	walk = func(n *cause.Node, depth int) {
-		if shown >= d.treeItems || depth >= d.treeDepth || d.spent(b) {
+		if n == nil || shown >= d.treeItems || depth >= d.treeDepth || d.spent(b) {
 			return
 		}
 		indent := strings.Repeat("  ", depth)
@@ -132,6 +132,9 @@ func mermaid(root *cause.Node) string {
 	next := 0
 	var walk func(n *cause.Node, parent string)
 	walk = func(n *cause.Node, parent string) {
+		if n == nil {
+			return // a null child in a report read from JSON
+		}
 		id := fmt.Sprintf("n%d", next)
 		next++
 		label := stepLabel(n.Target)
@@ -196,10 +199,11 @@ func stepLabel(s cause.Statement) string {
 
 // mermaidText escapes s for a quoted Mermaid label. Mermaid decodes
 // "#name;" and "#number;" entities inside labels, so every character that
-// could end the label, start markup or read as an entity is written as one.
+// could end the label, start markup or read as an entity is written as one;
+// the text is defanged first, as everywhere outside a code block.
 func mermaidText(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range defang(s) {
 		switch r {
 		case '"':
 			b.WriteString("#quot;")

@@ -19,7 +19,7 @@ func TestMermaidText(t *testing.T) {
 		{"p && q", "p #amp;#amp; q"},
 		{"hunk #3", "hunk #35;3"},
 		{"`raw`; next", "#96;raw#96;#59; next"},
-		{"<br/>", "#lt;br/#gt;"},
+		{"<br/>", "#lt;\u200bbr/#gt;"}, // defanged before it is escaped
 		{"two\nlines", "two lines"},
 		{"ünïcödé 日本", "ünïcödé 日本"},
 	}

@@ -9,10 +9,54 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/note"
 )
 
-// verdict says in one line what the analysis found. Each status has its
-// own wording; only Explained names a culprit.
-func verdict(r *Report) string {
-	who := testLabel(r)
+// verdict says in one line, in Markdown, what the analysis found. Each
+// status has its own wording; only Explained names a culprit.
+func verdict(r *Report) string { return verdictIn(r, inMarkdown) }
+
+// plainVerdict is the verdict as plain text, for annotations, whose text
+// GitHub shows as is.
+func plainVerdict(r *Report) string { return verdictIn(r, inText) }
+
+// A voice renders what a sentence quotes from a report: Markdown for the
+// comment and the job summary, plain text for annotations. Either way the
+// data is made inert where it is put in, and nothing is taken out of the
+// sentence afterwards: stripping the Markdown from a rendered verdict
+// once joined a "/" of the data to the "/" beyond a removed "*".
+type voice struct {
+	strong func(string) string // a test name, an outcome
+	code   func(string) string // a command, a status, a compiler line
+}
+
+var (
+	inMarkdown = voice{strong: func(s string) string { return "**" + plain(s) + "**" }, code: code}
+	inText     = voice{strong: textOf, code: textOf}
+)
+
+// textOf is data as plain text: on one line, and defanged.
+func textOf(s string) string {
+	return defang(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+}
+
+// label names the test: its name, else its command.
+func (v voice) label(r *Report) string {
+	switch {
+	case r.Test.Name != "":
+		return v.strong(r.Test.Name)
+	case r.Test.Command != "":
+		return "The test command " + v.code(r.Test.Command)
+	}
+	return "The test"
+}
+
+func (v voice) outcome(o string) string {
+	if o == "" {
+		return "no outcome"
+	}
+	return v.strong(o)
+}
+
+func verdictIn(r *Report, v voice) string {
+	who := v.label(r)
 	switch r.Status {
 	case analyzer.Explained:
 		if len(r.Root) == 0 {
@@ -31,7 +75,7 @@ func verdict(r *Report) string {
 		case r.Proof.Outcome == "pass":
 			return s + "; the proof run, reverting " + hunksNamed(r.Proof.Reverted) + ", passed."
 		default:
-			return s + "; but the proof run with " + it + " reverted gave " + outcomeWord(r.Proof.Outcome) + ", not a pass."
+			return s + "; but the proof run with " + it + " reverted gave " + v.outcome(r.Proof.Outcome) + ", not a pass."
 		}
 	case analyzer.NotRegression:
 		switch {
@@ -64,13 +108,13 @@ func verdict(r *Report) string {
 			who, pass, total-pass, plural(total, "run", "runs"))
 	case analyzer.HeadBuildFails:
 		if msg := compilerLine(r.Failure.Message); msg != "" {
-			return who + " cannot run because head does not build: " + code(clip(msg, 200)) + "."
+			return who + " cannot run because head does not build: " + v.code(clip(msg, 200)) + "."
 		}
 		return who + " cannot run because head does not build."
 	case analyzer.Unexplained:
 		return who + " fails, but no subset of the PR's " + plural(r.codeHunks(), "hunk", "hunks") + " could be proven to cause it."
 	}
-	return who + ": unknown status " + code(string(r.Status)) + "."
+	return who + ": unknown status " + v.code(string(r.Status)) + "."
 }
 
 // compilerLine picks the first error of a compiler's output, skipping the
@@ -134,15 +178,8 @@ func headCounts(r *Report) (pass, total int) {
 	return pass, total
 }
 
-func testLabel(r *Report) string {
-	switch {
-	case r.Test.Name != "":
-		return "**" + plain(r.Test.Name) + "**"
-	case r.Test.Command != "":
-		return "The test command " + code(r.Test.Command)
-	}
-	return "The test"
-}
+// testLabel names the test in Markdown.
+func testLabel(r *Report) string { return inMarkdown.label(r) }
 
 // title names the test for a heading.
 func title(r *Report) string {
@@ -157,12 +194,7 @@ func title(r *Report) string {
 	return "the failing test"
 }
 
-func outcomeWord(o string) string {
-	if o == "" {
-		return "no outcome"
-	}
-	return "**" + plain(o) + "**"
-}
+func outcomeWord(o string) string { return inMarkdown.outcome(o) }
 
 // where locates a hunk for people: "`calc.go:8-9` in `F`".
 func where(h Hunk) string {
