@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -48,14 +49,18 @@ func TestAppInstallationToken(t *testing.T) {
 	_, url, drain := startBot(t, cfg)
 
 	body := fixture(t, "issue_comment_pr_created.json")
-	for _, id := range []string{"d-1", "d-2"} {
-		if got := send(t, http.DefaultClient, url, signed("issue_comment", id, body)); got != http.StatusAccepted {
+	again := edit(t, body, map[string]any{"comment.id": commandCommentID + 1})
+	api.PutIssueComment(42, commandCommentID+1, "alice", "/culprit")
+	for i, b := range [][]byte{body, again} {
+		id := fmt.Sprint("d-", i)
+		if got := send(t, http.DefaultClient, url, signed("issue_comment", id, b)); got != http.StatusAccepted {
 			t.Fatalf("%s: status = %d", id, got)
 		}
 	}
 	drain()
 
-	want := []string{tokenExchange, permAlice, reactEyes, dispatchPath, permAlice, reactEyes, dispatchPath}
+	want := []string{tokenExchange, permAlice, getPR42, reactEyes, dispatchPath, permAlice, getPR42,
+		"POST /repos/octo-org/calc/issues/comments/1978143221/reactions", dispatchPath}
 	if diff := cmp.Diff(want, api.Requests()); diff != "" {
 		t.Fatalf("API calls (-want +got):\n%s", diff)
 	}
@@ -88,11 +93,11 @@ func TestAppTokenExchangeRetried(t *testing.T) {
 		t.Fatalf("status = %d", got)
 	}
 	drain()
-	want := []string{tokenExchange, tokenExchange, permAlice, reactEyes, dispatchPath}
+	want := []string{tokenExchange, tokenExchange, permAlice, getPR42, reactEyes, dispatchPath}
 	if diff := cmp.Diff(want, api.Requests()); diff != "" {
 		t.Errorf("API calls (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(dispatched("main", "TestSum TestSum/empty"), api.Dispatches()); diff != "" {
+	if diff := cmp.Diff(dispatched("main", "TestSum TestSum/empty", prHead), api.Dispatches()); diff != "" {
 		t.Errorf("dispatches (-want +got):\n%s", diff)
 	}
 }

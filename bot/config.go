@@ -38,7 +38,7 @@ type Config struct {
 	// of their pull requests fails.
 	OnFailure []string
 
-	DedupeSize      int           // delivery ids, head SHAs and refused PRs remembered
+	DedupeSize      int           // delivery ids, comments, head SHAs and refused PRs remembered, each
 	JobTimeout      time.Duration // bound on the API calls of one delivery
 	ShutdownTimeout time.Duration // bound on draining work after SIGTERM
 }
@@ -107,7 +107,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	fs.IntVar(&cfg.Workers, "workers", envInt("CULPRIT_WORKERS", 4), "concurrent jobs (CULPRIT_WORKERS)")
 	fs.IntVar(&cfg.Queue, "queue", envInt("CULPRIT_QUEUE", 100), "queued jobs before answering 503 (CULPRIT_QUEUE)")
 	fs.StringVar(&onFail, "on-failure", getenv("CULPRIT_ON_FAILURE"), "comma-separated owner/name or owner/* explained on failed runs (CULPRIT_ON_FAILURE)")
-	fs.IntVar(&cfg.DedupeSize, "dedupe-size", envInt("CULPRIT_DEDUPE_SIZE", 10000), "delivery ids remembered (CULPRIT_DEDUPE_SIZE)")
+	fs.IntVar(&cfg.DedupeSize, "dedupe-size", envInt("CULPRIT_DEDUPE_SIZE", 10000), "delivery ids, comments and head commits remembered, each (CULPRIT_DEDUPE_SIZE)")
 	fs.DurationVar(&cfg.JobTimeout, "job-timeout", envDur("CULPRIT_JOB_TIMEOUT", 60*time.Second), "bound on one delivery's API calls (CULPRIT_JOB_TIMEOUT)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", envDur("CULPRIT_SHUTDOWN_TIMEOUT", 25*time.Second), "bound on draining work at shutdown (CULPRIT_SHUTDOWN_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {

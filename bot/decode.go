@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
@@ -39,6 +40,15 @@ type task struct {
 }
 
 func (t *task) fullName() string { return t.owner + "/" + t.repo }
+
+// commentKey names the comment a command came from, which one delivery
+// carries, whatever its id; "" for other tasks.
+func (t *task) commentKey() string {
+	if t.kind != taskCommand {
+		return ""
+	}
+	return t.fullName() + "/" + strconv.FormatInt(t.commentID, 10)
+}
 
 // errPayload marks a delivery whose body is not the event it claims to be.
 var errPayload = errors.New("malformed payload")

@@ -3,12 +3,23 @@
 // requests, and failed workflow runs in opted-in repositories, into a
 // workflow_dispatch of the repository's own culprit workflow.
 //
-// The server never runs an analysis itself. Each delivery is verified
-// (X-Hub-Signature-256), deduplicated by its delivery id, decoded and
-// answered at once; the few API calls it leads to (permission check,
-// reaction, dispatch, reply) run in a bounded worker pool. A full queue
-// answers 503 so that GitHub's redelivery retries it later: a delivery is
-// either accepted, ignored on purpose, or refused with a status that says so.
+// The server never runs an analysis itself. Each delivery is read under
+// deadlines that follow the body's rate and a memory budget that bodies
+// take as they arrive (read.go), so that senders without the secret
+// cannot hold what signed deliveries need; then verified
+// (X-Hub-Signature-256), deduplicated by its delivery id and by the
+// comment it carries (the id is not signed), decoded and answered at
+// once. The few API calls it leads to (permission check, the pull
+// request's head, reaction, dispatch, reply) run in a bounded worker
+// pool. A full queue answers 503 so that GitHub's redelivery retries it
+// later: a delivery is either accepted, ignored on purpose, or refused
+// with a status that says so.
+//
+// A dispatch is pinned: it passes the head commit the analysis is of (the
+// pull request's when the command is handled, or the failed run's), and
+// a workflow without the head-sha input is told so rather than run
+// unpinned. A failed run of a fork's pull request by a first-time
+// contributor is not explained on the bot's own initiative (pull.go).
 //
 // What must outlive a restart is kept on GitHub, not in the process: the
 // one reply per pull request to someone who may not run /culprit carries

@@ -41,26 +41,86 @@ func testConfig(apiURL string) Config {
 	}
 }
 
-// The repository of the fixtures, and the /culprit comment of
-// issue_comment_pr_created.json.
+// The repository of the fixtures, the /culprit comment of
+// issue_comment_pr_created.json, and the head commits: the pull request's
+// now, as the API answers, and that of the failed run of
+// workflow_run_failure.json.
 const (
 	testOwner, testRepo = "octo-org", "calc"
 	commandCommentID    = 1978143220
+	prHead              = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
+	runHead             = "8f3c2a51d6e0b9c4a7e2f1d3c5b6a7980e1f2a3b"
 )
 
 // newAPI is the GitHub API of the fixtures' repository: pull requests 42
-// and 43, the /culprit comment on 42, the collaborators alice (write),
-// mallory (admin) and reader (read), and the culprit workflow with the
-// inputs the example workflow declares.
+// and 43 (opened by octocat, a contributor, from branches of the
+// repository), the /culprit comment on 42, the collaborators alice
+// (write), mallory (admin) and reader (read), and the culprit workflow
+// with the inputs the example workflow declares.
 func newAPI(t testing.TB) *fakegh.Server {
 	t.Helper()
 	api := fakegh.New(t, testOwner, testRepo, testToken)
-	api.PRs[42] = fakegh.PR{Number: 42}
-	api.PRs[43] = fakegh.PR{Number: 43}
+	api.PRs[42] = fakegh.PR{Number: 42, HeadSHA: prHead, Author: "octocat", AuthorAssociation: "CONTRIBUTOR"}
+	api.PRs[43] = fakegh.PR{Number: 43, HeadSHA: prHead, Author: "octocat", AuthorAssociation: "CONTRIBUTOR"}
 	api.PutIssueComment(42, commandCommentID, "alice", "/culprit explain TestSum TestSum/empty")
 	api.Permissions = map[string]string{"alice": "write", "mallory": "admin", "reader": "read"}
-	api.Workflows = map[string][]string{DefaultWorkflow: {"pr-number!", "tests"}}
+	api.Workflows = map[string][]string{DefaultWorkflow: exampleInputs(t)}
 	return api
+}
+
+// exampleInputs are the workflow_dispatch inputs of the example workflow,
+// required ones marked with a trailing "!" as fakegh wants them. The
+// fake refuses a dispatch with any other input, as GitHub does, so every
+// test that dispatches checks the bot against the example.
+func exampleInputs(t testing.TB) []string {
+	t.Helper()
+	const path = "../.github/workflows/culprit-example.yml"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	var (
+		inputs       []string
+		state        int // 0: before workflow_dispatch, 1: before its inputs, 2: in them
+		outer, inner int // the indentation of "inputs:" and of an input's name
+	)
+	for l := range strings.Lines(string(data)) {
+		l = strings.TrimRight(l, "\r\n")
+		text := strings.TrimSpace(l)
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		switch {
+		case state == 0 && text == "workflow_dispatch:":
+			state = 1
+		case state == 1 && text == "inputs:":
+			state, outer, inner = 2, indent(l), 0
+		case state == 2 && indent(l) <= outer:
+			return inputs
+		case state == 2 && (inner == 0 || indent(l) == inner):
+			inner = indent(l)
+			inputs = append(inputs, strings.TrimSuffix(text, ":"))
+		case state == 2 && text == "required: true":
+			inputs[len(inputs)-1] += "!"
+		}
+	}
+	if len(inputs) == 0 {
+		t.Fatalf("%s declares no workflow_dispatch inputs", path)
+	}
+	return inputs
+}
+
+// commandComment is issue_comment_pr_created.json made a comment of its
+// own, id on pull request pr, by login, seeded in api (the bot reacts to
+// it): deliveries of one comment count as one.
+func commandComment(t testing.TB, api *fakegh.Server, pr int, id int64, login string) []byte {
+	t.Helper()
+	body := edit(t, fixture(t, "issue_comment_pr_created.json"), map[string]any{
+		"issue.number": pr, "comment.id": id, "comment.user.login": login, "comment.body": "/culprit",
+	})
+	api.PutIssueComment(pr, id, login, "/culprit")
+	return body
 }
 
 // replies are the comments on pr after the seeded ones: what the bot wrote.

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -60,10 +61,8 @@ func TestLoad(t *testing.T) {
 	edited := fixture(t, "issue_comment_pr_edited.json")
 	var all []delivery
 	for i := range commands {
-		api.PRs[i+1] = fakegh.PR{Number: i + 1}
-		api.PutIssueComment(i+1, int64(5000+i), "alice", "/culprit")
-		body := edit(t, prComment, map[string]any{"issue.number": i + 1, "comment.id": 5000 + i})
-		all = append(all, signed("issue_comment", fmt.Sprintf("cmd-%d", i), body))
+		api.PRs[i+1] = fakegh.PR{Number: i + 1, HeadSHA: prHead}
+		all = append(all, signed("issue_comment", fmt.Sprintf("cmd-%d", i), commandComment(t, api, i+1, int64(5000+i), "alice")))
 	}
 	for i := range edits {
 		all = append(all, signed("issue_comment", fmt.Sprintf("edit-%d", i), edited))
@@ -227,14 +226,19 @@ func BenchmarkWebhook(b *testing.B) {
 		b.Fatal(err)
 	}
 	h := s.Handler()
+	// Each delivery is of a comment of its own, or it would be a
+	// duplicate: the fixture's comment id replaced, and signed again.
 	body := fixture(b, "issue_comment_pr_created.json")
-	sig := sign(testSecret, body)
+	commentID := []byte(strconv.Itoa(commandCommentID))
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		i++
-		d := delivery{event: "issue_comment", id: "bench-" + strconv.Itoa(i), body: body, signature: sig}
+		id := commandCommentID + int64(i)
+		api.PutIssueComment(42, id, "alice", "/culprit")
+		own := bytes.Replace(body, commentID, strconv.AppendInt(nil, id, 10), 1)
+		d := signed("issue_comment", "bench-"+strconv.Itoa(i), own)
 		for {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, d.request(b, ""))

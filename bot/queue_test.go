@@ -2,6 +2,7 @@ package bot
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 )
@@ -19,23 +20,29 @@ func TestFullQueueIsRetried(t *testing.T) {
 	cfg := testConfig(api.APIURL())
 	cfg.Workers, cfg.Queue = 1, 1
 	_, url, drain := startBot(t, cfg)
-	body := fixture(t, "issue_comment_pr_created.json")
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free) // before drain, which waits for the blocked job
+	first := commandComment(t, api, 42, 7001, "alice")
+	second := commandComment(t, api, 42, 7002, "alice")
+	third := commandComment(t, api, 42, 7003, "alice")
 
 	// The first job occupies the worker (its dispatch blocks); wait until
 	// it has been taken off the queue, then fill the queue.
-	if got := send(t, http.DefaultClient, url, signed("issue_comment", "first", body)); got != http.StatusAccepted {
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "first", first)); got != http.StatusAccepted {
 		t.Fatalf("first: status = %d", got)
 	}
-	waitFor(t, func() bool { return api.Calls()[reactEyes] == 1 })
-	if got := send(t, http.DefaultClient, url, signed("issue_comment", "second", body)); got != http.StatusAccepted {
+	waitFor(t, func() bool { return api.Calls()[dispatchPath] == 1 })
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "second", second)); got != http.StatusAccepted {
 		t.Fatalf("second: status = %d", got)
 	}
-	if got := send(t, http.DefaultClient, url, signed("issue_comment", "third", body)); got != http.StatusServiceUnavailable {
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "third", third)); got != http.StatusServiceUnavailable {
 		t.Fatalf("third with a full queue: status = %d, want 503", got)
 	}
-	close(release)
+	free()
 	waitFor(t, func() bool { return api.Calls()[dispatchPath] == 2 })
-	if got := send(t, http.DefaultClient, url, signed("issue_comment", "third", body)); got != http.StatusAccepted {
+	// Neither the delivery id nor the comment was kept.
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "third", third)); got != http.StatusAccepted {
 		t.Errorf("redelivery of third: status = %d, want 202", got)
 	}
 	drain()

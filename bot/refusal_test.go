@@ -14,16 +14,17 @@ import (
 // gets one reply per pull request however many /culprit comments they post.
 func TestRefusalOncePerPullRequest(t *testing.T) {
 	prComment := fixture(t, "issue_comment_pr_created.json")
-	onPR := func(n int) []byte {
-		return edit(t, prComment, map[string]any{"comment.user.login": "stranger", "issue.number": n})
+	// comment id on pull request n
+	onPR := func(n, id int) []byte {
+		return edit(t, prComment, map[string]any{"comment.user.login": "stranger", "issue.number": n, "comment.id": id})
 	}
 	for _, tt := range []struct {
 		name    string
 		bodies  [][]byte
 		replies map[int]int // PR → replies on it
 	}{
-		{"two comments on one pull request", [][]byte{onPR(42), onPR(42)}, map[int]int{42: 1, 43: 0}},
-		{"comments on two pull requests", [][]byte{onPR(42), onPR(43)}, map[int]int{42: 1, 43: 1}},
+		{"two comments on one pull request", [][]byte{onPR(42, 1), onPR(42, 2)}, map[int]int{42: 1, 43: 0}},
+		{"comments on two pull requests", [][]byte{onPR(42, 1), onPR(43, 2)}, map[int]int{42: 1, 43: 1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			api := newAPI(t)

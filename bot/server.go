@@ -21,10 +21,12 @@ type Server struct {
 	clients    clientSource
 	transport  *http.Transport
 	pool       *pool
-	reads      chan struct{} // one token per webhook body being read
-	deliveries *seenSet      // X-GitHub-Delivery ids accepted
-	shas       *seenSet      // "owner/name@sha" heads already explained
-	refused    *seenSet      // "owner/name#pr" already told who may run /culprit; a cache of the marked replies on GitHub (see refuse)
+	limits     readLimits
+	unverified *budget  // bytes of bodies being read, not yet verified
+	deliveries *seenSet // X-GitHub-Delivery ids accepted
+	comments   *seenSet // "owner/name/comment-id" commands accepted (see task.commentKey)
+	shas       *seenSet // "owner/name@sha" heads already explained
+	refused    *seenSet // "owner/name#pr" already told who may run /culprit; a cache of the marked replies on GitHub (see refuse)
 }
 
 // New validates cfg and starts the worker pool; Close (or Serve's return)
@@ -45,8 +47,10 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		clients:    clients,
 		transport:  tr,
 		pool:       newPool(cfg.Workers, cfg.Queue),
-		reads:      make(chan struct{}, maxReads),
+		limits:     defaultLimits,
+		unverified: newBudget(maxUnverified),
 		deliveries: newSeenSet(cfg.DedupeSize),
+		comments:   newSeenSet(cfg.DedupeSize),
 		shas:       newSeenSet(cfg.DedupeSize),
 		refused:    newSeenSet(cfg.DedupeSize),
 	}, nil
@@ -65,14 +69,20 @@ func (s *Server) Handler() http.Handler {
 // Serve answers on ln until ctx ends, then shuts down gracefully: no new
 // connections, in-flight requests answered, queued and running work
 // finished, all within ShutdownTimeout.
+//
+// No phase of a request can be stretched by its sender: the headers have
+// s.limits.header, a webhook body a deadline that moves with what has
+// arrived (readBody), and any other request s.limits.request(). The
+// answer is a few bytes written once the body is in.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second, // a 25 MiB body on a slow link
-		WriteTimeout:      70 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ReadHeaderTimeout: s.limits.header,
+		ReadTimeout:       s.limits.request(),
+		// Counted from the end of the headers, so it covers the body too.
+		WriteTimeout: s.limits.request() + 10*time.Second,
+		IdleTimeout:  120 * time.Second,
+		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

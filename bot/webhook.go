@@ -14,27 +14,24 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// maxBody bounds a delivery's body, read before its signature is checked.
-// GitHub sends up to 25 MB, but the events handled here (issue_comment,
-// workflow_run, ping) are a few kilobytes; a larger body is refused unread.
-const maxBody = 1 << 20
-
-// maxReads bounds the bodies read at once, so that unsigned posts cannot
-// hold more than maxReads*maxBody of memory; more are answered 503.
-const maxReads = 16
-
 // handleWebhook verifies, deduplicates and decodes one delivery and queues
 // its work. It never waits for the GitHub API, so it answers in well under
-// GitHub's 10 s (and our 2 s) budget.
+// GitHub's 10 s (and our 2 s) budget once the body is in.
 func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	delivery := github.DeliveryID(r)
 	event := github.WebHookType(r)
 	log := s.log.With("delivery", delivery, "event", event)
+	bodyRead := false
 	answer := func(code int, msg string, attrs ...any) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		if code == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", "10")
+		}
+		if !bodyRead {
+			// Otherwise net/http reads the rest of the body (up to 256 KiB)
+			// before it sends the answer, at whatever pace the sender likes.
+			w.Header().Set("Connection", "close")
 		}
 		w.WriteHeader(code)
 		if code != http.StatusNoContent {
@@ -45,7 +42,7 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 			level = slog.LevelWarn
 		}
 		attrs = append(attrs, "status", code, "took_ms", time.Since(start).Milliseconds())
-		if code == http.StatusUnauthorized {
+		if code == http.StatusUnauthorized || code == http.StatusRequestTimeout {
 			attrs = append(attrs, "remote", r.RemoteAddr)
 		}
 		log.Log(r.Context(), level, msg, attrs...)
@@ -55,14 +52,21 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		answer(http.StatusRequestEntityTooLarge, http.StatusText(http.StatusRequestEntityTooLarge))
 		return
 	}
-	select {
-	case s.reads <- struct{}{}:
-	default:
-		answer(http.StatusServiceUnavailable, "busy, retry later")
+	sig := r.Header.Get(github.SHA256SignatureHeader)
+	if !strings.HasPrefix(sig, "sha256=") {
+		answer(http.StatusUnauthorized, http.StatusText(http.StatusUnauthorized), "err", errors.New("missing X-Hub-Signature-256"))
 		return
 	}
-	payload, code, err := s.verify(w, r)
-	<-s.reads
+	body, release, code, err := s.readBody(w, r)
+	if err != nil {
+		answer(code, http.StatusText(code), "err", err)
+		return
+	}
+	bodyRead = true
+	payload, code, err := s.verify(r, sig, body)
+	// The body's memory is held until the signature is checked, which
+	// waits for no one: a sender cannot stretch it.
+	release()
 	if err != nil {
 		answer(code, http.StatusText(code), "err", err)
 		return
@@ -97,41 +101,44 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		answer(http.StatusOK, "duplicate delivery")
 		return
 	}
+	// The delivery id is not signed: a signed body seen before, sent
+	// again under a new id, is known by the comment it carries. (A failed
+	// run's head commit is remembered by its job, runFailure.)
+	comment := t.commentKey()
+	if comment != "" && !s.comments.add(comment) {
+		answer(http.StatusOK, "duplicate comment")
+		return
+	}
+	// forget lets GitHub's redelivery of this delivery run it again.
+	forget := func() {
+		s.deliveries.remove(delivery)
+		if comment != "" {
+			s.comments.remove(comment)
+		}
+	}
 	jobLog := log
 	job := func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
 		defer cancel()
 		began := time.Now()
 		if err := s.runTask(ctx, t, jobLog); err != nil {
-			// GitHub's redelivery of this delivery must run it again.
-			s.deliveries.remove(delivery)
+			forget()
 			jobLog.Error("task failed", "err", err, "took_ms", time.Since(began).Milliseconds())
 		}
 	}
 	if !s.pool.trySubmit(job) {
-		// Forget the id: GitHub's redelivery of it must be processed.
-		s.deliveries.remove(delivery)
+		forget()
 		answer(http.StatusServiceUnavailable, "busy, retry later")
 		return
 	}
 	answer(http.StatusAccepted, "accepted")
 }
 
-// verify reads the body and checks its X-Hub-Signature-256 before anything
-// else looks at it. Only SHA-256 signatures are accepted: the SHA-1 header
-// GitHub also sends is weaker and would be a downgrade.
-func (s *Server) verify(w http.ResponseWriter, r *http.Request) (payload []byte, code int, err error) {
-	sig := r.Header.Get(github.SHA256SignatureHeader)
-	if !strings.HasPrefix(sig, "sha256=") {
-		return nil, http.StatusUnauthorized, errors.New("missing X-Hub-Signature-256")
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, http.StatusRequestEntityTooLarge, err
-		}
-		return nil, http.StatusBadRequest, err
-	}
+// verify checks body against sig, the X-Hub-Signature-256 of r, before
+// anything else looks at it, and returns the JSON payload. Only SHA-256
+// signatures are accepted: the SHA-1 header GitHub also sends is weaker
+// and would be a downgrade.
+func (s *Server) verify(r *http.Request, sig string, body []byte) (payload []byte, code int, err error) {
 	if err := github.ValidateSignature(sig, body, s.cfg.WebhookSecret); err != nil {
 		return nil, http.StatusUnauthorized, err
 	}

@@ -17,11 +17,21 @@ const (
 	dispatchPath = "POST /repos/octo-org/calc/actions/workflows/culprit.yml/dispatches"
 	replyPR42    = "POST /repos/octo-org/calc/issues/42/comments"
 	listPR42     = "GET /repos/octo-org/calc/issues/42/comments"
+	getPR42      = "GET /repos/octo-org/calc/pulls/42"
 )
 
-// dispatched is the dispatch of the culprit workflow for PR 42.
-func dispatched(ref, tests string) []fakegh.Dispatch {
-	return []fakegh.Dispatch{{Workflow: DefaultWorkflow, Ref: ref, Inputs: map[string]string{"pr-number": "42", "tests": tests}}}
+// dispatched is the dispatch of the culprit workflow for PR 42, pinned to
+// head.
+func dispatched(ref, tests, head string) []fakegh.Dispatch {
+	return []fakegh.Dispatch{{Workflow: DefaultWorkflow, Ref: ref, Inputs: map[string]string{"pr-number": "42", "tests": tests, "head-sha": head}}}
+}
+
+// fromFork makes PR 42 come from a fork by newbie, whose relation to the
+// repository GitHub calls association.
+func fromFork(association string) func(api *fakegh.Server) {
+	return func(api *fakegh.Server) {
+		api.PRs[42] = fakegh.PR{Number: 42, HeadSHA: prHead, Author: "newbie", AuthorAssociation: association, HeadRepo: "newbie/calc"}
+	}
 }
 
 func TestWebhook(t *testing.T) {
@@ -32,6 +42,7 @@ func TestWebhook(t *testing.T) {
 	}
 	withBody := func(body string) []byte { return edit(t, prComment, map[string]any{"comment.body": body}) }
 	resetAt := time.Now().Add(time.Hour).Truncate(time.Second)
+	runFromFork := edit(t, runFailure, map[string]any{"workflow_run.head_repository.full_name": "newbie/calc"})
 
 	tests := []struct {
 		name       string
@@ -45,20 +56,34 @@ func TestWebhook(t *testing.T) {
 		name:       "command from a writer",
 		delivery:   signed("issue_comment", "d-1", prComment),
 		wantStatus: http.StatusAccepted,
-		want:       []string{permAlice, reactEyes, dispatchPath},
-		wantSent:   dispatched("main", "TestSum TestSum/empty"),
+		want:       []string{permAlice, getPR42, reactEyes, dispatchPath},
+		wantSent:   dispatched("main", "TestSum TestSum/empty", prHead),
 	}, {
 		name:       "command from a maintainer-level admin",
 		delivery:   signed("issue_comment", "d-1", fromUser("mallory", "User")),
 		wantStatus: http.StatusAccepted,
-		want:       []string{"GET /repos/octo-org/calc/collaborators/mallory/permission", reactEyes, dispatchPath},
-		wantSent:   dispatched("main", "TestSum TestSum/empty"),
+		want:       []string{"GET /repos/octo-org/calc/collaborators/mallory/permission", getPR42, reactEyes, dispatchPath},
+		wantSent:   dispatched("main", "TestSum TestSum/empty", prHead),
 	}, {
 		name:       "bare command",
 		delivery:   signed("issue_comment", "d-1", withBody("/culprit")),
 		wantStatus: http.StatusAccepted,
-		want:       []string{permAlice, reactEyes, dispatchPath},
-		wantSent:   dispatched("main", ""),
+		want:       []string{permAlice, getPR42, reactEyes, dispatchPath},
+		wantSent:   dispatched("main", "", prHead),
+	}, {
+		name:       "command from a writer on a first-time contributor's fork",
+		delivery:   signed("issue_comment", "d-1", prComment),
+		setup:      fromFork("FIRST_TIME_CONTRIBUTOR"),
+		wantStatus: http.StatusAccepted,
+		want:       []string{permAlice, getPR42, reactEyes, dispatchPath},
+		wantSent:   dispatched("main", "TestSum TestSum/empty", prHead),
+	}, {
+		name:       "command from the fork's author, who has no write access",
+		delivery:   signed("issue_comment", "d-1", fromUser("newbie", "User")),
+		setup:      fromFork("FIRST_TIME_CONTRIBUTOR"),
+		wantStatus: http.StatusAccepted,
+		want:       []string{"GET /repos/octo-org/calc/collaborators/newbie/permission", listPR42, replyPR42},
+		wantReply:  "@newbie only collaborators with write access",
 	}, {
 		name:       "wrong signature",
 		delivery:   delivery{event: "issue_comment", id: "d-1", body: prComment, signature: sign("guess", prComment)},
@@ -127,7 +152,7 @@ func TestWebhook(t *testing.T) {
 		delivery:   signed("issue_comment", "d-1", prComment),
 		setup:      func(api *fakegh.Server) { api.Workflows = nil },
 		wantStatus: http.StatusAccepted,
-		want:       []string{permAlice, reactEyes, dispatchPath, replyPR42},
+		want:       []string{permAlice, getPR42, reactEyes, dispatchPath, replyPR42},
 		wantReply:  "`.github/workflows/culprit.yml` was not found on the default branch `main`",
 	}, {
 		name:     "rate limited",
@@ -137,7 +162,7 @@ func TestWebhook(t *testing.T) {
 			api.ResetAt = resetAt
 		},
 		wantStatus: http.StatusAccepted,
-		want:       []string{permAlice, reactEyes, dispatchPath, replyPR42},
+		want:       []string{permAlice, getPR42, reactEyes, dispatchPath, replyPR42},
 		wantReply: "rate limit for the app is used up (rate limited until " +
 			resetAt.UTC().Format(time.RFC3339) + ": API rate limit exceeded)",
 	}, {
@@ -148,28 +173,75 @@ func TestWebhook(t *testing.T) {
 			api.RetryAfter = "1"
 		},
 		wantStatus: http.StatusAccepted,
-		want:       []string{permAlice, reactEyes, dispatchPath, dispatchPath},
-		wantSent:   dispatched("main", "TestSum TestSum/empty"),
+		want:       []string{permAlice, getPR42, reactEyes, dispatchPath, dispatchPath},
+		wantSent:   dispatched("main", "TestSum TestSum/empty", prHead),
 	}, {
-		name:       "workflow without the tests input",
-		delivery:   signed("issue_comment", "d-1", prComment),
-		setup:      func(api *fakegh.Server) { api.Workflows = map[string][]string{DefaultWorkflow: {"pr-number!"}} },
+		name:     "workflow without the tests input",
+		delivery: signed("issue_comment", "d-1", prComment),
+		setup: func(api *fakegh.Server) {
+			api.Workflows = map[string][]string{DefaultWorkflow: {"pr-number!", "head-sha"}}
+		},
 		wantStatus: http.StatusAccepted,
-		want:       []string{permAlice, reactEyes, dispatchPath, replyPR42},
-		wantReply:  "GitHub refused the dispatch (Unexpected inputs provided: [\"tests\"]). The workflow needs an `on: workflow_dispatch` trigger",
+		want:       []string{permAlice, getPR42, reactEyes, dispatchPath, replyPR42},
+		wantReply: "GitHub refused the dispatch (Unexpected inputs provided: [\"tests\"]). " +
+			"The workflow needs an `on: workflow_dispatch` trigger with the inputs `pr-number`, `tests` and `head-sha`.",
+	}, {
+		// An older workflow: one dispatch, refused, and no second one
+		// without the pin.
+		name:     "workflow without the head-sha input",
+		delivery: signed("issue_comment", "d-1", prComment),
+		setup: func(api *fakegh.Server) {
+			api.Workflows = map[string][]string{DefaultWorkflow: {"pr-number!", "tests"}}
+		},
+		wantStatus: http.StatusAccepted,
+		want:       []string{permAlice, getPR42, reactEyes, dispatchPath, replyPR42},
+		wantReply:  "the workflow on `main` has no `head-sha` input (GitHub: Unexpected inputs provided: [\"head-sha\"])",
 	}, {
 		name:       "default branch looked up when the payload lacks it",
 		delivery:   signed("issue_comment", "d-1", edit(t, prComment, map[string]any{"repository.default_branch": nil})),
 		setup:      func(api *fakegh.Server) { api.DefaultBranch = "trunk" },
 		wantStatus: http.StatusAccepted,
-		want:       []string{permAlice, reactEyes, "GET /repos/octo-org/calc", dispatchPath},
-		wantSent:   dispatched("trunk", "TestSum TestSum/empty"),
+		want:       []string{permAlice, getPR42, reactEyes, "GET /repos/octo-org/calc", dispatchPath},
+		wantSent:   dispatched("trunk", "TestSum TestSum/empty", prHead),
 	}, {
 		name:       "failed run",
 		delivery:   signed("workflow_run", "d-1", runFailure),
 		wantStatus: http.StatusAccepted,
-		want:       []string{dispatchPath},
-		wantSent:   dispatched("main", ""),
+		want:       []string{getPR42, dispatchPath},
+		wantSent:   dispatched("main", "", runHead),
+	}, {
+		name:     "failed run, workflow without the head-sha input",
+		delivery: signed("workflow_run", "d-1", runFailure),
+		setup: func(api *fakegh.Server) {
+			api.Workflows = map[string][]string{DefaultWorkflow: {"pr-number!", "tests"}}
+		},
+		wantStatus: http.StatusAccepted,
+		want:       []string{getPR42, dispatchPath},
+	}, {
+		name:       "failed run of a contributor's fork",
+		delivery:   signed("workflow_run", "d-1", runFromFork),
+		setup:      fromFork("CONTRIBUTOR"),
+		wantStatus: http.StatusAccepted,
+		want:       []string{getPR42, dispatchPath},
+		wantSent:   dispatched("main", "", runHead),
+	}, {
+		name:       "failed run of a first-time contributor's fork",
+		delivery:   signed("workflow_run", "d-1", runFromFork),
+		setup:      fromFork("FIRST_TIME_CONTRIBUTOR"),
+		wantStatus: http.StatusAccepted,
+		want:       []string{getPR42},
+	}, {
+		name:       "failed run of a first-timer's fork",
+		delivery:   signed("workflow_run", "d-1", runFromFork),
+		setup:      fromFork("FIRST_TIMER"),
+		wantStatus: http.StatusAccepted,
+		want:       []string{getPR42},
+	}, {
+		name:       "failed run of a fork by someone without association",
+		delivery:   signed("workflow_run", "d-1", runFromFork),
+		setup:      fromFork("NONE"),
+		wantStatus: http.StatusAccepted,
+		want:       []string{getPR42},
 	}, {
 		name:       "successful run",
 		delivery:   signed("workflow_run", "d-1", fixture(t, "workflow_run_success.json")),
@@ -248,21 +320,82 @@ func TestWebhook(t *testing.T) {
 	}
 }
 
+// TestReplayedDelivery: the delivery id is not signed, so a captured
+// signed body can come back under any id. A repeated id, and a repeated
+// comment or head commit under a new id, start nothing more.
 func TestReplayedDelivery(t *testing.T) {
-	api := newAPI(t)
-	_, url, drain := startBot(t, testConfig(api.APIURL()))
-	body := fixture(t, "issue_comment_pr_created.json")
-	for i, want := range []int{http.StatusAccepted, http.StatusOK, http.StatusOK} {
-		if got := send(t, http.DefaultClient, url, signed("issue_comment", "same-id", body)); got != want {
-			t.Errorf("delivery %d: status = %d, want %d", i, got, want)
-		}
+	comment := fixture(t, "issue_comment_pr_created.json")
+	otherComment := edit(t, comment, map[string]any{"comment.id": commandCommentID + 1})
+	run := fixture(t, "workflow_run_failure.json")
+	tests := []struct {
+		name       string
+		deliveries []delivery
+		want       []int // the statuses
+		dispatches int
+	}{{
+		name: "the same delivery id",
+		deliveries: []delivery{signed("issue_comment", "same-id", comment), signed("issue_comment", "same-id", comment),
+			signed("issue_comment", "same-id", comment)},
+		want:       []int{http.StatusAccepted, http.StatusOK, http.StatusOK},
+		dispatches: 1,
+	}, {
+		name:       "the same comment under a new delivery id",
+		deliveries: []delivery{signed("issue_comment", "first", comment), signed("issue_comment", "replayed", comment)},
+		want:       []int{http.StatusAccepted, http.StatusOK},
+		dispatches: 1,
+	}, {
+		name:       "another comment",
+		deliveries: []delivery{signed("issue_comment", "first", comment), signed("issue_comment", "second", otherComment)},
+		want:       []int{http.StatusAccepted, http.StatusAccepted},
+		dispatches: 2,
+	}, {
+		// The head commit is remembered by the job, which then does nothing.
+		name:       "the same failed run under a new delivery id",
+		deliveries: []delivery{signed("workflow_run", "first", run), signed("workflow_run", "replayed", run)},
+		want:       []int{http.StatusAccepted, http.StatusAccepted},
+		dispatches: 1,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := newAPI(t)
+			api.PutIssueComment(42, commandCommentID+1, "alice", "/culprit")
+			cfg := testConfig(api.APIURL())
+			cfg.Workers = 1 // deliveries run in order
+			_, url, drain := startBot(t, cfg)
+			var got []int
+			for _, d := range tt.deliveries {
+				got = append(got, send(t, http.DefaultClient, url, d))
+			}
+			drain()
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("statuses (-want +got):\n%s", d)
+			}
+			if n := len(api.Dispatches()); n != tt.dispatches {
+				t.Errorf("dispatches = %d, want %d", n, tt.dispatches)
+			}
+		})
 	}
-	if got := send(t, http.DefaultClient, url, signed("issue_comment", "other-id", body)); got != http.StatusAccepted {
-		t.Errorf("new delivery id: status = %d, want 202", got)
+}
+
+// A command whose job failed is forgotten, delivery and comment, so that
+// its redelivery runs.
+func TestRedeliveryAfterFailedCommandRunsAgain(t *testing.T) {
+	api := newAPI(t)
+	api.Fail = map[string]fakegh.Fault{getPR42: {Status: http.StatusNotFound, Times: 1}}
+	cfg := testConfig(api.APIURL())
+	cfg.Workers = 1
+	s, url, drain := startBot(t, cfg)
+	body := fixture(t, "issue_comment_pr_created.json")
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "same", body)); got != http.StatusAccepted {
+		t.Fatalf("first delivery: status %d, want 202", got)
+	}
+	waitFor(t, func() bool { return s.deliveries.len() == 0 && s.comments.len() == 0 })
+	if got := send(t, http.DefaultClient, url, signed("issue_comment", "same", body)); got != http.StatusAccepted {
+		t.Fatalf("redelivery: status %d, want 202", got)
 	}
 	drain()
-	if n := api.Calls()[dispatchPath]; n != 2 {
-		t.Errorf("dispatches = %d, want 2 (one per delivery id)", n)
+	if d := cmp.Diff(dispatched("main", "TestSum TestSum/empty", prHead), api.Dispatches()); d != "" {
+		t.Errorf("dispatches (-want +got):\n%s", d)
 	}
 }
 
@@ -361,7 +494,7 @@ func TestRedeliveryAfterFailedJobRunsAgain(t *testing.T) {
 	if n := api.Calls()[dispatchPath]; n != 2 {
 		t.Errorf("dispatch attempts = %d, want 2: the redelivery dispatches again", n)
 	}
-	if d := cmp.Diff(dispatched("main", ""), api.Dispatches()); d != "" {
+	if d := cmp.Diff(dispatched("main", "", runHead), api.Dispatches()); d != "" {
 		t.Errorf("dispatches (-want +got):\n%s", d)
 	}
 	if n := s.shas.len(); n != 1 {
@@ -369,22 +502,27 @@ func TestRedeliveryAfterFailedJobRunsAgain(t *testing.T) {
 	}
 }
 
+// Bodies being read share a memory budget: with it used up, a delivery is
+// answered 503, unread, and one arriving once there is room is read.
 func TestBodyReadsAreBounded(t *testing.T) {
 	api := newAPI(t)
 	s, url, drain := startBot(t, testConfig(api.APIURL()))
-	for range maxReads {
-		s.reads <- struct{}{}
+	if !s.unverified.take(maxUnverified - firstChunk + 1) {
+		t.Fatal("the budget is not whole at the start")
 	}
 	body := fixture(t, "workflow_run_failure.json")
 	if got := send(t, http.DefaultClient, url, signed("workflow_run", "r1", body)); got != http.StatusServiceUnavailable {
-		t.Errorf("with every read slot taken: status %d, want 503", got)
+		t.Errorf("with the budget used up: status %d, want 503", got)
 	}
-	<-s.reads
+	s.unverified.give(maxUnverified - firstChunk + 1)
 	if got := send(t, http.DefaultClient, url, signed("ping", "r2", []byte(`{"zen":"x"}`))); got != http.StatusOK {
-		t.Errorf("with a read slot free: status %d, want 200", got)
+		t.Errorf("with room in the budget: status %d, want 200", got)
 	}
 	drain()
 	if calls := api.Requests(); len(calls) != 0 {
 		t.Errorf("API calls: %v", calls)
+	}
+	if left := s.unverified.left.Load(); left != maxUnverified {
+		t.Errorf("budget left after the requests = %d, want all of it, %d", left, maxUnverified)
 	}
 }

@@ -2,10 +2,12 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,7 +32,10 @@ func (s *Server) runTask(ctx context.Context, t *task, log *slog.Logger) error {
 	}
 }
 
-// runCommand answers a "/culprit" comment: permission check, 👀, dispatch.
+// runCommand answers a "/culprit" comment: permission check, the pull
+// request's head, 👀, dispatch. The permission is the commenter's, never
+// the pull request author's: a command from someone with write access is
+// how a maintainer runs a fork's code (see needsApproval).
 func (s *Server) runCommand(ctx context.Context, gh *github.Client, t *task, log *slog.Logger) error {
 	perm, err := permission(ctx, gh, t)
 	if err != nil {
@@ -42,26 +47,46 @@ func (s *Server) runCommand(ctx context.Context, gh *github.Client, t *task, log
 	if t.cmdErr != nil {
 		return s.reply(ctx, gh, t, fmt.Sprintf("@%s %s.\n\n%s", t.author, t.cmdErr, usageMessage))
 	}
+	// The head now is the code the commenter asked about; what is pushed
+	// after it is not theirs to vouch for.
+	pr, err := readPullRequest(ctx, gh, t)
+	if err != nil {
+		return err
+	}
 	if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, t.owner, t.repo, t.commentID, "eyes"); err != nil {
 		// The reaction is only an acknowledgement; the dispatch matters more.
 		log.Warn("adding the eyes reaction", "err", err)
 	}
-	if err := s.dispatch(ctx, gh, t, t.cmd.Tests); err != nil {
+	if err := s.dispatch(ctx, gh, t, t.cmd.Tests, pr.headSHA); err != nil {
 		return errors.Join(err, s.reply(ctx, gh, t, dispatchFailureMessage(err, s.cfg.Workflow)))
 	}
-	log.Info("explanation dispatched", "author", t.author, "tests", t.cmd.Tests)
+	log.Info("explanation dispatched", "author", t.author, "tests", t.cmd.Tests, "sha", pr.headSHA)
 	return nil
 }
 
-// runFailure dispatches an explanation of a failed run, once per head SHA:
-// several workflows failing on one commit start one explanation.
+// runFailure dispatches an explanation of a failed run, once per head SHA
+// (several workflows failing on one commit start one explanation), pinned
+// to the commit that failed. A fork's pull request by someone GitHub holds
+// back is left to a maintainer's /culprit.
 func (s *Server) runFailure(ctx context.Context, gh *github.Client, t *task, log *slog.Logger) error {
 	key := t.fullName() + "@" + t.headSHA
 	if !s.shas.add(key) {
 		log.Info("explanation already dispatched for this head", "sha", t.headSHA)
 		return nil
 	}
-	if err := s.dispatch(ctx, gh, t, nil); err != nil {
+	pr, err := readPullRequest(ctx, gh, t)
+	if err != nil {
+		s.shas.remove(key)
+		return err
+	}
+	if needsApproval(pr) {
+		// The head stays remembered: the answer is the same for its other
+		// failed runs.
+		log.Info("failed run not explained: a fork's pull request by a first-time contributor runs only on a /culprit from someone with write access",
+			"sha", t.headSHA, "author", pr.author, "association", pr.association)
+		return nil
+	}
+	if err := s.dispatch(ctx, gh, t, nil, t.headSHA); err != nil {
 		s.shas.remove(key) // let the next failed run of this head try again
 		return err
 	}
@@ -91,9 +116,9 @@ func canRun(permission string) bool {
 }
 
 // dispatch starts the culprit workflow on the base repository's default
-// branch: the workflow's own definition is trusted there, never the pull
-// request's copy of it.
-func (s *Server) dispatch(ctx context.Context, gh *github.Client, t *task, tests []string) error {
+// branch (the workflow's own definition is trusted there, never the pull
+// request's copy of it), pinned to the head commit head.
+func (s *Server) dispatch(ctx context.Context, gh *github.Client, t *task, tests []string, head string) error {
 	ref := t.defaultBranch
 	if ref == "" {
 		r, _, err := gh.Repositories.Get(ctx, t.owner, t.repo)
@@ -107,6 +132,7 @@ func (s *Server) dispatch(ctx context.Context, gh *github.Client, t *task, tests
 		Inputs: map[string]any{
 			"pr-number": strconv.Itoa(t.pr),
 			"tests":     strings.Join(tests, " "),
+			"head-sha":  head,
 		},
 	}
 	if _, err := gh.Actions.CreateWorkflowDispatchEventByFileName(ctx, t.owner, t.repo, s.cfg.Workflow, req); err != nil {
@@ -141,12 +167,37 @@ func dispatchFailureMessage(err error, workflow string) string {
 	case http.StatusNotFound:
 		return fmt.Sprintf("culprit could not start: the workflow `.github/workflows/%s` was not found on the default branch `%s`. Add it (see the culprit README for an example) and run `/culprit` again.", workflow, ref)
 	case http.StatusUnprocessableEntity:
-		return fmt.Sprintf("culprit could not start `%s`: GitHub refused the dispatch (%s). The workflow needs an `on: workflow_dispatch` trigger with the inputs `pr-number` and `tests`.", workflow, apiMessage(err))
+		if slices.Equal(unexpectedInputs(err), []string{"head-sha"}) {
+			// A workflow older than the pin. Dispatching without it would
+			// run whatever the pull request's head is by then.
+			return fmt.Sprintf("culprit could not start `%s`: the workflow on `%s` has no `head-sha` input (GitHub: %s). "+
+				"culprit pins each analysis to the pull request's head commit at the time of `/culprit` and starts none without the pin: "+
+				"add a `head-sha` input to the workflow's `on: workflow_dispatch` (see the example workflow in the culprit README) and run `/culprit` again.",
+				workflow, ref, apiMessage(err))
+		}
+		return fmt.Sprintf("culprit could not start `%s`: GitHub refused the dispatch (%s). The workflow needs an `on: workflow_dispatch` trigger with the inputs `pr-number`, `tests` and `head-sha`.", workflow, apiMessage(err))
 	case http.StatusForbidden:
 		return fmt.Sprintf("culprit could not start `%s`: the app is not allowed to (%s). It needs the Actions: write permission.", workflow, apiMessage(err))
 	default:
 		return fmt.Sprintf("culprit could not start `%s`: %s. Try `/culprit` again later.", workflow, apiMessage(err))
 	}
+}
+
+// unexpectedInputs are the inputs GitHub refused a dispatch for, which
+// the workflow does not declare: its 422 says `Unexpected inputs provided:
+// ["head-sha"]`. Nil for any other error, or a message in another form,
+// which then gets the general answer to a 422.
+func unexpectedInputs(err error) []string {
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) || statusCode(err) != http.StatusUnprocessableEntity {
+		return nil
+	}
+	_, list, ok := strings.Cut(er.Message, "Unexpected inputs provided:")
+	var names []string
+	if !ok || json.Unmarshal([]byte(list), &names) != nil {
+		return nil
+	}
+	return names
 }
 
 func (s *Server) reply(ctx context.Context, gh *github.Client, t *task, body string) error {

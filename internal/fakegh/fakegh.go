@@ -52,6 +52,15 @@ type PR struct {
 	Number  int
 	BaseSHA string
 	HeadSHA string
+	// Author is the login that opened the pull request; AuthorAssociation
+	// is GitHub's word for their relation to the repository (OWNER,
+	// MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR,
+	// FIRST_TIMER, NONE). Either is left out of the answer when empty.
+	Author            string
+	AuthorAssociation string
+	// HeadRepo is the "owner/name" of the repository the head branch is
+	// in, a fork's; "" means the repository itself.
+	HeadRepo string
 }
 
 // Server is the fake API. Set its fields before the first request.
@@ -138,6 +147,7 @@ func New(t testing.TB, owner, repo, token string) *Server {
 	mux.HandleFunc("GET "+repoPath+"/issues/{number}/comments", s.listIssueComments)
 	mux.HandleFunc("POST "+repoPath+"/issues/{number}/comments", s.createIssueComment)
 	mux.HandleFunc("PATCH "+repoPath+"/issues/comments/{id}", s.editIssueComment)
+	mux.HandleFunc("DELETE "+repoPath+"/issues/comments/{id}", s.deleteIssueComment)
 	mux.HandleFunc("GET "+repoPath+"/pulls/{number}/comments", s.listReviewComments)
 	mux.HandleFunc("POST "+repoPath+"/pulls/{number}/reviews", s.createReview)
 	mux.HandleFunc("DELETE "+repoPath+"/pulls/comments/{id}", s.deleteReviewComment)
@@ -389,12 +399,30 @@ func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.PRs[n]
-	s.json(w, http.StatusOK, map[string]any{
+	base := s.Owner + "/" + s.Repo
+	head := base
+	if p.HeadRepo != "" {
+		head = p.HeadRepo
+	}
+	pr := map[string]any{
 		"number":   n,
 		"html_url": fmt.Sprintf("https://github.example/%s/%s/pull/%d", s.Owner, s.Repo, n),
-		"base":     map[string]any{"sha": p.BaseSHA, "ref": "main"},
-		"head":     map[string]any{"sha": p.HeadSHA, "ref": "feature"},
-	})
+		"base":     map[string]any{"sha": p.BaseSHA, "ref": "main", "repo": repoJSON(base, false)},
+		"head":     map[string]any{"sha": p.HeadSHA, "ref": "feature", "repo": repoJSON(head, head != base)},
+	}
+	if p.Author != "" {
+		pr["user"] = User{Login: p.Author, Type: "User"}
+	}
+	if p.AuthorAssociation != "" {
+		pr["author_association"] = p.AuthorAssociation
+	}
+	s.json(w, http.StatusOK, pr)
+}
+
+// repoJSON is the repository object of a pull request's base or head.
+func repoJSON(fullName string, fork bool) map[string]any {
+	owner, name, _ := strings.Cut(fullName, "/")
+	return map[string]any{"name": name, "full_name": fullName, "owner": map[string]any{"login": owner}, "fork": fork}
 }
 
 // Keys returns the sorted keys of a call-count map, for messages.

@@ -3,6 +3,7 @@ package fakegh_test
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -182,5 +183,63 @@ func TestFaults(t *testing.T) {
 	}
 	if d := cmp.Diff([]int{502, 502, 200}, got); d != "" {
 		t.Errorf("statuses (-want +got):\n%s", d)
+	}
+}
+
+// TestPullRequest checks the pull request's head repository, author and
+// association: a branch of the repository by default, a fork's when set.
+func TestPullRequest(t *testing.T) {
+	type repo struct {
+		FullName string `json:"full_name"`
+		Fork     bool   `json:"fork"`
+	}
+	type side struct {
+		SHA  string `json:"sha"`
+		Repo repo   `json:"repo"`
+	}
+	type pull struct {
+		Head        side `json:"head"`
+		Base        side `json:"base"`
+		User        *fakegh.User
+		Association string `json:"author_association"`
+	}
+	for _, tc := range []struct {
+		name string
+		pr   fakegh.PR
+		want pull
+	}{
+		{"a branch of the repository", fakegh.PR{Number: 7, BaseSHA: "b0", HeadSHA: "h1"}, pull{
+			Head: side{SHA: "h1", Repo: repo{FullName: "octo/calc"}},
+			Base: side{SHA: "b0", Repo: repo{FullName: "octo/calc"}},
+		}},
+		{"a fork", fakegh.PR{Number: 7, BaseSHA: "b0", HeadSHA: "h1", Author: "newbie", AuthorAssociation: "FIRST_TIMER", HeadRepo: "newbie/calc"}, pull{
+			Head:        side{SHA: "h1", Repo: repo{FullName: "newbie/calc", Fork: true}},
+			Base:        side{SHA: "b0", Repo: repo{FullName: "octo/calc"}},
+			User:        &fakegh.User{Login: "newbie", Type: "User"},
+			Association: "FIRST_TIMER",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakegh.New(t, "octo", "calc", token)
+			srv.PRs[7] = tc.pr
+			req, err := http.NewRequest("GET", srv.APIURL()+"/repos/octo/calc/pulls/7", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Accept", "application/vnd.github+json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var got pull
+			if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("pull request (-want +got):\n%s", d)
+			}
+		})
 	}
 }
