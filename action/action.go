@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -117,7 +116,7 @@ func (ru *run) analyze(ctx context.Context) error {
 	ru.status = overallStatus(an)
 	ru.culprits = culpritCount(an.Reports)
 	paths, err := writeReports(ru.cfg.ReportJSON, an.Reports, runContext{
-		Repository: ru.gc.Repository, PR: t.PR, Base: t.Base, Head: t.Head, Status: ru.status, Skipped: an.Skipped})
+		Repository: ru.gc.Repository, PR: t.PR, Base: t.Base, Head: t.Head, Status: ru.status, Skipped: an.Skipped, Tests: ru.cfg.Tests})
 	if err != nil {
 		return err
 	}
@@ -140,7 +139,9 @@ func (ru *run) analyze(ctx context.Context) error {
 }
 
 // comment is the comment mode: post a report that an analyze run wrote.
-// It reads files and calls the API; it never runs repository code.
+// It reads files and calls the API; it never runs repository code. The
+// report comes from a run of the pull request's code, so where to post it,
+// and under which key, is decided by the event and the API (analyzedRun).
 func (ru *run) comment(ctx context.Context) error {
 	reps, rc, err := readReports(ru.cfg.ReportJSON)
 	if err != nil {
@@ -150,65 +151,15 @@ func (ru *run) comment(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	number, head := ru.cfg.PRNumber, ""
-	if rc != nil {
-		if number == 0 {
-			number = rc.PR
-		}
-		head = rc.Head
-		if rc.Repository != "" && ru.gc.Repository != "" && !strings.EqualFold(rc.Repository, ru.gc.Repository) {
-			return fmt.Errorf("the report is about %s, not %s; refusing to comment", rc.Repository, ru.gc.Repository)
-		}
+	if rc != nil && rc.Repository != "" && ru.gc.Repository != "" && !strings.EqualFold(rc.Repository, ru.gc.Repository) {
+		return fmt.Errorf("the report is about %s, not %s; refusing to comment", rc.Repository, ru.gc.Repository)
 	}
-	details := ru.detailsURL()
-	if wr, ok := ru.gc.Event["workflow_run"].(map[string]any); ok {
-		if number == 0 {
-			if prs, ok := wr["pull_requests"].([]any); ok && len(prs) > 0 {
-				if p, ok := prs[0].(map[string]any); ok {
-					number = jsonInt(p["number"])
-				}
-			}
-		}
-		if u, _ := wr["html_url"].(string); u != "" {
-			details = u
-		}
-		// The report was written by a run of the pull request's code: it
-		// may name any PR. Post only where the PR's head is the commit
-		// that run analyzed.
-		runHead, _ := wr["head_sha"].(string)
-		if ev, _ := wr["event"].(string); ev == "workflow_dispatch" {
-			// A dispatched run ran on the default branch: its head_sha is
-			// not the PR's. The PR is the one its run-name names (set by
-			// the default branch's workflow from the dispatch input); the
-			// report may not name another.
-			n := dispatchedPR(wr)
-			if n == 0 {
-				return errors.New("the dispatched run's name does not end in #<pr-number>; set run-name as the example workflow does; refusing to comment")
-			}
-			if (rc != nil && rc.PR != 0 && rc.PR != n) || (ru.cfg.PRNumber != 0 && ru.cfg.PRNumber != n) {
-				return fmt.Errorf("the report names another pull request than #%d, the one the run was dispatched for; refusing to comment", n)
-			}
-			number, runHead = n, head
-			if runHead == "" {
-				return errors.New("the report of a dispatched run names no head commit; refusing to comment")
-			}
-		}
-		if runHead == "" {
-			return errors.New("the workflow_run event has no head_sha; refusing to comment")
-		}
-		if number != 0 {
-			p, err := client(number).Get(ctx)
-			if err != nil {
-				return err
-			}
-			if p.HeadSHA != runHead || (head != "" && head != runHead) {
-				return fmt.Errorf("pull request #%d is at %s but the analyzed run was at %s; refusing to comment (the PR moved on, or the report names another PR)", number, short(p.HeadSHA), short(runHead))
-			}
-		}
-		head = runHead
+	target, err := ru.analyzedRun(ctx, client, rc)
+	if err != nil {
+		return err
 	}
-	if number == 0 {
-		return fmt.Errorf("%w: no pull request number in the report context, the pr-number input or the event", errNoPR)
+	if ru.cfg.CommentID == "" {
+		ru.cfg.CommentID = defaultCommentID(target.workflow, target.tests)
 	}
 	an := &analysis{Reports: reps}
 	if rc != nil {
@@ -226,7 +177,11 @@ func (ru *run) comment(ctx context.Context) error {
 	if ru.cfg.Annotations {
 		ru.annotate(reps)
 	}
-	return ru.post(ctx, client(number), head, reps, details)
+	details := target.url
+	if details == "" {
+		details = ru.detailsURL()
+	}
+	return ru.post(ctx, client(target.number), target.head, reps, details)
 }
 
 func (ru *run) detailsURL() string {
@@ -251,29 +206,15 @@ func (ru *run) outputs() {
 	}
 }
 
-// summary writes the full reports to the job summary.
+// summary writes the full reports to the job summary, rendered and
+// neutralised as the comment is (jobSummary).
 func (ru *run) summary(reps []*report.Report, skipped int) {
-	var b strings.Builder
-	switch {
-	case len(reps) == 0 && ru.status == StatusNoFailingTests:
-		b.WriteString("## culprit\n\nNo failing test: nothing to explain.\n")
-	case len(reps) == 0:
-		fmt.Fprintf(&b, "## culprit\n\nStatus: %s.\n", ru.status)
-	}
-	for i, r := range reps {
-		if i > 0 {
-			b.WriteString("\n---\n\n")
-		}
-		b.WriteString(report.Markdown(r))
-	}
-	if skipped > 0 {
-		fmt.Fprintf(&b, "\n%d more distinct failures were not analyzed (max-tests).\n", skipped)
-	}
+	body := jobSummary(reps, ru.status, skipped)
 	if ru.Getenv("GITHUB_STEP_SUMMARY") == "" {
-		infof(ru.a, "%s", b.String())
+		infof(ru.a, "%s", body)
 		return
 	}
-	ru.a.AddStepSummary(b.String())
+	ru.a.AddStepSummary(body)
 }
 
 // annotate emits the reports' annotations, once per run.
@@ -307,19 +248,4 @@ func (ru *run) annotate(reps []*report.Report) {
 			}
 		}
 	}
-}
-
-// dispatchedPR is the pull request number at the end of a dispatched run's
-// display title ("culprit #42"), 0 when there is none.
-func dispatchedPR(wr map[string]any) int {
-	title, _ := wr["display_title"].(string)
-	i := strings.LastIndexByte(title, '#')
-	if i < 0 {
-		return 0
-	}
-	n, err := strconv.Atoi(title[i+1:])
-	if err != nil || n <= 0 {
-		return 0
-	}
-	return n
 }

@@ -49,8 +49,9 @@ type Config struct {
 	BuildCommand   string
 	TestCommand    string
 	ReportJSON     string // where Analyze writes the report and Comment reads it
-	// EnvPassthrough names variables the tests need that look like
-	// secrets and would otherwise be withheld from them (see proc.Secret).
+	// EnvPassthrough names variables the tests need beyond the
+	// environment's allow-list, which would otherwise be withheld from
+	// them (see proc.Env).
 	EnvPassthrough []string
 	// CommentID, when set, keeps this run's sticky comment and review
 	// comments apart from other culprit runs on the same pull request.
@@ -91,7 +92,8 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 	if !validCommentID(c.CommentID) {
 		return nil, fmt.Errorf("input comment-id: %q; want at most 64 letters, digits, '.', '_' or '-'", c.CommentID)
 	}
-	if c.CommentID == "" {
+	if c.CommentID == "" && c.Mode != Comment {
+		// The comment mode keys its comment by the run it posts for.
 		c.CommentID = defaultCommentID(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), c.Tests)
 	}
 	if len(c.Packages) == 0 {

@@ -61,3 +61,49 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestDispatchedAnalyzeIsPinned: a dispatch that names head-sha (the pull
+// request's head when /culprit was written) analyzes that commit or
+// nothing: a pull request that moved on since is refused before any test
+// runs, and so is a head-sha that is not a commit SHA.
+func TestDispatchedAnalyzeIsPinned(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		pin     func(*scenarioRevs) string
+		wantErr string
+	}{
+		{"pinned to the head", func(r *scenarioRevs) string { return r.head }, ""},
+		{"the PR moved on", func(r *scenarioRevs) string { return r.base }, "not analyzing another commit in its place"},
+		{"not a SHA", func(*scenarioRevs) string { return "main" }, "is not a full commit SHA"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := loadScenario(t, nil)
+			merge := gitOut(t, repo.Dir, "commit-tree", repo.Head+"^{tree}", "-p", repo.Base, "-p", repo.Head, "-m", "Merge")
+			gitOut(t, repo.Dir, "update-ref", "refs/remotes/pull/7/merge", merge)
+			srv := newServer(t, repo)
+			pin := tc.pin(&scenarioRevs{base: repo.Base, head: repo.Head})
+			payload := map[string]any{"inputs": map[string]any{"pr-number": "7", "tests": "", "head-sha": pin}}
+			env := newRunnerEnv(t, srv, repo, "workflow_dispatch", payload).
+				set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze")
+			ex := &canned{}
+			err := env.run(ex)
+			if tc.wantErr == "" {
+				if err != nil || len(ex.reqs) == 0 || ex.reqs[0].Head != repo.Head {
+					t.Fatalf("run: %v, requests %+v\n%s", err, ex.reqs, env.out.String())
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("err %v, want one saying %q", err, tc.wantErr)
+			}
+			if len(ex.reqs) != 0 {
+				t.Errorf("analyzed %+v although the pin did not hold", ex.reqs)
+			}
+			if got := env.outputs()["status"]; got != "error" {
+				t.Errorf("status %q, want error", got)
+			}
+		})
+	}
+}
+
+type scenarioRevs struct{ base, head string }

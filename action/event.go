@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -68,6 +69,9 @@ func resolveTarget(ctx context.Context, cfg *Config, gc *githubactions.GitHubCon
 				}
 				base, head = p.BaseSHA, p.HeadSHA
 			}
+			if err := checkPin(gc, n, head); err != nil {
+				return nil, err
+			}
 		}
 	case "push":
 		base, _ = gc.Event["before"].(string)
@@ -114,6 +118,25 @@ func resolveTarget(ctx context.Context, cfg *Config, gc *githubactions.GitHubCon
 	t.Base, t.Head = mb, head
 	return t, nil
 }
+
+// checkPin holds a dispatched analysis to the commit it was asked about:
+// the head-sha input (the pull request's head when /culprit was written)
+// must be the head the checkout or the API gives now. A pull request that
+// moved on since is not analyzed in its place.
+func checkPin(gc *githubactions.GitHubContext, n int, head string) error {
+	pin := strings.TrimSpace(str(gc.Event, "inputs", "head-sha"))
+	switch {
+	case pin == "":
+		return nil
+	case !fullSHA.MatchString(pin):
+		return fmt.Errorf("%w: the head-sha input %q is not a full commit SHA", errBadInput, pin)
+	case pin != head:
+		return fmt.Errorf("pull request #%d is now at %s, not at %s, the commit this analysis was asked for; not analyzing another commit in its place (ask again on the new head)", n, short(head), short(pin))
+	}
+	return nil
+}
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // mergeParents returns the base and head of pull request n when the
 // checkout holds GitHub's merge commit of it, as actions/checkout leaves it

@@ -26,6 +26,9 @@ type runContext struct {
 	Head       string `json:"head"`
 	Status     string `json:"status"`
 	Skipped    int    `json:"skipped,omitempty"`
+	// Tests is the tests input the run was given ("" every failing test):
+	// with the workflow, it keys the comment that posts this report.
+	Tests string `json:"tests,omitempty"`
 }
 
 // writeReports writes the first report to path, the others next to it as

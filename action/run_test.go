@@ -1,6 +1,7 @@
 package action_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -158,29 +159,49 @@ func TestForkSafePattern(t *testing.T) {
 	diffCalls(t, srv, map[string]int{})
 	posted := map[string]int{getPR: 1, "GET /user": 1, listComments: 1, createComment: 1, listReview: 1, createReview: 1}
 
+	other := map[string]any{"number": float64(prNum + 2)}
+	self := map[string]any{"number": float64(prNum)}
 	for _, tc := range []struct {
-		name    string
-		event   string
-		title   string // the run's display title
-		runHead string
-		wantErr bool
-		calls   map[string]int
+		name     string
+		event    string
+		title    string // the run's display title
+		runHead  string
+		prs      []any  // the event's pull_requests
+		headRepo string // the event's head_repository; "" is octo/calc
+		wantErr  bool
+		calls    map[string]int
 	}{
-		{"other commit", "pull_request", "", repo.Base, true, map[string]int{getPR: 1}},
-		{"head", "pull_request", "", repo.Head, false, posted},
+		{name: "other commit", event: "pull_request", runHead: repo.Base, wantErr: true, calls: map[string]int{}},
+		{name: "head", event: "pull_request", runHead: repo.Head, calls: posted},
+		{name: "head, PR in the event", event: "pull_request", runHead: repo.Head, prs: []any{self}, calls: posted},
+		// The event decides: a report naming another PR than the event's
+		// is refused before any call.
+		{name: "event lists another PR", event: "pull_request", runHead: repo.Head, prs: []any{other}, wantErr: true, calls: map[string]int{}},
+		// A fork's run lists no PR; the PR the report names must come
+		// from the repository the run's branch is in.
+		{name: "PR of another head repository", event: "pull_request", runHead: repo.Head, headRepo: "mallory/calc", wantErr: true, calls: map[string]int{getPR: 1}},
 		// A dispatched run's head_sha is the default branch's; its PR is
 		// the one its run-name names, and the report must agree.
-		{"dispatch", "workflow_dispatch", "culprit #" + strconv.Itoa(prNum), repo.Base, false, posted},
-		{"dispatch for another PR", "workflow_dispatch", "culprit #" + strconv.Itoa(prNum+1), repo.Base, true, map[string]int{}},
-		{"dispatch without a PR in its name", "workflow_dispatch", "culprit", repo.Base, true, map[string]int{}},
+		{name: "dispatch", event: "workflow_dispatch", title: "culprit #" + strconv.Itoa(prNum), runHead: repo.Base, calls: posted},
+		{name: "dispatch pinned to the head", event: "workflow_dispatch", title: "culprit #" + strconv.Itoa(prNum) + " @ " + repo.Head, runHead: repo.Base, calls: posted},
+		{name: "dispatch pinned to another commit", event: "workflow_dispatch", title: "culprit #" + strconv.Itoa(prNum) + " @ " + repo.Base, runHead: repo.Base, wantErr: true, calls: map[string]int{}},
+		{name: "dispatch for another PR", event: "workflow_dispatch", title: "culprit #" + strconv.Itoa(prNum+1), runHead: repo.Base, wantErr: true, calls: map[string]int{}},
+		{name: "dispatch without a PR in its name", event: "workflow_dispatch", title: "culprit", runHead: repo.Base, wantErr: true, calls: map[string]int{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, repo)
+			if tc.prs == nil {
+				tc.prs = []any{}
+			}
+			if tc.headRepo == "" {
+				tc.headRepo = "octo/calc"
+			}
 			env := commentEnv(t, srv, map[string]any{
-				"event": tc.event, "conclusion": "failure", "head_sha": tc.runHead,
-				"display_title": tc.title,
-				"html_url":      "https://github.example/octo/calc/actions/runs/99",
-				"pull_requests": []any{},
+				"name": "culprit", "event": tc.event, "conclusion": "failure", "head_sha": tc.runHead,
+				"display_title":   tc.title,
+				"html_url":        "https://github.example/octo/calc/actions/runs/99",
+				"pull_requests":   tc.prs,
+				"head_repository": map[string]any{"full_name": tc.headRepo},
 			}, artifact)
 			err := env.run(nil)
 			if (err != nil) != tc.wantErr {
@@ -197,6 +218,50 @@ func TestForkSafePattern(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCommentKeyFromCoverage: the comment job keys its comment by what the
+// analysis covered (the analyzing workflow and the tests it was asked
+// for), not by its own job. A dispatched "/culprit TestOK" whose test
+// passes leaves the explanation of the pull request's failing tests alone;
+// a later run over the same tests (every failing test) that finds none
+// marks that explanation stale.
+func TestCommentKeyFromCoverage(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	artifact := analyzeArtifact(t, srv, repo)
+	srv = newServer(t, repo)
+	passing := t.TempDir()
+	ctx := fmt.Sprintf(`{"repository": "octo/calc", "pr": %d, "head": %q, "status": "no-failing-tests"}`, prNum, repo.Head)
+	if err := os.WriteFile(filepath.Join(passing, "culprit-pr.json"), []byte(ctx), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	comment := func(title, event, artifact string) {
+		t.Helper()
+		env := commentEnv(t, srv, map[string]any{
+			"name": "culprit", "event": event, "conclusion": "success", "head_sha": repo.Head,
+			"display_title": title, "pull_requests": []any{},
+			"head_repository": map[string]any{"full_name": "octo/calc"},
+		}, artifact).set("INPUT_REVIEW_COMMENTS", "false")
+		if err := env.run(nil); err != nil {
+			t.Fatalf("comment for %q: %v\n%s", title, err, env.out.String())
+		}
+	}
+	pin := " @ " + repo.Head
+	comment("culprit", "pull_request", artifact)
+	first := srv.IssueComments(prNum)
+	if len(first) != 1 || !strings.HasPrefix(first[0].Body, "<!-- culprit:report:culprit -->\n") {
+		t.Fatalf("comments after the pull_request run: %+v", first)
+	}
+	comment("culprit #"+strconv.Itoa(prNum)+pin+" [TestOK]", "workflow_dispatch", passing)
+	if got := srv.IssueComments(prNum); len(got) != 1 || got[0].Body != first[0].Body {
+		t.Errorf("a run over TestOK alone changed the comment about every failing test:\n%+v", got)
+	}
+	comment("culprit #"+strconv.Itoa(prNum)+pin, "workflow_dispatch", passing)
+	got := srv.IssueComments(prNum)
+	if len(got) != 1 || !strings.Contains(got[0].Body, "earlier findings no longer apply") {
+		t.Errorf("a passing run over every failing test did not mark the comment stale:\n%+v", got)
 	}
 }
 

@@ -31,9 +31,9 @@ func (f *explainFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", analyzer.DefaultBudget, "wall-time budget of the whole analysis; past it the best answer so far is reported")
 	fs.IntVar(&f.maxTrials, "max-trials", 0, "most test runs the analysis may make (0: bounded by --budget only)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress on standard error")
-	// The pull request's builds and tests never see the runner's secrets
-	// (internal/proc); a variable the tests need is named here.
-	fs.Func("env-passthrough", "comma-separated names of environment variables the tests need although they look like secrets (every other secret is withheld from the pull request's code)", func(s string) error {
+	// The pull request's builds and tests get an allow-list of the
+	// environment (internal/proc); another variable they need is named here.
+	fs.Func("env-passthrough", "comma-separated names of environment variables the tests need beyond the allow-list of what builds and tests use (PATH, HOME, GO*, CGO_*, locale, proxies…); every other variable is withheld from the pull request's code", func(s string) error {
 		proc.SetPassthrough(proc.ParsePassthrough(s))
 		return nil
 	})
