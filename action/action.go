@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -44,6 +45,7 @@ type run struct {
 	gc  *githubactions.GitHubContext
 
 	status     string
+	verdict    *analysis // what was found, for fail-on
 	culprits   int
 	reportJSON string
 	annotated  bool
@@ -61,26 +63,40 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 			// written; that is an error of the run, not a crash.
 			err = fmt.Errorf("writing to the runner: %v", p)
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, errVerdictFails):
+			// A verdict, not an error: the status output keeps it.
+		case err != nil:
 			ru.status = StatusError
 			a.Errorf("culprit: %v", err)
 		}
 		ru.outputs()
 	}()
+	// The token is masked before anything can fail, so that no error
+	// message, even one about another input, can print it.
+	if tok := input(a, "github-token"); tok != "" {
+		a.AddMask(tok)
+	}
 	if ru.cfg, err = readConfig(a, r.Getenv); err != nil {
 		return err
 	}
 	proc.SetPassthrough(ru.cfg.EnvPassthrough)
-	if ru.cfg.Token != "" {
-		a.AddMask(ru.cfg.Token)
-	}
 	if ru.gc, err = a.Context(); err != nil {
 		return fmt.Errorf("reading the workflow context: %w", err)
 	}
 	if ru.cfg.Mode == Comment {
-		return ru.comment(ctx)
+		err = ru.comment(ctx)
+	} else {
+		err = ru.analyze(ctx)
 	}
-	return ru.analyze(ctx)
+	if err != nil || ru.verdict == nil {
+		return err
+	}
+	if why := ru.cfg.FailOn.verdictFails(ru.verdict); why != "" {
+		a.Errorf("culprit: failing the step: %s (fail-on: %s; status %s)", why, ru.cfg.FailOn, ru.status)
+		return errVerdictFails
+	}
+	return nil
 }
 
 // clients returns a constructor of pull-request clients sharing one
@@ -113,7 +129,7 @@ func (ru *run) analyze(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ru.status = overallStatus(an)
+	ru.status, ru.verdict = overallStatus(an), an
 	ru.culprits = culpritCount(an.Reports)
 	paths, err := writeReports(ru.cfg.ReportJSON, an.Reports, runContext{
 		Repository: ru.gc.Repository, PR: t.PR, Base: t.Base, Head: t.Head, Status: ru.status, Skipped: an.Skipped, Tests: ru.cfg.Tests})
@@ -168,7 +184,7 @@ func (ru *run) comment(ctx context.Context) error {
 	if an.Status == "" && len(reps) == 0 {
 		an.Status = StatusNoFailingTests
 	}
-	ru.status = overallStatus(an)
+	ru.status, ru.verdict = overallStatus(an), an
 	ru.culprits = culpritCount(reps)
 	if len(reps) > 0 {
 		ru.reportJSON = ru.cfg.ReportJSON

@@ -435,7 +435,7 @@ func TestActionYAML(t *testing.T) {
 	os.WriteFile(filepath.Join(tmp, "go.env"), []byte("GOFLAGS=-toolexec="+tool+"\n"), 0o644)
 	env.vars["GOENV"] = filepath.Join(tmp, "go.env")
 	src := sourceHash(t, actionPath)
-	run := runComposite(t, actionPath, map[string]string{"max-tests": "1"}, env.vars)
+	run := runComposite(t, actionPath, map[string]string{"max-tests": "1", "fail-on": "errors"}, env.vars)
 	if run.err != nil {
 		t.Fatalf("%v\n%s", run.err, run.log)
 	}

@@ -38,6 +38,7 @@ type Config struct {
 	Base, Head     string
 	PRNumber       int
 	Mode           Mode
+	FailOn         FailOn
 	MaxTests       int
 	Timeout        time.Duration
 	Budget         time.Duration // of each analysis
@@ -106,6 +107,11 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 	default:
 		return nil, fmt.Errorf("input mode: %q is not one of analyze-and-comment, analyze, comment", c.Mode)
 	}
+	failOn, err := parseFailOn(input(a, "fail-on"), c.Mode)
+	if err != nil {
+		return nil, err
+	}
+	c.FailOn = failOn
 	switch c.Strategy {
 	case "":
 		c.Strategy = analyzer.StrategyAfter
@@ -113,7 +119,6 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 	default:
 		return nil, fmt.Errorf("input strategy: %q is not one of after, dynamic, ddmin, one-by-one", c.Strategy)
 	}
-	var err error
 	if c.PRNumber, err = intInput(a, "pr-number", 0); err != nil {
 		return nil, err
 	}

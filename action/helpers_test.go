@@ -81,6 +81,9 @@ func newRunnerEnv(t *testing.T, srv *fakegh.Server, repo *scenario.Repo, event s
 		"GITHUB_STEP_SUMMARY": filepath.Join(tmp, "summary"),
 		"RUNNER_TEMP":         filepath.Join(tmp, "runner-temp"),
 		"INPUT_GITHUB_TOKEN":  token,
+		// The tests of posting are not about failing the step; TestFailOn
+		// sets it.
+		"INPUT_FAIL_ON": "errors",
 	}}
 	for _, f := range []string{"output", "summary"} {
 		if err := os.WriteFile(filepath.Join(tmp, f), nil, 0o644); err != nil {

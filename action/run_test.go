@@ -418,3 +418,44 @@ func TestDefaultCommentIDKeepsJobsApart(t *testing.T) {
 		t.Errorf("review comments by job (-want +got):\n%s", d)
 	}
 }
+
+// TestFailOn: by default a run whose tests failed fails the step, so that
+// a workflow whose test step continues on error does not end green; the
+// status output keeps the verdict. fail-on narrows that to regressions or
+// to culprit's own errors, and a run without failing tests never fails.
+func TestFailOn(t *testing.T) {
+	repo := loadScenario(t, nil)
+	failing := goTestJSON(t, repo.Dir)
+	passing := filepath.Join(t.TempDir(), "pass.json")
+	os.WriteFile(passing, []byte(`{"Action":"pass","Package":"example.com/calc/calc","Test":"TestF","Elapsed":0}
+{"Action":"pass","Package":"example.com/calc/calc","Elapsed":0}
+`), 0o644)
+	for _, tc := range []struct {
+		failOn, results string
+		wantFail        bool
+		wantStatus      string
+	}{
+		{"", failing, true, "explained"},
+		{"test-failures", failing, true, "explained"},
+		{"regressions", failing, true, "explained"},
+		{"errors", failing, false, "explained"},
+		{"", passing, false, "no-failing-tests"},
+		{"bogus", failing, true, "error"},
+	} {
+		t.Run(tc.failOn+"/"+tc.wantStatus, func(t *testing.T) {
+			srv := newServer(t, repo)
+			env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+				set("INPUT_TEST_RESULTS", tc.results, "INPUT_FAIL_ON", tc.failOn, "INPUT_COMMENT", "false", "INPUT_REVIEW_COMMENTS", "false")
+			err := env.run(&canned{})
+			if (err != nil) != tc.wantFail {
+				t.Fatalf("run: %v, want failure %v\n%s", err, tc.wantFail, env.out.String())
+			}
+			if got := env.outputs()["status"]; got != tc.wantStatus {
+				t.Errorf("status output %q, want %q", got, tc.wantStatus)
+			}
+			if tc.wantFail && tc.wantStatus != "error" && !strings.Contains(env.out.String(), "::error::culprit: failing the step: ") {
+				t.Errorf("no error line says why the step fails:\n%s", env.out.String())
+			}
+		})
+	}
+}

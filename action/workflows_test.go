@@ -1,6 +1,7 @@
 package action_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -73,4 +74,46 @@ func TestWorkflowsLint(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("actionlint: %v\n%s", err, out)
 	}
+}
+
+// TestReadmeSnippetsLint checks every YAML block of the README as a user
+// would paste it: a list of steps goes into a job of a pull_request
+// workflow, an `on:` block gets a job, and actionlint must find nothing.
+func TestReadmeSnippetsLint(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(data), -1)
+	if len(blocks) == 0 {
+		t.Fatal("README.md has no yaml blocks")
+	}
+	for i, b := range blocks {
+		snippet := b[1]
+		var wf string
+		switch {
+		case strings.HasPrefix(snippet, "- "):
+			wf = "on: pull_request\npermissions:\n  contents: read\n  pull-requests: write\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n" + indent(snippet, "      ")
+		case strings.HasPrefix(snippet, "on:"):
+			wf = snippet + "jobs:\n  explain:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo \"${{ inputs.pr-number }}\"\n"
+		default:
+			t.Errorf("README yaml block %d is neither a list of steps nor a workflow trigger:\n%s", i+1, snippet)
+			continue
+		}
+		cmd := exec.Command("go", "tool", "actionlint", "-no-color", "-stdin-filename", fmt.Sprintf("README-block-%d.yml", i+1), "-")
+		cmd.Stdin = strings.NewReader(wf)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("README yaml block %d: actionlint: %v\n%s\nas checked:\n%s", i+1, err, out, wf)
+		}
+	}
+}
+
+func indent(s, by string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = by + l
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
