@@ -348,20 +348,20 @@ func TestActionYAMLInputsMatchTheProgram(t *testing.T) {
 	}
 }
 
-// TestReadmeInputDefaults: the README's table of inputs lists every input
+// TestReadmeInputDefaults: docs/action.md's table of inputs lists every input
 // of action.yml, and no other, with action.yml's default; an input whose
 // default is empty and whose description says what empty means shows that.
 func TestReadmeInputDefaults(t *testing.T) {
 	doc := readYAML(t, "../action.yml")
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../docs/action.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(string(data), "\n### Inputs\n")
+	_, table, ok := strings.Cut(string(data), "\n## Inputs\n")
 	if !ok {
-		t.Fatal("README.md has no Inputs section")
+		t.Fatal("docs/action.md has no Inputs section")
 	}
-	table, _, _ = strings.Cut(table, "\n### ")
+	table, _, _ = strings.Cut(table, "\n## ")
 	name := regexp.MustCompile("`([a-z][a-z-]*)`")
 	readme := map[string]string{} // input → its default cell
 	for _, l := range strings.Split(table, "\n") {
@@ -396,11 +396,11 @@ func TestReadmeInputDefaults(t *testing.T) {
 	}
 	for in := range readme {
 		if _, ok := doc["inputs"].(map[string]any)[in]; !ok {
-			t.Errorf("README.md lists input %s, which action.yml does not have", in)
+			t.Errorf("docs/action.md lists input %s, which action.yml does not have", in)
 		}
 	}
 	if d := cmp.Diff(sorted(want), sorted(got)); d != "" {
-		t.Errorf("README.md input defaults (-action.yml +README.md):\n%s", d)
+		t.Errorf("docs/action.md input defaults (-action.yml +docs/action.md):\n%s", d)
 	}
 }
 

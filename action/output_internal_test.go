@@ -9,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/report"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/report/reporttest"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -96,7 +95,7 @@ func TestValidCommentID(t *testing.T) {
 }
 
 // TestStatusesDocumented: action.yml's description of the status output
-// and the README's table of outputs name every status, and no other.
+// and the table of outputs in docs/action.md name every status, and no other.
 func TestStatusesDocumented(t *testing.T) {
 	var want []string
 	for s := range statuses {
@@ -105,8 +104,8 @@ func TestStatusesDocumented(t *testing.T) {
 	slices.Sort(want)
 	word := regexp.MustCompile(`[a-z]+(-[a-z]+)*`)
 	for file, re := range map[string]*regexp.Regexp{
-		"../action.yml": regexp.MustCompile(`(?m)^  status:\n    description: "([^"]*)"`),
-		"../README.md":  regexp.MustCompile("(?m)^\\| `status` \\| (.*) \\|$"),
+		"../action.yml":     regexp.MustCompile(`(?m)^  status:\n    description: "([^"]*)"`),
+		"../docs/action.md": regexp.MustCompile("(?m)^\\| `status` \\| (.*) \\|$"),
 	} {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -135,10 +134,10 @@ func TestStatusesDocumented(t *testing.T) {
 // HTML nor carry a marker, through the run's summary and jobSummary alike.
 func TestJobSummaryIsInert(t *testing.T) {
 	for i, attack := range reporttest.Attacks {
-		r := new(report.Report)
+		r := new(result.Report)
 		reporttest.Fill(r, attack, i%2 == 0)
-		r.Status = analyzer.Explained
-		reps := []*report.Report{r}
+		r.Status = result.Explained
+		reps := []*result.Report{r}
 
 		file := filepath.Join(t.TempDir(), "summary.md")
 		getenv := func(k string) string {
@@ -148,7 +147,7 @@ func TestJobSummaryIsInert(t *testing.T) {
 			return ""
 		}
 		a := githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(io.Discard))
-		ru := &run{Runner: &Runner{Getenv: getenv, Stdout: io.Discard}, a: a, status: string(analyzer.Explained)}
+		ru := &run{Runner: &Runner{Getenv: getenv, Stdout: io.Discard}, a: a, status: string(result.Explained)}
 		ru.summary(reps, 2)
 		data, err := os.ReadFile(file)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,17 +77,23 @@ func TestWorkflowsLint(t *testing.T) {
 	}
 }
 
-// TestReadmeSnippetsLint checks every YAML block of the README as a user
-// would paste it: a list of steps goes into a job of a pull_request
-// workflow, an `on:` block gets a job, and actionlint must find nothing.
+// TestReadmeSnippetsLint checks every YAML block of the README and the
+// docs as a user would paste it: a list of steps goes into a job of a
+// pull_request workflow, an `on:` block gets a job, and actionlint must find
+// nothing.
 func TestReadmeSnippetsLint(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
+	files, _ := filepath.Glob("../docs/*.md")
+	files = append([]string{"../README.md"}, files...)
+	var blocks [][]string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(data), -1)...)
 	}
-	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(data), -1)
-	if len(blocks) == 0 {
-		t.Fatal("README.md has no yaml blocks")
+	if len(blocks) < 2 {
+		t.Fatalf("%d yaml blocks in the README and docs, want the one-job snippet and the bot's trigger", len(blocks))
 	}
 	for i, b := range blocks {
 		snippet := b[1]
