@@ -37,6 +37,15 @@ type task struct {
 	// taskFailure
 	headSHA string
 	runID   int64
+	// fork is the head of a fork's pull request, whose failed run names
+	// no pull request (pr is 0): the task finds it (pull.go).
+	fork *forkHead
+}
+
+// forkHead is where a fork's failed run ran: the fork's full name, its
+// owner and the branch.
+type forkHead struct {
+	repo, owner, branch string
 }
 
 func (t *task) fullName() string { return t.owner + "/" + t.repo }
@@ -123,18 +132,39 @@ func decodeWorkflowRun(ev *github.WorkflowRunEvent, workflow string) (*task, str
 	if err != nil {
 		return nil, "", err
 	}
-	pr := runPullRequest(run, ev.Repo.GetID())
-	if pr == nil {
-		return nil, "workflow run not for a pull request of this repository", nil
-	}
 	t.kind = taskFailure
-	t.pr = pr.GetNumber()
 	t.headSHA = run.GetHeadSHA()
 	t.runID = run.GetID()
-	if t.pr <= 0 || t.headSHA == "" {
-		return nil, "", fmt.Errorf("%w: workflow run without pull request number or head SHA", errPayload)
+	if t.headSHA == "" {
+		return nil, "", fmt.Errorf("%w: workflow run without head SHA", errPayload)
+	}
+	if pr := runPullRequest(run, ev.Repo.GetID()); pr != nil {
+		t.pr = pr.GetNumber()
+		if t.pr <= 0 {
+			return nil, "", fmt.Errorf("%w: workflow run with a pull request without number", errPayload)
+		}
+		return t, "", nil
+	}
+	t.fork = runFork(run, t.fullName())
+	if t.fork == nil {
+		return nil, "workflow run not for a pull request of this repository", nil
 	}
 	return t, "", nil
+}
+
+// runFork is the head of run when it ran in another repository than
+// fullName, a fork: GitHub leaves a fork's pull request out of
+// workflow_run.pull_requests, so that is all a failed run of one says. A
+// run of the repository's own branch that lists no pull request is not
+// for one; a fork since deleted (no head repository) leaves nothing to
+// find the pull request by.
+func runFork(run *github.WorkflowRun, fullName string) *forkHead {
+	head := run.GetHeadRepository()
+	f := &forkHead{repo: head.GetFullName(), owner: head.GetOwner().GetLogin(), branch: run.GetHeadBranch()}
+	if head == nil || f.repo == "" || f.owner == "" || f.branch == "" || strings.EqualFold(f.repo, fullName) {
+		return nil
+	}
+	return f
 }
 
 // runPullRequest picks the run's pull request into this repository; a run

@@ -148,6 +148,34 @@ func TestWebhook(t *testing.T) {
 		want:       []string{permAlice, replyPR42},
 		wantReply:  "Usage: `/culprit [explain]",
 	}, {
+		name:       "words after the command",
+		delivery:   signed("issue_comment", "d-1", withBody("/culprit explain this failure")),
+		wantStatus: http.StatusAccepted,
+		want:       []string{permAlice, replyPR42},
+		wantReply:  "Usage: `/culprit [explain]",
+	}, {
+		name:       "near miss from a writer",
+		delivery:   signed("issue_comment", "d-1", withBody("/Culprit")),
+		wantStatus: http.StatusAccepted,
+		want:       []string{permAlice, replyPR42},
+		wantReply:  "Usage: `/culprit [explain]",
+	}, {
+		name:       "near miss from a reader",
+		delivery:   signed("issue_comment", "d-1", edit(t, prComment, map[string]any{"comment.user.login": "reader", "comment.body": "/culprit\u00a0TestSum"})),
+		wantStatus: http.StatusAccepted,
+		want:       []string{"GET /repos/octo-org/calc/collaborators/reader/permission", listPR42, replyPR42},
+		wantReply:  "@reader only collaborators with write access",
+	}, {
+		name:       "command after a ~~~ block holding ```go",
+		delivery:   signed("issue_comment", "d-1", withBody("~~~\n```go\n~~~\n/culprit TestSum")),
+		wantStatus: http.StatusAccepted,
+		want:       []string{permAlice, getPR42, reactEyes, dispatchPath},
+		wantSent:   dispatched("main", "TestSum", prHead),
+	}, {
+		name:       "command in an HTML comment",
+		delivery:   signed("issue_comment", "d-1", withBody("<!--\n/culprit TestSum\n-->")),
+		wantStatus: http.StatusNoContent,
+	}, {
 		name:       "workflow missing",
 		delivery:   signed("issue_comment", "d-1", prComment),
 		setup:      func(api *fakegh.Server) { api.Workflows = nil },

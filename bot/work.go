@@ -57,7 +57,7 @@ func (s *Server) runCommand(ctx context.Context, gh *github.Client, t *task, log
 		// The reaction is only an acknowledgement; the dispatch matters more.
 		log.Warn("adding the eyes reaction", "err", err)
 	}
-	if err := s.dispatch(ctx, gh, t, t.cmd.Tests, pr.headSHA); err != nil {
+	if err := s.dispatch(ctx, gh, t, t.pr, t.cmd.Tests, pr.headSHA); err != nil {
 		return errors.Join(err, s.reply(ctx, gh, t, dispatchFailureMessage(err, s.cfg.Workflow)))
 	}
 	log.Info("explanation dispatched", "author", t.author, "tests", t.cmd.Tests, "sha", pr.headSHA)
@@ -74,10 +74,14 @@ func (s *Server) runFailure(ctx context.Context, gh *github.Client, t *task, log
 		log.Info("explanation already dispatched for this head", "sha", t.headSHA)
 		return nil
 	}
-	pr, err := readPullRequest(ctx, gh, t)
+	pr, found, err := failedRunPullRequest(ctx, gh, t, log)
 	if err != nil {
 		s.shas.remove(key)
 		return err
+	}
+	if !found {
+		// The head stays remembered: its other failed runs find the same.
+		return nil
 	}
 	if needsApproval(pr) {
 		// The head stays remembered: the answer is the same for its other
@@ -86,12 +90,37 @@ func (s *Server) runFailure(ctx context.Context, gh *github.Client, t *task, log
 			"sha", t.headSHA, "author", pr.author, "association", pr.association)
 		return nil
 	}
-	if err := s.dispatch(ctx, gh, t, nil, t.headSHA); err != nil {
+	if err := s.dispatch(ctx, gh, t, pr.number, nil, t.headSHA); err != nil {
 		s.shas.remove(key) // let the next failed run of this head try again
 		return err
 	}
-	log.Info("explanation dispatched", "sha", t.headSHA, "run", t.runID)
+	log.Info("explanation dispatched", "pr", pr.number, "sha", t.headSHA, "run", t.runID)
 	return nil
+}
+
+// failedRunPullRequest reads the pull request of a failed run: the one
+// the run names, or, for a fork's, the one open pull request whose head
+// is the run's (forkPullRequests). found is false, and the reason
+// logged, when there is none or more than one.
+func failedRunPullRequest(ctx context.Context, gh *github.Client, t *task, log *slog.Logger) (pr pullRequest, found bool, err error) {
+	if t.fork == nil {
+		pr, err := readPullRequest(ctx, gh, t)
+		return pr, err == nil, err
+	}
+	matches, err := forkPullRequests(ctx, gh, t)
+	if err != nil {
+		return pullRequest{}, false, err
+	}
+	if len(matches) != 1 {
+		numbers := make([]int, len(matches))
+		for i, m := range matches {
+			numbers[i] = m.number
+		}
+		log.Info("failed run of a fork not explained: not exactly one open pull request has its head",
+			"head", t.fork.repo+":"+t.fork.branch, "sha", t.headSHA, "pull_requests", numbers)
+		return pullRequest{}, false, nil
+	}
+	return matches[0], true, nil
 }
 
 // permission returns the author's permission on the repository; someone who
@@ -115,10 +144,11 @@ func canRun(permission string) bool {
 	return false
 }
 
-// dispatch starts the culprit workflow on the base repository's default
-// branch (the workflow's own definition is trusted there, never the pull
-// request's copy of it), pinned to the head commit head.
-func (s *Server) dispatch(ctx context.Context, gh *github.Client, t *task, tests []string, head string) error {
+// dispatch starts the culprit workflow for pull request pr on the base
+// repository's default branch (the workflow's own definition is trusted
+// there, never the pull request's copy of it), pinned to the head commit
+// head.
+func (s *Server) dispatch(ctx context.Context, gh *github.Client, t *task, pr int, tests []string, head string) error {
 	ref := t.defaultBranch
 	if ref == "" {
 		r, _, err := gh.Repositories.Get(ctx, t.owner, t.repo)
@@ -130,7 +160,7 @@ func (s *Server) dispatch(ctx context.Context, gh *github.Client, t *task, tests
 	req := github.CreateWorkflowDispatchEventRequest{
 		Ref: ref,
 		Inputs: map[string]any{
-			"pr-number": strconv.Itoa(t.pr),
+			"pr-number": strconv.Itoa(pr),
 			"tests":     strings.Join(tests, " "),
 			"head-sha":  head,
 		},

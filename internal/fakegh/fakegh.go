@@ -61,6 +61,10 @@ type PR struct {
 	// HeadRepo is the "owner/name" of the repository the head branch is
 	// in, a fork's; "" means the repository itself.
 	HeadRepo string
+	// HeadRef is the head branch, "feature" unless set.
+	HeadRef string
+	// State is "open" unless set ("closed").
+	State string
 }
 
 // Server is the fake API. Set its fields before the first request.
@@ -144,6 +148,7 @@ func New(t testing.TB, owner, repo, token string) *Server {
 	repoPath := BasePath + "/repos/{owner}/{repo}"
 	mux.HandleFunc("GET "+BasePath+"/user", s.getUser)
 	mux.HandleFunc("GET "+repoPath+"/pulls/{number}", s.getPR)
+	mux.HandleFunc("GET "+repoPath+"/pulls", s.listPRs)
 	mux.HandleFunc("GET "+repoPath+"/issues/{number}/comments", s.listIssueComments)
 	mux.HandleFunc("POST "+repoPath+"/issues/{number}/comments", s.createIssueComment)
 	mux.HandleFunc("PATCH "+repoPath+"/issues/comments/{id}", s.editIssueComment)
@@ -398,25 +403,7 @@ func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p := s.PRs[n]
-	base := s.Owner + "/" + s.Repo
-	head := base
-	if p.HeadRepo != "" {
-		head = p.HeadRepo
-	}
-	pr := map[string]any{
-		"number":   n,
-		"html_url": fmt.Sprintf("https://github.example/%s/%s/pull/%d", s.Owner, s.Repo, n),
-		"base":     map[string]any{"sha": p.BaseSHA, "ref": "main", "repo": repoJSON(base, false)},
-		"head":     map[string]any{"sha": p.HeadSHA, "ref": "feature", "repo": repoJSON(head, head != base)},
-	}
-	if p.Author != "" {
-		pr["user"] = User{Login: p.Author, Type: "User"}
-	}
-	if p.AuthorAssociation != "" {
-		pr["author_association"] = p.AuthorAssociation
-	}
-	s.json(w, http.StatusOK, pr)
+	s.json(w, http.StatusOK, s.prJSON(s.PRs[n]))
 }
 
 // repoJSON is the repository object of a pull request's base or head.

@@ -243,3 +243,95 @@ func TestPullRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestListPullRequests checks GET /pulls: filtered by state (open unless
+// given) and by head ("owner:branch"), newest first, in pages; a head
+// without an owner fails the test.
+func TestListPullRequests(t *testing.T) {
+	prs := []fakegh.PR{
+		{Number: 1, HeadSHA: "h1", HeadRef: "fix"},
+		{Number: 2, HeadSHA: "h2", HeadRef: "fix", HeadRepo: "newbie/calc"},
+		{Number: 3, HeadSHA: "h3", HeadRef: "fix", HeadRepo: "newbie/calc", State: "closed"},
+		{Number: 4, HeadSHA: "h4", HeadRef: "fix", HeadRepo: "newbie/calc-fork"},
+		{Number: 5, HeadSHA: "h5", HeadRef: "other", HeadRepo: "newbie/calc"},
+	}
+	type pull struct {
+		Number int    `json:"number"`
+		State  string `json:"state"`
+		Head   struct {
+			Label string `json:"label"`
+			Repo  struct {
+				FullName string `json:"full_name"`
+			} `json:"repo"`
+		} `json:"head"`
+	}
+	for _, tc := range []struct {
+		name      string
+		query     string
+		pageSize  int
+		want      [][]int // the numbers on each page
+		wantError string
+	}{
+		{name: "open ones", query: "", want: [][]int{{5, 4, 2, 1}}},
+		{name: "all", query: "state=all", want: [][]int{{5, 4, 3, 2, 1}}},
+		{name: "by head", query: "head=newbie:fix&state=open", want: [][]int{{4, 2}}},
+		{name: "by head, any state", query: "head=newbie:fix&state=all", want: [][]int{{4, 3, 2}}},
+		{name: "a branch of the repository", query: "head=octo:fix", want: [][]int{{1}}},
+		{name: "in pages", query: "per_page=2", pageSize: 2, want: [][]int{{5, 4}, {2, 1}}},
+		{name: "head without an owner", query: "head=fix", want: [][]int{{}}, wantError: "without an owner"},
+		{name: "unknown parameter", query: "author=newbie", want: [][]int{{5, 4, 2, 1}}, wantError: `unknown parameter "author"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			srv := fakegh.New(rec, "octo", "calc", token)
+			if tc.pageSize != 0 {
+				srv.PageSize = tc.pageSize
+			}
+			for _, p := range prs {
+				srv.PRs[p.Number] = p
+			}
+			var got [][]int
+			for url := srv.APIURL() + "/repos/octo/calc/pulls?" + tc.query; url != ""; {
+				req, err := http.NewRequest("GET", url, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+token)
+				req.Header.Set("Accept", "application/vnd.github+json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var page []pull
+				err = json.NewDecoder(resp.Body).Decode(&page)
+				resp.Body.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				numbers := []int{}
+				for _, p := range page {
+					numbers = append(numbers, p.Number)
+					owner, _, _ := strings.Cut(p.Head.Repo.FullName, "/")
+					if want := owner + ":fix"; p.Head.Label != want && p.Number != 5 {
+						t.Errorf("#%d: head label %q, want %q", p.Number, p.Head.Label, want)
+					}
+				}
+				got = append(got, numbers)
+				url = ""
+				if link := resp.Header.Get("Link"); link != "" {
+					url = strings.TrimPrefix(strings.Split(link, ">")[0], "<")
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("pages of pull requests (-want +got):\n%s", d)
+			}
+			errs := rec.errors()
+			switch {
+			case tc.wantError == "" && len(errs) > 0:
+				t.Errorf("test errors %q, want none", errs)
+			case tc.wantError != "" && (len(errs) != 1 || !strings.Contains(errs[0], tc.wantError)):
+				t.Errorf("test errors %q, want one with %q", errs, tc.wantError)
+			}
+		})
+	}
+}
