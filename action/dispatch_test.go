@@ -107,3 +107,42 @@ func TestDispatchedAnalyzeIsPinned(t *testing.T) {
 }
 
 type scenarioRevs struct{ base, head string }
+
+// TestIssueCommentEvent: a run on issue_comment analyzes the pull request
+// commented on, or the one pr-number names, and warns that it runs PR code
+// from the default branch; a comment on a plain issue is an error that
+// names the problem.
+func TestIssueCommentEvent(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		issue    map[string]any
+		prNumber string
+		wantErr  string
+	}{
+		{"comment on the pull request", map[string]any{"number": 7, "pull_request": map[string]any{"url": "x"}}, "", ""},
+		{"pr-number on an issue", map[string]any{"number": 3}, "7", ""},
+		{"comment on an issue", map[string]any{"number": 3}, "", "issue #3, which is not a pull request"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := loadScenario(t, nil)
+			srv := newServer(t, repo)
+			payload := map[string]any{"action": "created", "issue": tc.issue, "comment": map[string]any{"body": "/culprit"}}
+			env := newRunnerEnv(t, srv, repo, "issue_comment", payload).
+				set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_MODE", "analyze", "INPUT_PR_NUMBER", tc.prNumber)
+			ex := &canned{}
+			err := env.run(ex)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("err %v, want one saying %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || len(ex.reqs) == 0 || ex.reqs[0].Head != repo.Head {
+				t.Fatalf("run: %v, requests %+v\n%s", err, ex.reqs, env.out.String())
+			}
+			if !strings.Contains(env.out.String(), "::warning::culprit runs pull request #7's tests in an issue_comment run") {
+				t.Errorf("no warning about running PR code from the default branch:\n%s", env.out.String())
+			}
+		})
+	}
+}

@@ -50,15 +50,19 @@ func resolveTarget(ctx context.Context, cfg *Config, gc *githubactions.GitHubCon
 		}
 		t.PR = jsonInt(p["number"])
 		base, head = str(p, "base", "sha"), str(p, "head", "sha")
-	case "workflow_dispatch":
+	case "workflow_dispatch", "issue_comment":
 		n := cfg.PRNumber
-		if n == 0 {
-			if in, ok := gc.Event["inputs"].(map[string]any); ok {
-				n = jsonInt(in["pr-number"])
+		if in, ok := gc.Event["inputs"].(map[string]any); ok && n == 0 {
+			n = jsonInt(in["pr-number"])
+		}
+		if gc.EventName == "issue_comment" {
+			var err error
+			if n, err = commentedPR(gc, n, log); err != nil {
+				return nil, err
 			}
 		}
 		if n == 0 && (cfg.Base == "" || cfg.Head == "") {
-			return nil, fmt.Errorf("%w: workflow_dispatch needs the pr-number input (or base and head)", errNoPR)
+			return nil, fmt.Errorf("%w: %s needs the pr-number input (or base and head)", errNoPR, gc.EventName)
 		}
 		if n != 0 {
 			t.PR = n
@@ -117,6 +121,24 @@ func resolveTarget(ctx context.Context, cfg *Config, gc *githubactions.GitHubCon
 	}
 	t.Base, t.Head = mb, head
 	return t, nil
+}
+
+// commentedPR is the pull request an issue_comment run analyzes: the
+// pr-number input, else the pull request commented on. Such a run starts
+// from the default branch's workflow with its token, so running the pull
+// request's code there is what the fork-safe pattern avoids: it is allowed,
+// with a warning, and a comment on an issue is an error that says so.
+func commentedPR(gc *githubactions.GitHubContext, n int, log *githubactions.Action) (int, error) {
+	issue, _ := gc.Event["issue"].(map[string]any)
+	_, onPR := issue["pull_request"].(map[string]any)
+	if n == 0 && !onPR {
+		return 0, fmt.Errorf("%w: this issue_comment event is on issue #%d, which is not a pull request; set pr-number, or run culprit on pull_request or workflow_dispatch (the culprit bot dispatches the workflow for /culprit comments)", errNoPR, jsonInt(issue["number"]))
+	}
+	if n == 0 {
+		n = jsonInt(issue["number"])
+	}
+	log.Warningf("culprit runs pull request #%d's tests in an issue_comment run, which starts from the default branch with its token; prefer the culprit bot, which dispatches a read-only analysis (docs/bot.md)", n)
+	return n, nil
 }
 
 // checkPin holds a dispatched analysis to the commit it was asked about:
