@@ -12,6 +12,7 @@ import (
 
 	"github.com/culprit-dev/culprit/action/pr"
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/internal/ghclient"
 	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/report"
@@ -224,7 +225,7 @@ func (ru *run) outputs() {
 
 // summary writes the full reports to the job summary, rendered and
 // neutralised as the comment is (jobSummary).
-func (ru *run) summary(reps []*report.Report, skipped int) {
+func (ru *run) summary(reps []*result.Report, skipped int) {
 	body := jobSummary(reps, ru.status, skipped)
 	if ru.Getenv("GITHUB_STEP_SUMMARY") == "" {
 		infof(ru.a, "%s", body)
@@ -234,7 +235,7 @@ func (ru *run) summary(reps []*report.Report, skipped int) {
 }
 
 // annotate emits the reports' annotations, once per run.
-func (ru *run) annotate(reps []*report.Report) {
+func (ru *run) annotate(reps []*result.Report) {
 	if ru.annotated {
 		return
 	}

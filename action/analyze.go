@@ -8,6 +8,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -36,7 +37,7 @@ const (
 
 // analysis is the outcome of the analyze half of a run.
 type analysis struct {
-	Reports []*report.Report
+	Reports []*result.Report
 	Status  string // the run's status when there are no reports
 	Skipped int    // distinct failures beyond max-tests
 }
@@ -53,7 +54,7 @@ func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githu
 		if err != nil {
 			return nil, err
 		}
-		return &analysis{Reports: []*report.Report{rep}}, nil
+		return &analysis{Reports: []*result.Report{rep}}, nil
 	}
 
 	fs, err := findFailures(ctx, cfg, t, a)
@@ -63,9 +64,9 @@ func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githu
 	if len(fs.Groups) == 0 {
 		if fs.BuildFailed {
 			a.Errorf("head %s does not build, so no test can be explained:\n%s", short(t.Head), tail(fs.BuildOutput, 4000))
-			res := &analyzer.Result{Status: analyzer.HeadBuildFails, Base: t.Base, Head: t.Head,
-				Notes: note.List{{Code: note.HeadBuildFails, Detail: tail(fs.BuildOutput, 4000)}}}
-			return &analysis{Reports: []*report.Report{report.New(res)}}, nil
+			res := &analyzer.Result{Status: result.HeadBuildFails, Base: t.Base, Head: t.Head,
+				Notes: result.Findings{{Code: note.HeadBuildFails, Detail: tail(fs.BuildOutput, 4000)}}}
+			return &analysis{Reports: []*result.Report{res.Document()}}, nil
 		}
 		a.Noticef("no failing test on head %s: nothing to explain", short(t.Head))
 		return &analysis{Status: StatusNoFailingTests}, nil
@@ -105,7 +106,7 @@ func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githu
 	return an, nil
 }
 
-func explainOne(ctx context.Context, ex Explainer, req analyzer.Request, a *githubactions.Action) (*report.Report, error) {
+func explainOne(ctx context.Context, ex Explainer, req analyzer.Request, a *githubactions.Action) (*result.Report, error) {
 	name := req.Test.Name
 	if name == "" {
 		name = req.Test.Command
@@ -116,8 +117,8 @@ func explainOne(ctx context.Context, ex Explainer, req analyzer.Request, a *gith
 	if err != nil {
 		return nil, fmt.Errorf("explaining %s: %w", name, err)
 	}
-	r := report.New(res)
-	for _, n := range r.Notes {
+	r := res.Document()
+	for _, n := range report.Notes(r) {
 		infof(a, "note: %s", n)
 	}
 	infof(a, "%s: %s (%d trials, %s)", name, res.Status, res.Stats.Trials, res.Stats.Wall.Round(1e6))
@@ -172,7 +173,7 @@ func overallStatus(an *analysis) string {
 	if len(an.Reports) == 0 {
 		return an.Status
 	}
-	for _, s := range []analyzer.Status{analyzer.Explained, analyzer.FlakyRegression, analyzer.Unexplained, analyzer.Flaky, analyzer.NotRegression, analyzer.HeadBuildFails} {
+	for _, s := range []result.Status{result.Explained, result.FlakyRegression, result.Unexplained, result.Flaky, result.NotRegression, result.HeadBuildFails} {
 		for _, r := range an.Reports {
 			if r.Status == s {
 				return string(s)
@@ -183,11 +184,11 @@ func overallStatus(an *analysis) string {
 }
 
 // culpritCount counts the root hunks of the explained reports.
-func culpritCount(reps []*report.Report) int {
+func culpritCount(reps []*result.Report) int {
 	n := 0
 	for _, r := range reps {
 		// A flaky regression's root is named only once its proof passed.
-		if r.Status == analyzer.Explained || r.Status == analyzer.FlakyRegression {
+		if r.Status == result.Explained || r.Status == result.FlakyRegression {
 			n += len(r.Root)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // FailOn says which outcomes fail the step (the fail-on input), so that a
@@ -45,7 +45,7 @@ func parseFailOn(s string, mode Mode) (FailOn, error) {
 
 // regressions are the statuses of a test that passes on base and fails on
 // head.
-var regressions = []analyzer.Status{analyzer.Explained, analyzer.Unexplained, analyzer.FlakyRegression, analyzer.HeadBuildFails}
+var regressions = []result.Status{result.Explained, result.Unexplained, result.FlakyRegression, result.HeadBuildFails}
 
 // verdictFails says why an analysis fails the step under f; "" when it
 // does not.

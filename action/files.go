@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/report"
 )
 
@@ -34,7 +35,7 @@ type runContext struct {
 // writeReports writes the first report to path, the others next to it as
 // <stem>-2.json, <stem>-3.json…, and the run context, and returns the
 // paths of the reports.
-func writeReports(path string, reps []*report.Report, rc runContext) ([]string, error) {
+func writeReports(path string, reps []*result.Report, rc runContext) ([]string, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("writing the report: %w", err)
@@ -49,7 +50,7 @@ func writeReports(path string, reps []*report.Report, rc runContext) ([]string, 
 		if err != nil {
 			return nil, fmt.Errorf("writing the report: %w", err)
 		}
-		err = r.WriteJSON(f)
+		err = report.WriteJSON(f, r)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -71,7 +72,7 @@ func writeReports(path string, reps []*report.Report, rc runContext) ([]string, 
 // readReports reads what writeReports wrote. path is the first report or
 // the directory holding the reports (a downloaded artifact). The context is
 // nil when there is no context file.
-func readReports(path string) ([]*report.Report, *runContext, error) {
+func readReports(path string) ([]*result.Report, *runContext, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: report-json: %v (download the analyze run's artifact first)", errBadInput, err)
@@ -111,7 +112,7 @@ func readReports(path string) ([]*report.Report, *runContext, error) {
 		}
 		return files[i].name < files[j].name
 	})
-	var reps []*report.Report
+	var reps []*result.Report
 	for _, f := range files {
 		r, err := readReport(filepath.Join(dir, f.name))
 		if err != nil {
@@ -142,7 +143,7 @@ func readReports(path string) ([]*report.Report, *runContext, error) {
 	return reps, rc, nil
 }
 
-func readReport(path string) (*report.Report, error) {
+func readReport(path string) (*result.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/culprit-dev/culprit/action"
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/fakegh"
@@ -215,7 +216,7 @@ func (c *canned) Explain(_ context.Context, req analyzer.Request) (*analyzer.Res
 	if diff == "" {
 		diff = "-var sorted = true\n+var sorted = false\n"
 	}
-	res := &analyzer.Result{Status: analyzer.Explained, Test: req.Test, Base: req.Base, Head: req.Head}
+	res := &analyzer.Result{Status: result.Explained, Test: req.Test, Base: req.Base, Head: req.Head}
 	res.Hunks = []diffhunks.Hunk{
 		{ID: 1, File: "calc/calc.go", OldFile: "calc/calc.go", Base: diffhunks.LineRange{Start: 3, End: 3}, Head: diffhunks.LineRange{Start: 3, End: 3}, Kind: diffhunks.Modify, Diff: diff},
 		{ID: 2, File: "calc/calc.go", OldFile: "calc/calc.go", Base: diffhunks.LineRange{Start: 8, End: 8}, Head: diffhunks.LineRange{Start: 8, End: 8}, Kind: diffhunks.Modify, Func: "F", Diff: "-\t\tif x > y {\n+\t\tif x < y {\n"},

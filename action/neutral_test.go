@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/culprit-dev/culprit/report/reporttest"
 )
@@ -116,10 +116,10 @@ func TestNeutralKeepsRenderedCommentsInert(t *testing.T) {
 	const marker = "<!-- culprit:report:linux -->"
 	details := "https://github.com/octo/calc/actions/runs/9"
 	for i, attack := range reporttest.Attacks {
-		r := new(report.Report)
+		r := new(result.Report)
 		reporttest.Fill(r, attack, i%2 == 0)
-		r.Status = analyzer.Explained
-		body := report.Comment([]*report.Report{r}, report.CommentOptions{DetailsURL: details})
+		r.Status = result.Explained
+		body := report.Comment([]*result.Report{r}, report.CommentOptions{DetailsURL: details})
 		body = neutral(strings.Replace(body, report.Marker, marker, 1), details, marker)
 		if err := reporttest.CheckMarkdown(body, marker, "[Full report]("+details+")", "[full report]("+details+")"); err != nil {
 			t.Errorf("attack %q: comment: %v\n%s", attack, err, body)

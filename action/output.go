@@ -8,7 +8,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -17,9 +17,9 @@ import (
 // may take (action.yml documents them). A report directory is written by
 // a run of the pull request's code, so its status is checked against them.
 var statuses = map[string]bool{
-	string(analyzer.Explained): true, string(analyzer.NotRegression): true,
-	string(analyzer.Flaky): true, string(analyzer.FlakyRegression): true,
-	string(analyzer.HeadBuildFails): true, string(analyzer.Unexplained): true,
+	string(result.Explained): true, string(result.NotRegression): true,
+	string(result.Flaky): true, string(result.FlakyRegression): true,
+	string(result.HeadBuildFails): true, string(result.Unexplained): true,
 	StatusNoFailingTests: true, StatusError: true,
 }
 
@@ -89,7 +89,7 @@ func insideRepo(p string) bool {
 // rendered by report, which makes their data inert where it puts it in,
 // and the whole goes through neutral, as the comment does. In comment mode
 // every report came from an artifact the pull request's code wrote.
-func jobSummary(reps []*report.Report, status string, skipped int) string {
+func jobSummary(reps []*result.Report, status string, skipped int) string {
 	var b strings.Builder
 	switch {
 	case len(reps) == 0 && status == StatusNoFailingTests:

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/culprit-dev/culprit/action/pr"
-	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/google/go-github/v60/github"
 )
@@ -20,7 +20,7 @@ const reviewPrefix = "<!-- culprit:"
 // review comments. A token that may not write (fork pull requests) is not
 // an error: the annotations and job summary carry the result, and the log
 // says so.
-func (ru *run) post(ctx context.Context, c *pr.Client, head string, reps []*report.Report, details string) error {
+func (ru *run) post(ctx context.Context, c *pr.Client, head string, reps []*result.Report, details string) error {
 	ru.a.Group("culprit: posting to the pull request")
 	defer ru.a.EndGroup()
 	if ru.cfg.Comment {
@@ -47,7 +47,7 @@ func (ru *run) post(ctx context.Context, c *pr.Client, head string, reps []*repo
 	return nil
 }
 
-func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*report.Report, details string) error {
+func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*result.Report, details string) error {
 	if len(reps) == 0 {
 		// Nothing to claim. An earlier comment may name a culprit that
 		// no longer fails: correct it rather than leave it standing.
@@ -73,11 +73,11 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*report.Report, 
 	return nil
 }
 
-func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*report.Report) error {
+func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*result.Report) error {
 	var want []pr.ReviewComment
 	for _, r := range reps {
 		// Only an explained failure names culprit lines.
-		if r.Status != analyzer.Explained {
+		if r.Status != result.Explained {
 			continue
 		}
 		for _, rc := range report.ReviewComments(r) {
@@ -99,7 +99,7 @@ func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*re
 }
 
 // fallback is what a read-only token gets: annotations and the summary.
-func (ru *run) fallback(reps []*report.Report, err error) {
+func (ru *run) fallback(reps []*result.Report, err error) {
 	ru.a.Warningf("culprit: the token cannot write to the pull request (%v). This is expected for pull requests from forks: the result is in the annotations and the job summary instead. To comment on fork PRs, use the fork-safe pattern (mode analyze + a workflow_run job with mode comment).", shortErr(err))
 	ru.annotate(reps)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/google/go-cmp/cmp"
@@ -19,7 +20,7 @@ type suggestible struct{}
 func (suggestible) Explain(_ context.Context, req analyzer.Request) (*analyzer.Result, error) {
 	lr := func(a, b int) diffhunks.LineRange { return diffhunks.LineRange{Start: a, End: b} }
 	return &analyzer.Result{
-		Status: analyzer.Explained, Test: req.Test, Base: req.Base, Head: req.Head,
+		Status: result.Explained, Test: req.Test, Base: req.Base, Head: req.Head,
 		Hunks: []diffhunks.Hunk{
 			{ID: 1, File: "calc/calc.go", OldFile: "calc/calc.go", Base: lr(3, 3), Head: lr(3, 3), Kind: diffhunks.Modify,
 				Diff: "-var sorted = true\n+var sorted = false\n"},

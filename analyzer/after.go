@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/semantic"
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -53,10 +53,10 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 		}
 	case semanticSpent(semCtx):
 		res.Stats.Semantic = time.Since(start)
-		res.Notes.Add(note.Note{Code: note.SemanticBudget, Limit: req.SemanticBudget.String()})
+		res.Notes.Add(result.Note{Code: note.SemanticBudget, Limit: req.SemanticBudget.String()})
 	default:
 		res.Stats.Semantic = time.Since(start)
-		res.Notes.Add(note.Note{Code: note.SemanticFailed, Detail: err.Error()})
+		res.Notes.Add(result.Note{Code: note.SemanticFailed, Detail: err.Error()})
 	}
 	b.enter(PhaseSearch)
 	opt.Hint = failureOrder(res, loop)
@@ -131,13 +131,13 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		tr, cfg, dir = narrowTrace(ctx, tr, cfg, mod, res)
 	}
 	if tr.Truncated {
-		res.Notes.Add(note.Note{Code: note.TraceTruncated})
+		res.Notes.Add(result.Note{Code: note.TraceTruncated})
 	}
 	if n := len(tr.Skipped); n > 0 {
-		res.Notes.Add(note.Note{Code: note.Untraced, N: n})
+		res.Notes.Add(result.Note{Code: note.Untraced, N: n})
 	}
 	if tr.Unentered > 0 {
-		res.Notes.Add(note.Note{Code: note.TraceProbed, N: tr.Unentered})
+		res.Notes.Add(result.Note{Code: note.TraceProbed, N: tr.Unentered})
 	}
 	l := &afterLoop{tr: tr, cfg: cfg, took: time.Since(began), traceDir: dir, prefix: prefix}
 	l.an = semantic.New(tr, modRoot, semantic.Options{Deleted: l.deletions(res.Hunks)})
@@ -172,7 +172,7 @@ func narrowTrace(ctx context.Context, tr *trace.Trace, cfg trace.Config, mod mod
 		return tr, cfg, cfg.TraceDir
 	}
 	os.RemoveAll(cfg.TraceDir)
-	res.Notes.Add(note.Note{Code: note.TraceNarrowed, Detail: strings.Join(pkgs, ", ")})
+	res.Notes.Add(result.Note{Code: note.TraceNarrowed, Detail: strings.Join(pkgs, ", ")})
 	return again, narrow, dir
 }
 
@@ -227,7 +227,7 @@ const (
 func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Time, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
 	first, err := l.an.Failure()
 	if err != nil {
-		res.Notes.Add(note.Note{Code: note.NoFailureInTrace, Detail: err.Error()})
+		res.Notes.Add(result.Note{Code: note.NoFailureInTrace, Detail: err.Error()})
 		return nil, nil
 	}
 	l.failure = first.Failure
@@ -248,7 +248,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 			// Critical predicates lie ever further from the failure;
 			// those that add nothing to the search are not worth the
 			// semantic share they use.
-			res.Notes.Add(note.Note{Code: note.CausesIdle, N: len(causes), M: idle})
+			res.Notes.Add(result.Note{Code: note.CausesIdle, N: len(causes), M: idle})
 			return nil, nil
 		}
 		t := pending[0]
@@ -258,11 +258,11 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 		spent := semanticSpent(semCtx)
 		cancel()
 		if spent {
-			res.Notes.Add(note.Note{Code: note.SemanticBudget, N: len(causes)})
+			res.Notes.Add(result.Note{Code: note.SemanticBudget, N: len(causes)})
 			return nil, nil
 		}
 		if err != nil {
-			res.Notes.Add(note.Note{Code: note.CauseFailed, Detail: err.Error()})
+			res.Notes.Add(result.Note{Code: note.CauseFailed, Detail: err.Error()})
 			idle++
 			continue
 		}
@@ -298,7 +298,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 		// Nearest to the failure first: the latest event.
 		slices.SortStableFunc(pending, func(a, b semantic.Target) int { return b.Event - a.Event })
 	}
-	res.Notes.Add(note.Note{Code: note.CausesTouchNothing, N: len(causes)})
+	res.Notes.Add(result.Note{Code: note.CausesTouchNothing, N: len(causes)})
 	return nil, nil
 }
 
@@ -356,7 +356,7 @@ func (l *afterLoop) runEnd() int {
 
 // tree builds the causal tree of the causes that found the root, with
 // repository paths; cmp, when not nil, adds the passing run's instances.
-func (l *afterLoop) tree(cmp semantic.Contrast) *cause.Node {
+func (l *afterLoop) tree(cmp semantic.Contrast) *result.Node {
 	t := l.an.Tree(l.causes, l.lineHunk, cmp)
 	if t != nil {
 		module{dir: l.prefix}.toRepoPaths(t)
@@ -374,10 +374,10 @@ func (l *afterLoop) record(res *Result, start time.Time) {
 	res.Stats.PointWise = st.PointWise
 	res.Stats.Inputs = st.Inputs
 	if st.NonMinimal > 0 {
-		res.Notes.Add(note.Note{Code: note.SolverGaveUp, N: st.NonMinimal})
+		res.Notes.Add(result.Note{Code: note.SolverGaveUp, N: st.NonMinimal})
 	}
 	if st.Cut > 0 {
-		res.Notes.Add(note.Note{Code: note.SliceCut, N: st.Cut, M: semantic.DefaultMaxSlice})
+		res.Notes.Add(result.Note{Code: note.SliceCut, N: st.Cut, M: semantic.DefaultMaxSlice})
 	}
 }
 

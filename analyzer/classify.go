@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -23,8 +24,8 @@ type repeater interface {
 
 // classification is the verdict of running base and head several times.
 type classification struct {
-	status Status // "" when the failure is a deterministic regression
-	notes  note.List
+	status result.Status // "" when the failure is a deterministic regression
+	notes  result.Findings
 	runs   []trial.Result
 	head   trial.Result // the first failing head run
 	// rates are the statistics of a flaky test (nil unless head's
@@ -47,8 +48,8 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 	c.head = firstFailing(headRuns)
 	switch {
 	case headRuns[0].Outcome == trial.BuildError:
-		c.status = HeadBuildFails
-		c.notes.Add(note.Note{Code: note.HeadBuildFails, Detail: firstLine(headRuns[0].Message)})
+		c.status = result.HeadBuildFails
+		c.notes.Add(result.Note{Code: note.HeadBuildFails, Detail: firstLine(headRuns[0].Message)})
 		return c, nil
 	case headRuns[0].Outcome == trial.NoTests:
 		return nil, fmt.Errorf("%w on head", ErrNoSuchTest)
@@ -60,8 +61,8 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 			return nil, err
 		}
 		if hf, hp = count(headRuns); hf == 0 {
-			c.status = NotRegression
-			c.notes.Add(note.Note{Code: note.PassesOnHead, N: hp})
+			c.status = result.NotRegression
+			c.notes.Add(result.Note{Code: note.PassesOnHead, N: hp})
 			return c, nil
 		}
 		c.head = firstFailing(headRuns)
@@ -78,20 +79,20 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 	bf, bp := count(baseRuns)
 	switch {
 	case baseRuns[0].Outcome == trial.NoTests:
-		c.status = NotRegression
-		c.notes.Add(note.Note{Code: note.NewTest})
+		c.status = result.NotRegression
+		c.notes.Add(result.Note{Code: note.NewTest})
 	case baseRuns[0].Outcome == trial.BuildError:
-		c.status = NotRegression
-		c.notes.Add(note.Note{Code: note.BaseBuildFails, Detail: firstLine(baseRuns[0].Message)})
+		c.status = result.NotRegression
+		c.notes.Add(result.Note{Code: note.BaseBuildFails, Detail: firstLine(baseRuns[0].Message)})
 	case bp == 0 && allTimedOut(headRuns) && allTimedOut(baseRuns):
-		c.status = NotRegression
-		c.notes.Add(note.Note{Code: note.TimedOutOnBoth, N: len(headRuns) + len(baseRuns)})
+		c.status = result.NotRegression
+		c.notes.Add(result.Note{Code: note.TimedOutOnBoth, N: len(headRuns) + len(baseRuns)})
 	case bp == 0:
-		c.status = NotRegression
-		c.notes.Add(note.Note{Code: note.FailsOnBase, N: bf, M: bf})
+		c.status = result.NotRegression
+		c.notes.Add(result.Note{Code: note.FailsOnBase, N: bf, M: bf})
 	case bf > 0:
-		c.status = Flaky
-		c.notes.Add(note.Note{Code: note.FlakyOnBase, N: bf, M: bf + bp})
+		c.status = result.Flaky
+		c.notes.Add(result.Note{Code: note.FlakyOnBase, N: bf, M: bf + bp})
 	}
 	return c, nil
 }

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/contrast"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -27,10 +27,10 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	start := time.Now()
 	defer func() { res.Stats.Contrast = time.Since(start) }()
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < failing.took*3/2 {
-		res.Notes.Add(note.Note{Code: note.ContrastBudget, Limit: limit(req)})
+		res.Notes.Add(result.Note{Code: note.ContrastBudget, Limit: limit(req)})
 		return
 	}
-	skip := func(why string) { res.Notes.Add(note.Note{Code: note.ContrastSkipped, Detail: why}) }
+	skip := func(why string) { res.Notes.Add(result.Note{Code: note.ContrastSkipped, Detail: why}) }
 	dir, release, err := b.Runner.Checkout(ctx, res.Proof.Reverted)
 	if err != nil {
 		skip(err.Error())
@@ -79,7 +79,7 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 		return
 	}
 	if path.Cut {
-		res.Notes.Add(note.Note{Code: note.ContrastCut, N: len(path.Steps)})
+		res.Notes.Add(result.Note{Code: note.ContrastCut, N: len(path.Steps)})
 	}
 	// Where the runs first differ outside the change is said only when the
 	// tree does not reach the change either: beside a tree that does, an
@@ -89,7 +89,7 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 		if src := cmp.Sources(); len(src) > 0 && !pathTouches(cmp, path, res.Proof.Reverted) &&
 			!treeTouches(res.Tree, res.Proof.Reverted) {
 			st := cmp.Statement(src[0])
-			res.Notes.Add(note.Note{Code: note.ContrastOutside, Detail: fmt.Sprintf("%s:%d", st.File, st.Line)})
+			res.Notes.Add(result.Note{Code: note.ContrastOutside, Detail: fmt.Sprintf("%s:%d", st.File, st.Line)})
 		}
 	}
 	defer outside()
@@ -101,7 +101,7 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	}
 	if t := pathTree(cmp, path, res.Root); t != nil {
 		res.Tree = t
-		res.Notes.Add(note.Note{Code: note.ContrastOnly})
+		res.Notes.Add(result.Note{Code: note.ContrastOnly})
 		return
 	}
 	// Without a tree the chain has nothing to open; it stands alone only
@@ -118,7 +118,7 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 //
 // Deleted code that the passing run executed is shown where it ran there,
 // with its values, in place of where the failing run's analysis placed it.
-func addPathSteps(tree *cause.Node, cmp *contrast.Comparison) {
+func addPathSteps(tree *result.Node, cmp *contrast.Comparison) {
 	if tree == nil {
 		return
 	}
@@ -129,12 +129,12 @@ func addPathSteps(tree *cause.Node, cmp *contrast.Comparison) {
 			ran[st.Hunk] = true
 		}
 	}
-	tree.Walk(func(n *cause.Node) {
-		n.Statements = slices.DeleteFunc(n.Statements, func(s cause.Statement) bool { return s.Deleted && ran[s.Hunk] })
+	tree.Walk(func(n *result.Node) {
+		n.Statements = slices.DeleteFunc(n.Statements, func(s result.Statement) bool { return s.Deleted && ran[s.Hunk] })
 	})
 	seen := map[string]bool{}
-	tree.Walk(func(n *cause.Node) {
-		for _, s := range append([]cause.Statement{n.Target}, n.Statements...) {
+	tree.Walk(func(n *result.Node) {
+		for _, s := range append([]result.Statement{n.Target}, n.Statements...) {
 			seen[fmt.Sprintf("%s:%d", s.File, s.Line)] = true
 		}
 	})
@@ -152,12 +152,12 @@ func addPathSteps(tree *cause.Node, cmp *contrast.Comparison) {
 // pathTree makes a one-node tree of the path of differences when it
 // reaches a root hunk: the failure as target, the path's steps as its
 // statements.
-func pathTree(cmp *contrast.Comparison, path contrast.Path, root []diffhunks.ID) *cause.Node {
+func pathTree(cmp *contrast.Comparison, path contrast.Path, root []diffhunks.ID) *result.Node {
 	if len(path.Steps) == 0 {
 		return nil
 	}
 	steps := cmp.Summary(maxTreeSteps + 1)
-	n := &cause.Node{Target: steps[len(steps)-1], Outcome: "failed", Statements: steps[:len(steps)-1]}
+	n := &result.Node{Target: steps[len(steps)-1], Outcome: "failed", Statements: steps[:len(steps)-1]}
 	if !touches(n.Statements, root) {
 		return nil
 	}
@@ -167,7 +167,7 @@ func pathTree(cmp *contrast.Comparison, path contrast.Path, root []diffhunks.ID)
 // pathTouches reports whether a step of the path lies in one of the hunks.
 func pathTouches(cmp *contrast.Comparison, path contrast.Path, hunks []diffhunks.ID) bool {
 	for _, s := range path.Steps {
-		if touches([]cause.Statement{cmp.Statement(s)}, hunks) {
+		if touches([]result.Statement{cmp.Statement(s)}, hunks) {
 			return true
 		}
 	}
@@ -175,13 +175,13 @@ func pathTouches(cmp *contrast.Comparison, path contrast.Path, hunks []diffhunks
 }
 
 // treeTouches reports whether a step of the tree lies in one of the hunks.
-func treeTouches(t *cause.Node, hunks []diffhunks.ID) bool {
+func treeTouches(t *result.Node, hunks []diffhunks.ID) bool {
 	on := t.Hunks(nil)
 	return slices.ContainsFunc(hunks, func(id diffhunks.ID) bool { return on[id] })
 }
 
 // touches reports whether a statement lies in one of the hunks.
-func touches(sts []cause.Statement, hunks []diffhunks.ID) bool {
+func touches(sts []result.Statement, hunks []diffhunks.ID) bool {
 	for _, s := range sts {
 		if s.Hunk != 0 && slices.Contains(hunks, s.Hunk) {
 			return true

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -109,8 +109,8 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		Stats: Stats{Strategy: req.Strategy},
 	}
 	if len(res.Hunks) == 0 {
-		res.Status = NotRegression
-		res.Notes.Add(note.Note{Code: note.Identical})
+		res.Status = result.NotRegression
+		res.Notes.Add(result.Note{Code: note.Identical})
 		res.Stats.Wall = time.Since(start)
 		return res, nil
 	}
@@ -135,8 +135,8 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	all := ids(res.Hunks)
 	cls, err := classify(ctx, b, all, req.Reruns, req.Workers)
 	if spent(ctx, err) {
-		res.Status = Unexplained
-		res.Notes.Add(note.Note{Code: note.BudgetClassify, Limit: limit(req)})
+		res.Status = result.Unexplained
+		res.Notes.Add(result.Note{Code: note.BudgetClassify, Limit: limit(req)})
 		return res, nil
 	}
 	if err != nil {
@@ -147,8 +147,8 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	for _, n := range cls.notes {
 		res.Notes.Add(n)
 	}
-	if cls.status == FlakyRegression {
-		res.Status = FlakyRegression
+	if cls.status == result.FlakyRegression {
+		res.Status = result.FlakyRegression
 		if err := searchFlaky(ctx, req, b, res); err != nil {
 			return nil, err
 		}
@@ -177,7 +177,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		res.Subtests = choice
 		switch {
 		case choice.Leaf == "" && len(choice.New) > 0:
-			res.Status = NotRegression
+			res.Status = result.NotRegression
 			return res, nil
 		case choice.Leaf != "" && choice.Leaf != gotest.TestName(req.Test.Name):
 			// Explain the leaf: a runner of its own, so that every
@@ -197,7 +197,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	candidates, spec := revertible(res.Hunks, req.Test)
 	res.Spec = spec
 	if len(spec) > 0 {
-		res.Notes.Add(note.Note{Code: note.SpecHunks, N: len(spec)})
+		res.Notes.Add(result.Note{Code: note.SpecHunks, N: len(spec)})
 	}
 	// The failure's stack, when it shows changed code, guides a large
 	// search; the semantic analysis adds what the traced run executed.
@@ -210,7 +210,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	switch req.Strategy {
 	case StrategyAfter:
 		if req.Mode != ModeGo {
-			res.Notes.Add(note.Note{Code: note.CommandModeDynamic})
+			res.Notes.Add(result.Note{Code: note.CommandModeDynamic})
 			found, err = search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
 			break
 		}
@@ -232,9 +232,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if errors.Is(err, search.ErrProofFailed) {
 		// The variant passed during the search but not when run again:
 		// report it as a suspicion, never as a proven culprit.
-		res.Status = Flaky
+		res.Status = result.Flaky
 		res.Tree = nil
-		res.Notes.Add(note.Note{Code: note.FlakyProof, Hunks: found.Suspect})
+		res.Notes.Add(result.Note{Code: note.FlakyProof, Hunks: found.Suspect})
 		return res, nil
 	}
 	if err != nil {
@@ -247,7 +247,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		return nil, fmt.Errorf("choosing the root nearest the failure: %w", err)
 	}
 	conclude(res, found)
-	if res.Status == Explained && failing != nil {
+	if res.Status == result.Explained && failing != nil {
 		b.enter(PhaseContrast)
 		compare(ctx, req, b, failing, res)
 		treeRoots(res, candidates)
@@ -272,13 +272,13 @@ func (m module) repoPath(file string) string {
 
 // toRepoPaths rewrites a tree's file names, which the trace gives
 // relative to the traced module, to be relative to the repository.
-func (m module) toRepoPaths(tree *cause.Node) {
-	fix := func(s *cause.Statement) {
+func (m module) toRepoPaths(tree *result.Node) {
+	fix := func(s *result.Statement) {
 		if s != nil && s.File != "" {
 			s.File = m.repoPath(s.File)
 		}
 	}
-	tree.Walk(func(n *cause.Node) {
+	tree.Walk(func(n *result.Node) {
 		fix(&n.Target)
 		fix(n.Via)
 		for i := range n.Statements {
@@ -354,9 +354,9 @@ const largeAux = 5
 // result Explained.
 func conclude(res *Result, found *search.Found) {
 	if found == nil || len(found.Root) == 0 {
-		res.Status = Unexplained
+		res.Status = result.Unexplained
 		res.Tree = nil
-		res.Notes.Add(note.Note{Code: note.NothingPasses})
+		res.Notes.Add(result.Note{Code: note.NothingPasses})
 		if found != nil {
 			addAll(&res.Notes, found.Notes)
 		}
@@ -366,16 +366,16 @@ func conclude(res *Result, found *search.Found) {
 	res.Proof = &proof
 	res.Root, res.Aux = found.Root, found.Aux
 	if len(found.Aux) > largeAux && !found.Notes.Has(note.MinimiseCut) {
-		res.Notes.Add(note.Note{Code: note.LargeAux, N: len(found.Aux)})
+		res.Notes.Add(result.Note{Code: note.LargeAux, N: len(found.Aux)})
 	}
 	addAll(&res.Notes, found.Notes)
 	if !proof.Passed() {
-		res.Status = Unexplained
+		res.Status = result.Unexplained
 		res.Tree = nil
-		res.Notes.Add(note.Note{Code: note.ProofFailed, Hunks: proof.Reverted, Outcome: string(proof.Outcome)})
+		res.Notes.Add(result.Note{Code: note.ProofFailed, Hunks: proof.Reverted, Outcome: string(proof.Outcome)})
 		return
 	}
-	res.Status = Explained
+	res.Status = result.Explained
 }
 
 func ids(hunks []diffhunks.Hunk) []diffhunks.ID {
@@ -410,15 +410,15 @@ func concludeSpent(res *Result, b *budget, req Request) {
 	res.Tree = nil
 	best, ok := b.smallestPassing()
 	if !ok {
-		res.Status = Unexplained
-		res.Notes.Add(note.Note{Code: note.BudgetNothing, Limit: limit(req)})
+		res.Status = result.Unexplained
+		res.Notes.Add(result.Note{Code: note.BudgetNothing, Limit: limit(req)})
 		return
 	}
-	res.Status = Explained
+	res.Status = result.Explained
 	res.Proof = &best
 	res.Root = best.Reverted
 	res.Aux = nil
-	res.Notes.Add(note.Note{Code: note.BudgetUnminimised, Limit: limit(req), N: len(best.Reverted)})
+	res.Notes.Add(result.Note{Code: note.BudgetUnminimised, Limit: limit(req), N: len(best.Reverted)})
 }
 
 // limit states the budget as set, for notes: "20m0s" or "20m0s, 8 trials".
@@ -429,7 +429,7 @@ func limit(req Request) string {
 	return req.Budget.String()
 }
 
-func addAll(l *note.List, ns note.List) {
+func addAll(l *result.Findings, ns result.Findings) {
 	for _, n := range ns {
 		l.Add(n)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/stats"
 	"github.com/culprit-dev/culprit/analyzer/trial"
@@ -197,22 +198,22 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 	}
 	bf, _ := count(base)
 	c.rates.Base = BaseRate{Runs: len(base), Failures: bf}
-	c.status = Flaky
+	c.status = result.Flaky
 	switch {
 	case len(base) == 0:
-		c.notes.Add(note.Note{Code: note.FlakyInconclusive, N: need, M: 0})
+		c.notes.Add(result.Note{Code: note.FlakyInconclusive, N: need, M: 0})
 	case base[0].Outcome == trial.NoTests:
-		c.notes.Add(note.Note{Code: note.FlakyOnHead, N: hf, M: len(head)})
-		c.notes.Add(note.Note{Code: note.NewTest})
+		c.notes.Add(result.Note{Code: note.FlakyOnHead, N: hf, M: len(head)})
+		c.notes.Add(result.Note{Code: note.NewTest})
 	case base[0].Outcome == trial.BuildError:
-		c.notes.Add(note.Note{Code: note.FlakyOnHead, N: hf, M: len(head)})
-		c.notes.Add(note.Note{Code: note.BaseBuildFails, Detail: firstLine(base[0].Message)})
+		c.notes.Add(result.Note{Code: note.FlakyOnHead, N: hf, M: len(head)})
+		c.notes.Add(result.Note{Code: note.BaseBuildFails, Detail: firstLine(base[0].Message)})
 	case bf > 0:
-		c.notes.Add(note.Note{Code: note.FlakyOnBoth, N: bf, M: len(base)})
+		c.notes.Add(result.Note{Code: note.FlakyOnBoth, N: bf, M: len(base)})
 	case len(base) < need:
-		c.notes.Add(note.Note{Code: note.FlakyInconclusive, N: need, M: len(base)})
+		c.notes.Add(result.Note{Code: note.FlakyInconclusive, N: need, M: len(base)})
 	default:
-		c.status = FlakyRegression
+		c.status = result.FlakyRegression
 		c.rates.Base.Upper = stats.ZeroUpper(len(base), baseAlpha)
 		c.head = firstFailing(head)
 	}
@@ -236,12 +237,12 @@ func firstFailing(runs []trial.Result) trial.Result {
 // and notes so; explainFlaky replaces the note with a chain when it finds
 // one.
 func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error {
-	res.Notes.Add(note.Note{Code: note.NoIntervention})
+	res.Notes.Add(result.Note{Code: note.NoIntervention})
 	all := ids(res.Hunks)
 	candidates, spec := revertible(res.Hunks, req.Test)
 	res.Spec = spec
 	if len(spec) > 0 {
-		res.Notes.Add(note.Note{Code: note.SpecHunks, N: len(spec)})
+		res.Notes.Add(result.Note{Code: note.SpecHunks, N: len(spec)})
 	}
 	nt := search.NewNoisyTester(b, res.Flakiness.Head.CI.Lo, req.Workers)
 	// One variant at a time: its own repeats use the workers, so every
@@ -272,20 +273,20 @@ func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error
 	switch {
 	case spent(ctx, err):
 		if s, ok := smallestJudgedPassing(judged); ok {
-			res.Notes.Add(note.Note{Code: note.BudgetSuspect, Limit: limit(req), Hunks: s})
+			res.Notes.Add(result.Note{Code: note.BudgetSuspect, Limit: limit(req), Hunks: s})
 		} else {
-			res.Notes.Add(note.Note{Code: note.BudgetNothing, Limit: limit(req)})
+			res.Notes.Add(result.Note{Code: note.BudgetNothing, Limit: limit(req)})
 		}
 		return nil
 	case errors.Is(err, search.ErrProofFailed):
 		addAll(&res.Notes, found.Notes)
-		res.Notes.Add(note.Note{Code: note.FlakyProof, Hunks: found.Suspect})
+		res.Notes.Add(result.Note{Code: note.FlakyProof, Hunks: found.Suspect})
 		return nil
 	case err != nil:
 		return fmt.Errorf("searching for the culprit hunks of a flaky regression: %w", err)
 	}
 	if len(found.Root) == 0 || !found.Proof.Passed() {
-		res.Notes.Add(note.Note{Code: note.NothingPasses})
+		res.Notes.Add(result.Note{Code: note.NothingPasses})
 		addAll(&res.Notes, found.Notes)
 		return nil
 	}

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"math/rand/v2"
 	"testing"
 
@@ -45,15 +46,15 @@ func TestClassifyFlaky(t *testing.T) {
 	tests := []struct {
 		name      string
 		sim       simulated
-		status    Status
+		status    result.Status
 		note      note.Code
 		wantRates bool
 	}{
-		{"flaky regression", simulated{head: 0.4}, FlakyRegression, "", true},
-		{"flaky on base too", simulated{head: 0.4, base: 0.3}, Flaky, note.FlakyOnBoth, true},
-		{"new flaky test", simulated{head: 0.4, baseOutcome: trial.NoTests}, Flaky, note.NewTest, true},
+		{"flaky regression", simulated{head: 0.4}, result.FlakyRegression, "", true},
+		{"flaky on base too", simulated{head: 0.4, base: 0.3}, result.Flaky, note.FlakyOnBoth, true},
+		{"new flaky test", simulated{head: 0.4, baseOutcome: trial.NoTests}, result.Flaky, note.NewTest, true},
 		{"deterministic regression", simulated{head: 1}, "", "", false},
-		{"passes on head", simulated{head: 0}, NotRegression, note.PassesOnHead, false},
+		{"passes on head", simulated{head: 0}, result.NotRegression, note.PassesOnHead, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,7 +85,7 @@ func TestClassifyFlaky(t *testing.T) {
 				if h.CI.Lo > h.Rate || h.CI.Hi < h.Rate {
 					t.Errorf("seed %d: rate %v outside %+v", seed, h.Rate, h.CI)
 				}
-				if c.status == FlakyRegression {
+				if c.status == result.FlakyRegression {
 					if b.Failures != 0 || b.Runs != stats.RunsToRuleOut(h.CI.Lo, baseAlpha) || b.Upper >= h.CI.Lo {
 						t.Errorf("seed %d: base %+v against head %+v", seed, b, h)
 					}
@@ -109,7 +110,7 @@ func TestClassifyRareFlake(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.status != Flaky && c.status != FlakyRegression || c.rates == nil || c.rates.Head.Failures == 0 {
+		if c.status != result.Flaky && c.status != result.FlakyRegression || c.rates == nil || c.rates.Head.Failures == 0 {
 			t.Fatalf("seed %d: status %q, rates %+v, notes %+v", seed, c.status, c.rates, c.notes)
 		}
 		if first, _ := count(c.runs[:3]); first == 0 {
@@ -124,7 +125,7 @@ func TestClassifyRareFlake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.status != NotRegression || sim.runs[false] != maxPassingRuns || !c.notes.Has(note.PassesOnHead) {
+	if c.status != result.NotRegression || sim.runs[false] != maxPassingRuns || !c.notes.Has(note.PassesOnHead) {
 		t.Errorf("never failing head: status %q after %d runs, notes %+v", c.status, sim.runs[false], c.notes)
 	}
 }
@@ -144,7 +145,7 @@ func TestClassifyFlakyPlan(t *testing.T) {
 	if err := c.flaky(ctx, &sim, []diffhunks.ID{1}, head, 2); err != nil {
 		t.Fatal(err)
 	}
-	if c.status != Flaky || !c.notes.Has(note.FlakyInconclusive) || c.rates.Base.Runs != 0 {
+	if c.status != result.Flaky || !c.notes.Has(note.FlakyInconclusive) || c.rates.Base.Runs != 0 {
 		t.Errorf("status %q, notes %+v, rates %+v", c.status, c.notes, c.rates)
 	}
 }

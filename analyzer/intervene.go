@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/aid"
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
 
@@ -84,7 +84,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	remaining := time.Until(dl)
 	left := req.MaxTrials - b.Runner.Stats().Trials
 	if ok && remaining < minIntervene || req.MaxTrials > 0 && left < minInterveneRuns {
-		res.Notes.Add(note.Note{Code: note.InterventionSkip, Limit: limit(req)})
+		res.Notes.Add(result.Note{Code: note.InterventionSkip, Limit: limit(req)})
 		return
 	}
 	if ok {
@@ -99,7 +99,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	}
 	bin, err := trace.Build(ctx, trace.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout})
 	if err != nil {
-		res.Notes.Add(note.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
+		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return
 	}
 	defer bin.Close()
@@ -119,7 +119,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	}
 	ex, err := aid.Explain(ctx, tracedHead{bin: bin, timeout: timeout}, opt)
 	if err != nil {
-		res.Notes.Add(note.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
+		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return
 	}
 	ivs := &Interventions{Traced: ex.Traced.Runs, TracedFailures: ex.Traced.Failures}
@@ -137,8 +137,8 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		return
 	}
 	mod.toRepoPaths(ex.Tree)
-	ex.Tree.Walk(func(n *cause.Node) {
-		place := func(s *cause.Statement) {
+	ex.Tree.Walk(func(n *result.Node) {
+		place := func(s *result.Statement) {
 			if s.File != "" {
 				s.Hunk = hunkAtPath(res.Hunks, s.File, s.Line)
 			}
@@ -149,7 +149,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		}
 	})
 	res.Tree = ex.Tree
-	res.Notes = slices.DeleteFunc(res.Notes, func(n note.Note) bool { return n.Code == note.NoIntervention })
+	res.Notes = slices.DeleteFunc(res.Notes, func(n result.Note) bool { return n.Code == note.NoIntervention })
 }
 
 // describeItem words an intervention spec item for the report, from the

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/analyzer/trial"
@@ -198,7 +198,7 @@ func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found,
 		return f, err
 	}
 	for _, alt := range g.Alternatives {
-		g.Notes.Add(note.Note{Code: note.AlternativeRoot, Hunks: alt})
+		g.Notes.Add(result.Note{Code: note.AlternativeRoot, Hunks: alt})
 	}
 	var moved []diffhunks.ID
 	for _, id := range ranked {
@@ -214,7 +214,7 @@ func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found,
 	}
 	slices.Sort(moved)
 	g.Root, g.Aux = promote(g.Root, g.Aux, moved)
-	g.Notes.Add(note.Note{Code: note.ExecutedRoot, Hunks: moved})
+	g.Notes.Add(result.Note{Code: note.ExecutedRoot, Hunks: moved})
 	return g, nil
 }
 
@@ -242,7 +242,7 @@ func treeRoots(res *Result, candidates []diffhunks.ID) {
 	if !res.Notes.Has(note.RolesUnchecked) {
 		return
 	}
-	on := res.Tree.Hunks(cause.Statement.Changed)
+	on := res.Tree.Hunks(result.Statement.Changed)
 	var moved []diffhunks.ID
 	for _, id := range res.Aux {
 		if on[id] && slices.Contains(candidates, id) {
@@ -253,5 +253,5 @@ func treeRoots(res *Result, candidates []diffhunks.ID) {
 		return
 	}
 	res.Root, res.Aux = promote(res.Root, res.Aux, moved)
-	res.Notes.Add(note.Note{Code: note.TreeRoot, Hunks: moved})
+	res.Notes.Add(result.Note{Code: note.TreeRoot, Hunks: moved})
 }

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -190,22 +190,22 @@ func TestNearestRoles(t *testing.T) {
 // tree and those whose steps ran alike in both runs stay auxiliary, and
 // the proven set is the same.
 func TestTreeRoots(t *testing.T) {
-	step := func(id int, passing map[string]string) cause.Statement {
-		return cause.Statement{File: "c.go", Line: id, Hunk: diffhunks.ID(id), Values: map[string]string{"x": "1"},
-			Passing: &cause.Passing{Values: passing}}
+	step := func(id int, passing map[string]string) result.Statement {
+		return result.Statement{File: "c.go", Line: id, Hunk: diffhunks.ID(id), Values: map[string]string{"x": "1"},
+			Passing: &result.Passing{Values: passing}}
 	}
 	same, other := map[string]string{"x": "1"}, map[string]string{"x": "2"}
-	tree := &cause.Node{
-		Target:     cause.Statement{File: "c_test.go", Line: 9, Hunk: 7, Diverges: true},
-		Statements: []cause.Statement{step(3, other), step(6, same)},
-		Children: []*cause.Node{{
-			Target:     cause.Statement{File: "c.go", Line: 5, Hunk: 5, Deleted: true},
-			Statements: []cause.Statement{step(0, other), step(4, nil), {File: "c.go", Line: 1, Hunk: 1}},
+	tree := &result.Node{
+		Target:     result.Statement{File: "c_test.go", Line: 9, Hunk: 7, Diverges: true},
+		Statements: []result.Statement{step(3, other), step(6, same)},
+		Children: []*result.Node{{
+			Target:     result.Statement{File: "c.go", Line: 5, Hunk: 5, Deleted: true},
+			Statements: []result.Statement{step(0, other), step(4, nil), {File: "c.go", Line: 1, Hunk: 1}},
 		}},
 	}
 	tests := []struct {
 		name           string
-		tree           *cause.Node
+		tree           *result.Node
 		root, aux      []diffhunks.ID
 		wantRoot, want []diffhunks.ID
 		note           bool
@@ -224,7 +224,7 @@ func TestTreeRoots(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := &Result{Tree: tt.tree, Root: tt.root, Aux: tt.aux}
-			res.Notes.Add(note.Note{Code: note.RolesUnchecked, N: len(tt.aux)})
+			res.Notes.Add(result.Note{Code: note.RolesUnchecked, N: len(tt.aux)})
 			before := slices.Sorted(slices.Values(append(slices.Clone(tt.root), tt.aux...)))
 			treeRoots(res, []diffhunks.ID{1, 2, 3, 4, 5, 6})
 			if !slices.Equal(res.Root, tt.wantRoot) || !slices.Equal(res.Aux, tt.want) {

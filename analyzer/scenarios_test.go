@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/scenario"
 	"github.com/culprit-dev/culprit/internal/scenario/request"
@@ -57,7 +57,7 @@ func TestBaselinesOnAFTERExample(t *testing.T) {
 		t.Run(string(s), func(t *testing.T) {
 			t.Parallel()
 			res := explain(t, sc, s)
-			if res.Status != analyzer.Explained || res.Proof == nil || !res.Proof.Passed() {
+			if res.Status != result.Explained || res.Proof == nil || !res.Proof.Passed() {
 				t.Fatalf("status %s, proof %+v, notes %+v", res.Status, res.Proof, res.Notes)
 			}
 			if s == analyzer.StrategyDynamic {
@@ -104,18 +104,18 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 	if want := strings.Fields(sc.Keys["new-subtests"]); len(want) > 0 && !slices.Equal(res.Subtests.New, want) {
 		t.Errorf("new subtests = %q, want %q", res.Subtests.New, want)
 	}
-	if res.Status == analyzer.FlakyRegression {
+	if res.Status == result.FlakyRegression {
 		checkFlakyRegression(t, sc, res)
 		return
 	}
-	if fl := res.Flakiness; res.Status == analyzer.Flaky && fl != nil {
+	if fl := res.Flakiness; res.Status == result.Flaky && fl != nil {
 		// Flaky, not a regression: base failed too, or could not be
 		// shown not to.
 		if fl.Base.Failures == 0 && !res.Notes.Has(note.FlakyInconclusive) {
 			t.Errorf("flaky with a base that never failed and no note why: %+v, notes %+v", fl.Base, res.Notes)
 		}
 	}
-	if res.Status != analyzer.Explained {
+	if res.Status != result.Explained {
 		if len(res.Root) != 0 || res.Tree != nil {
 			t.Errorf("status %s must claim no culprit, got root %v", res.Status, res.Root)
 		}
@@ -144,7 +144,7 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 			if gap == "" {
 				t.Fatalf("no causal tree; notes %+v", res.Notes)
 			}
-			if !slices.ContainsFunc(res.Notes, func(n note.Note) bool { return dynamicOnly[n.Code] }) {
+			if !slices.ContainsFunc(res.Notes, func(n result.Note) bool { return dynamicOnly[n.Code] }) {
 				t.Errorf("no tree and no note saying the explanation is dynamic only: %+v", res.Notes)
 			}
 			t.Logf("known semantic gap (%s): %+v", gap, res.Notes)
@@ -153,7 +153,7 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 		seen := map[string]bool{}
 		onlyPassing := map[string]bool{}
 		ranPassing := map[diffhunks.ID]bool{}
-		res.Tree.Walk(func(n *cause.Node) {
+		res.Tree.Walk(func(n *result.Node) {
 			seen[loc(n.Target)] = true
 			for _, st := range n.Statements {
 				seen[loc(st)] = true
@@ -176,7 +176,7 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 				t.Errorf("the causal tree does not show %s as run in the passing run only; it shows %v", l, keys(seen))
 			}
 		}
-		res.Tree.Walk(func(n *cause.Node) {
+		res.Tree.Walk(func(n *result.Node) {
 			for _, st := range n.Statements {
 				if st.Deleted && ranPassing[st.Hunk] {
 					t.Errorf("deleted code of hunk %d is placed at %s although the passing run shows where it ran", st.Hunk, loc(st))
@@ -216,7 +216,7 @@ func checkChain(t *testing.T, sc *scenario.Scenario, res *analyzer.Result) {
 		t.Errorf("chain %v does not show %v in that order", got, want)
 	}
 	if d := sc.Keys["diverges"]; d != "" {
-		i := slices.IndexFunc(res.Chain, func(st cause.Statement) bool { return st.Diverges })
+		i := slices.IndexFunc(res.Chain, func(st result.Statement) bool { return st.Diverges })
 		if i < 0 || loc(res.Chain[i]) != d {
 			t.Errorf("the runs first differ at %v, want %s", got, d)
 		}
@@ -228,7 +228,7 @@ func checkChain(t *testing.T, sc *scenario.Scenario, res *analyzer.Result) {
 		}
 		name, vals, _ := strings.Cut(f[1], "=")
 		fail, pass, _ := strings.Cut(vals, "/")
-		i := slices.IndexFunc(res.Chain, func(st cause.Statement) bool { return loc(st) == f[0] })
+		i := slices.IndexFunc(res.Chain, func(st result.Statement) bool { return loc(st) == f[0] })
 		if i < 0 {
 			t.Errorf("no chain step at %s", f[0])
 			continue
@@ -324,7 +324,7 @@ func checkInterventionChain(t *testing.T, sc *scenario.Scenario, res *analyzer.R
 		t.Errorf("a tree and the note that none was derived: %+v", res.Notes)
 	}
 	links := map[string]string{} // place -> the strongest link of a step there
-	res.Tree.Walk(func(n *cause.Node) {
+	res.Tree.Walk(func(n *result.Node) {
 		t.Logf("step %s %s (%s): target %s:%d %q", n.Fact, n.Link, n.Effect, n.Target.File, n.Target.Line, n.Target.Text)
 		for _, s := range n.Statements {
 			t.Logf("    %s:%d %q %v", s.File, s.Line, s.Text, s.Values)
@@ -384,7 +384,7 @@ func resolve(t *testing.T, hunks []diffhunks.Hunk, refs []string) []diffhunks.ID
 	return ids
 }
 
-func loc(s cause.Statement) string { return s.File + ":" + strconv.Itoa(s.Line) }
+func loc(s result.Statement) string { return s.File + ":" + strconv.Itoa(s.Line) }
 
 func keys(m map[string]bool) []string {
 	var out []string
@@ -404,7 +404,7 @@ func TestSemanticShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := explainWith(t, sc, analyzer.StrategyAfter, func(req *analyzer.Request) { req.SemanticBudget = time.Nanosecond })
-	if want := resolve(t, res.Hunks, sc.Root); res.Status != analyzer.Explained || !slices.Equal(res.Root, want) {
+	if want := resolve(t, res.Hunks, sc.Root); res.Status != result.Explained || !slices.Equal(res.Root, want) {
 		t.Fatalf("status %s root %v, want explained %v; notes %+v", res.Status, res.Root, want, res.Notes)
 	}
 	if !res.Notes.Has(note.SemanticBudget) || res.Tree != nil {
@@ -421,8 +421,8 @@ func TestFlakyMaxTrials(t *testing.T) {
 	}
 	const max = 230
 	res := explainWith(t, sc, analyzer.StrategyAfter, func(r *analyzer.Request) { r.MaxTrials = max })
-	if res.Status != analyzer.FlakyRegression || res.Flakiness == nil {
-		t.Fatalf("status %s, want %s; notes %+v", res.Status, analyzer.FlakyRegression, res.Notes)
+	if res.Status != result.FlakyRegression || res.Flakiness == nil {
+		t.Fatalf("status %s, want %s; notes %+v", res.Status, result.FlakyRegression, res.Notes)
 	}
 	runs := res.Stats.Trials
 	if iv := res.Flakiness.Interventions; iv != nil {
@@ -450,10 +450,10 @@ func TestTraceNarrowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := explainWith(t, sc, analyzer.StrategyAfter, func(r *analyzer.Request) { r.TraceBytes = 1 << 20 })
-	if want := resolve(t, res.Hunks, sc.Root); res.Status != analyzer.Explained || !slices.Equal(res.Root, want) {
+	if want := resolve(t, res.Hunks, sc.Root); res.Status != result.Explained || !slices.Equal(res.Root, want) {
 		t.Fatalf("status %s root %v, want explained %v; notes %+v", res.Status, res.Root, want, res.Notes)
 	}
-	var narrowed *note.Note
+	var narrowed *result.Note
 	for i := range res.Notes {
 		if res.Notes[i].Code == note.TraceNarrowed {
 			narrowed = &res.Notes[i]
@@ -463,8 +463,8 @@ func TestTraceNarrowed(t *testing.T) {
 		t.Fatalf("notes %+v: want the trace narrowed to calc and not truncated", res.Notes)
 	}
 	reached := false
-	res.Tree.Walk(func(n *cause.Node) {
-		for _, s := range append([]cause.Statement{n.Target}, n.Statements...) {
+	res.Tree.Walk(func(n *result.Node) {
+		for _, s := range append([]result.Statement{n.Target}, n.Statements...) {
 			reached = reached || loc(s) == "calc/calc.go:5"
 		}
 	})

@@ -3,8 +3,7 @@ package analyzer
 import (
 	"time"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
-	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -78,20 +77,6 @@ type Request struct {
 	Options
 }
 
-// Status is the verdict of an analysis.
-type Status string
-
-const (
-	Explained     Status = "explained"
-	NotRegression Status = "not-regression"
-	Flaky         Status = "flaky"
-	// FlakyRegression: head fails in some runs, base in none of enough
-	// runs to rule out head's rate (Result.Flakiness has the numbers).
-	FlakyRegression Status = "flaky-regression"
-	HeadBuildFails  Status = "head-build-fails"
-	Unexplained     Status = "unexplained"
-)
-
 // Stats describe the cost of an analysis.
 type Stats struct {
 	Strategy    Strategy
@@ -111,7 +96,7 @@ type Stats struct {
 
 // Result is the explanation of a failing test.
 type Result struct {
-	Status Status
+	Status result.Status
 	Test   TestRef
 	Base   string
 	Head   string
@@ -124,11 +109,11 @@ type Result struct {
 	// reverted only as auxiliary hunks.
 	Spec []diffhunks.ID
 	// Tree is the causal tree, nil when the explanation is dynamic only.
-	Tree *cause.Node
+	Tree *result.Node
 	// Chain is the short account the explanation opens with: 3–7 steps
 	// from the change to the failure, each with its passing instance; nil
 	// without a tree.
-	Chain []cause.Statement
+	Chain []result.Statement
 	// Proof is the final run with Root and Aux reverted.
 	Proof *trial.Result
 	// Evidence holds the classification runs of base and head.
@@ -141,6 +126,6 @@ type Result struct {
 	Subtests SubtestChoice
 	// Notes say where the analysis fell back or degraded, as codes with
 	// their data; report words them.
-	Notes note.List
+	Notes result.Findings
 	Stats Stats
 }

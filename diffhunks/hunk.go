@@ -1,10 +1,16 @@
 package diffhunks
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/culprit-dev/culprit/analyzer/result"
+)
 
 // ID identifies a hunk within one Set. IDs start at 1 and follow the order of
-// files (sorted by path) and then of lines.
-type ID int
+// files (sorted by path) and then of lines. It is the report's hunk id under
+// the name the engine uses: one type from the diff to the report, so that an
+// id is never converted on its way.
+type ID = result.HunkID
 
 // LineRange is a 1-based inclusive range of lines. An empty range (an
 // insertion or deletion point) has End == Start-1: it sits just before line

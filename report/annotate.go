@@ -7,8 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // Annotation levels, as workflow commands name them.
@@ -40,14 +39,14 @@ type Annotation struct {
 //
 // Annotations are plain text, but their text is defanged all the same: a
 // client may render it, and it comes from the artifact.
-func Annotations(r *Report) []Annotation {
+func Annotations(r *result.Report) []Annotation {
 	name := textOf(testName(r))
-	if v, ok := flakyProof(r); ok && r.Status == analyzer.FlakyRegression && v.ProofFailures == 0 && proofPassed(r) {
+	if v, ok := flakyProof(r); ok && r.Status == result.FlakyRegression && v.ProofFailures == 0 && proofPassed(r) {
 		if out := rootAnnotations(r, LevelWarning, "flaky"); len(out) > 0 {
 			return out
 		}
 	}
-	if r.Status != analyzer.Explained {
+	if r.Status != result.Explained {
 		return []Annotation{{
 			Level:   LevelWarning,
 			Title:   "culprit: " + name + " " + statusWords(r.Status),
@@ -56,7 +55,7 @@ func Annotations(r *Report) []Annotation {
 	}
 	out := rootAnnotations(r, LevelError, "fail")
 	for _, id := range r.Aux {
-		h, ok := r.hunk(id)
+		h, ok := r.Hunk(id)
 		if !ok {
 			continue
 		}
@@ -74,10 +73,10 @@ func Annotations(r *Report) []Annotation {
 
 // rootAnnotations puts one annotation of level on each root hunk, saying
 // the change makes the test do what (fail, flaky).
-func rootAnnotations(r *Report, level, what string) []Annotation {
+func rootAnnotations(r *result.Report, level, what string) []Annotation {
 	var out []Annotation
 	for _, id := range r.Root {
-		h, ok := r.hunk(id)
+		h, ok := r.Hunk(id)
 		if !ok {
 			continue
 		}
@@ -96,7 +95,7 @@ func rootAnnotations(r *Report, level, what string) []Annotation {
 // annotationLines places an annotation on the head lines of h: a whole
 // file deleted in head has no lines, an empty range points at the line
 // after it.
-func annotationLines(h Hunk) (line, end int) {
+func annotationLines(h result.Hunk) (line, end int) {
 	if h.Kind == "delete" {
 		return 0, 0
 	}
@@ -106,27 +105,27 @@ func annotationLines(h Hunk) (line, end int) {
 
 // headLine is the first head line of h, or for a pure deletion the line
 // after the deleted lines, never before line 1.
-func headLine(h Hunk) int {
+func headLine(h result.Hunk) int {
 	return max(1, h.HeadLines[0])
 }
 
-func statusWords(s analyzer.Status) string {
+func statusWords(s result.Status) string {
 	switch s {
-	case analyzer.NotRegression:
+	case result.NotRegression:
 		return "fails on base too"
-	case analyzer.Flaky:
+	case result.Flaky:
 		return "is flaky"
-	case analyzer.FlakyRegression:
+	case result.FlakyRegression:
 		return "became flaky in this PR"
-	case analyzer.HeadBuildFails:
+	case result.HeadBuildFails:
 		return "cannot run: head does not build"
-	case analyzer.Unexplained:
+	case result.Unexplained:
 		return "is not explained"
 	}
 	return "has status " + textOf(string(s))
 }
 
-func testName(r *Report) string {
+func testName(r *result.Report) string {
 	switch {
 	case r.Test.Name != "":
 		return r.Test.Name
@@ -154,13 +153,13 @@ type ReviewComment struct {
 // left to the annotations. When the proof run passed, the comment on a
 // changed run of lines spans them and suggests the base lines in their
 // place (see suggestion).
-func ReviewComments(r *Report) []ReviewComment {
-	if r.Status != analyzer.Explained {
+func ReviewComments(r *result.Report) []ReviewComment {
+	if r.Status != result.Explained {
 		return nil
 	}
 	var out []ReviewComment
 	for _, id := range r.Root {
-		h, ok := r.hunk(id)
+		h, ok := r.Hunk(id)
 		if !ok || h.Kind == "delete" || h.Kind == "binary" {
 			continue
 		}
@@ -196,8 +195,8 @@ func ReviewComments(r *Report) []ReviewComment {
 // rather than a wrong one, and base lines holding a "<!--" or a control
 // character give none either: the block is applied verbatim, so they
 // cannot be escaped, and a marker must never come from data.
-func suggestion(r *Report, h Hunk) (string, bool) {
-	if r.Status != analyzer.Explained || !proofPassed(r) || !slices.Contains(r.Root, h.ID) {
+func suggestion(r *result.Report, h result.Hunk) (string, bool) {
+	if r.Status != result.Explained || !proofPassed(r) || !slices.Contains(r.Root, h.ID) {
 		return "", false
 	}
 	if h.Kind != "modify" || h.Test || (h.OldFile != "" && h.OldFile != h.File) {
@@ -271,7 +270,7 @@ func commentSafe(s string) string {
 
 const maxStepsPerComment = 5
 
-func reviewBody(r *Report, h Hunk) string {
+func reviewBody(r *result.Report, h result.Hunk) string {
 	var b strings.Builder
 	others := len(r.Root) - 1
 	fmt.Fprintf(&b, "**culprit:** this change (hunk #%d) ", h.ID)
@@ -291,7 +290,7 @@ func reviewBody(r *Report, h Hunk) string {
 	}
 	var steps []string
 	for _, s := range r.Chain {
-		if int(s.Hunk) == h.ID {
+		if s.Hunk == h.ID {
 			steps = append(steps, chainStep(s))
 		}
 	}
@@ -302,12 +301,12 @@ func reviewBody(r *Report, h Hunk) string {
 		}
 		return b.String()
 	}
-	r.Tree.Walk(func(n *cause.Node) {
-		if n.Via != nil && int(n.Target.Hunk) == h.ID {
+	r.Tree.Walk(func(n *result.Node) {
+		if n.Via != nil && n.Target.Hunk == h.ID {
 			steps = append(steps, step(n.Target))
 		}
 		for _, s := range n.Statements {
-			if int(s.Hunk) == h.ID {
+			if s.Hunk == h.ID {
 				steps = append(steps, step(s))
 			}
 		}

@@ -5,15 +5,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 func TestAnnotations(t *testing.T) {
 	tests := []struct {
 		name string
-		r    *Report
+		r    *result.Report
 		want []Annotation
 	}{
-		{"explained", New(explainedWithTree()), []Annotation{
+		{"explained", explainedWithTree(), []Annotation{
 			{Level: "error", File: "calc/calc.go", Line: 8, EndLine: 8,
 				Title:   "culprit: this change makes TestF fail (hunk #2)",
 				Message: "TestF fails because of 2 of the PR's 4 hunks; reverting them makes it pass."},
@@ -21,7 +23,7 @@ func TestAnnotations(t *testing.T) {
 				Title:   "culprit: this change makes TestF fail (hunk #3)",
 				Message: "TestF fails because of 2 of the PR's 4 hunks; reverting them makes it pass."},
 		}},
-		{"explained with aux", New(explainedDynamicOnly()), []Annotation{
+		{"explained with aux", explainedDynamicOnly(), []Annotation{
 			{Level: "error", File: "words/count.go", Line: 9, EndLine: 9,
 				Title:   "culprit: this change makes TestCount/empty_string fail (hunk #2)",
 				Message: "TestCount/empty_string fails because of 2 of the PR's 5 hunks; reverting them, with 2 auxiliary hunks so the code compiles, makes it pass."},
@@ -35,22 +37,22 @@ func TestAnnotations(t *testing.T) {
 				Title:   "culprit: reverted with the culprit so the code compiles (hunk #4)",
 				Message: "Hunk #4 is not a cause of the failure of TestCount/empty_string; it is reverted together with hunks #2 and #3 so that the code still compiles."},
 		}},
-		{"not-regression", New(notRegression()), []Annotation{{Level: "warning",
+		{"not-regression", notRegression(), []Annotation{{Level: "warning",
 			Title:   "culprit: TestF fails on base too",
 			Message: "TestF fails on base too, so the failure is not a regression of this PR."}}},
-		{"flaky", New(flaky()), []Annotation{{Level: "warning",
+		{"flaky", flaky(), []Annotation{{Level: "warning",
 			Title:   "culprit: TestF is flaky",
 			Message: "TestF is flaky: on head it passed 2 and failed 3 of 5 runs, so no culprit is named."}}},
-		{"flaky-regression", New(flakyRegression()), []Annotation{{Level: "warning", File: "calc/calc.go", Line: 8, EndLine: 8,
+		{"flaky-regression", flakyRegression(), []Annotation{{Level: "warning", File: "calc/calc.go", Line: 8, EndLine: 8,
 			Title:   "culprit: this change makes TestF flaky (hunk #2)",
 			Message: "TestF became flaky in this PR: it failed 18 of 40 runs on head (45 %) and none of 13 on base; with hunk #2 reverted (1 of the PR's 4 hunks) it passed all 19 runs of the proof."}}},
-		{"flaky-on-both", New(flakyOnBoth()), []Annotation{{Level: "warning",
+		{"flaky-on-both", flakyOnBoth(), []Annotation{{Level: "warning",
 			Title:   "culprit: TestF is flaky",
 			Message: "TestF is flaky on base too: head failed 20 of 40 runs and base 1 of 2 runs, so no culprit is named."}}},
-		{"head-build-fails", New(headBuildFails()), []Annotation{{Level: "warning",
+		{"head-build-fails", headBuildFails(), []Annotation{{Level: "warning",
 			Title:   "culprit: TestF cannot run: head does not build",
 			Message: "TestF cannot run because head does not build: calc/calc.go:9:4: undefined: sortd."}}},
-		{"unexplained", New(unexplained()), []Annotation{{Level: "warning",
+		{"unexplained", unexplained(), []Annotation{{Level: "warning",
 			Title:   "culprit: make test is not explained",
 			Message: "The test command make test fails, but no subset of the PR's 4 hunks could be proven to cause it."}}},
 	}
@@ -71,35 +73,35 @@ func TestReviewComments(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		r    *Report
+		r    *result.Report
 		want []place
 	}{
-		{"explained", New(explainedWithTree()), []place{
+		{"explained", explainedWithTree(), []place{
 			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8-8 suggests 23466425 TestF -->"},
 			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
-		{"deletion takes the line after", New(explainedDynamicOnly()), []place{
+		{"deletion takes the line after", explainedDynamicOnly(), []place{
 			{"words/count.go", 9, "<!-- culprit:hunk words/count.go:9-9 suggests f7ee9e0d TestCount/empty_string -->"},
 			{"words/count.go", 13, "<!-- culprit:hunk words/count.go:13 TestCount/empty_string -->"},
 		}},
-		{"deletion at the top is clamped to line 1", func() *Report {
-			r := New(explainedWithTree())
+		{"deletion at the top is clamped to line 1", func() *result.Report {
+			r := explainedWithTree()
 			r.Hunks[1].HeadLines = [2]int{0, -1}
 			return r
 		}(), []place{
 			{"calc/calc.go", 1, "<!-- culprit:hunk calc/calc.go:1 TestF -->"},
 			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
-		{"deleted file has no line", func() *Report {
-			r := New(explainedWithTree())
+		{"deleted file has no line", func() *result.Report {
+			r := explainedWithTree()
 			r.Hunks[1].Kind = "delete"
 			return r
 		}(), []place{
 			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
-		{"not-regression", New(notRegression()), nil},
-		{"flaky", New(flaky()), nil},
-		{"unexplained", New(unexplained()), nil},
+		{"not-regression", notRegression(), nil},
+		{"flaky", flaky(), nil},
+		{"unexplained", unexplained(), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,7 +122,7 @@ func TestReviewComments(t *testing.T) {
 		})
 	}
 	t.Run("body", func(t *testing.T) {
-		got := ReviewComments(New(explainedWithTree()))[1].Body
+		got := ReviewComments(explainedWithTree())[1].Body
 		want := "**culprit:** this change (hunk #3) is one of 2 changes that together make **TestF** fail (hunks #2 and #3); reverting them makes it pass.\n" +
 			"\nIn the failing run:\n" +
 			"- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) ← hunk #3\n" +
@@ -132,7 +134,7 @@ func TestReviewComments(t *testing.T) {
 		}
 	})
 	t.Run("key cannot end its comment", func(t *testing.T) {
-		r := New(explainedWithTree())
+		r := explainedWithTree()
 		r.Test.Name = "TestX-->y"
 		for _, c := range ReviewComments(r) {
 			if strings.Count(c.Key, "-->") != 1 {
@@ -144,15 +146,15 @@ func TestReviewComments(t *testing.T) {
 
 func TestReviewCommentSuggestions(t *testing.T) {
 	// explained has one root hunk, #2 of calc.go, and one auxiliary, #3.
-	explained := func(h Hunk) *Report {
-		r := New(explainedWithTree())
+	explained := func(h result.Hunk) *result.Report {
+		r := explainedWithTree()
 		h.ID, h.File, h.OldFile = 2, "calc/calc.go", "calc/calc.go"
 		if h.Kind == "" {
 			h.Kind = "modify"
 		}
 		r.Hunks[1] = h
-		r.Root, r.Aux = []int{2}, []int{3}
-		r.Proof.Reverted = []int{2, 3}
+		r.Root, r.Aux = []result.HunkID{2}, []result.HunkID{3}
+		r.Proof.Reverted = []result.HunkID{2, 3}
 		return r
 	}
 	type got struct {
@@ -161,38 +163,38 @@ func TestReviewCommentSuggestions(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		r    *Report
+		r    *result.Report
 		want []got
 	}{
-		{"two lines replaced by one", explained(Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 8},
+		{"two lines replaced by one", explained(result.Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 8},
 			Diff: "-\tif x > y {\n-\t\tx, y = y, x\n+\tif x < y {\n"}),
 			[]got{{0, 8, "```suggestion\n\tif x > y {\n\t\tx, y = y, x\n```\n"}}},
-		{"one line replaced by three spans them", explained(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 10},
+		{"one line replaced by three spans them", explained(result.Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 10},
 			Diff: "-\treturn a\n+\tif b {\n+\t\treturn b\n+\t}\n"}),
 			[]got{{8, 10, "```suggestion\n\treturn a\n```\n"}}},
-		{"added lines are suggested away", explained(Hunk{BaseLines: [2]int{8, 7}, HeadLines: [2]int{8, 9},
+		{"added lines are suggested away", explained(result.Hunk{BaseLines: [2]int{8, 7}, HeadLines: [2]int{8, 9},
 			Diff: "+\tx++\n+\ty++\n"}),
 			[]got{{8, 9, "```suggestion\n```\n"}}},
-		{"a fence in the code gets a longer fence", explained(Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 8},
+		{"a fence in the code gets a longer fence", explained(result.Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 8},
 			Diff: "-```go\n-  ````\n+x\n"}),
 			[]got{{0, 8, "`````suggestion\n```go\n  ````\n`````\n"}}},
-		{"deleted lines have no head line to replace", explained(Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 7},
+		{"deleted lines have no head line to replace", explained(result.Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 7},
 			Diff: "-a\n-b\n"}),
 			[]got{{0, 8, ""}}},
-		{"a diff that does not match its ranges", explained(Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 8},
+		{"a diff that does not match its ranges", explained(result.Hunk{BaseLines: [2]int{8, 9}, HeadLines: [2]int{8, 8},
 			Diff: "-a\n+b\n"}),
 			[]got{{0, 8, ""}}},
-		{"a renamed file", explained(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8},
+		{"a renamed file", explained(result.Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8},
 			Diff: "-a\n+b\n", Kind: "rename"}),
 			[]got{{0, 8, ""}}},
-		{"proof did not pass", func() *Report {
-			r := explained(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"})
+		{"proof did not pass", func() *result.Report {
+			r := explained(result.Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"})
 			r.Proof.Outcome = "fail"
 			return r
 		}(), []got{{0, 8, ""}}},
-		{"proof reverted other hunks", func() *Report {
-			r := explained(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"})
-			r.Proof.Reverted = []int{2}
+		{"proof reverted other hunks", func() *result.Report {
+			r := explained(result.Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"})
+			r.Proof.Reverted = []result.HunkID{2}
 			return r
 		}(), []got{{0, 8, ""}}},
 	}
@@ -217,7 +219,7 @@ func TestReviewCommentSuggestions(t *testing.T) {
 		})
 	}
 	t.Run("the key names what is suggested", func(t *testing.T) {
-		key := func(h Hunk) string {
+		key := func(h result.Hunk) string {
 			t.Helper()
 			cs := ReviewComments(explained(h))
 			if len(cs) != 1 {
@@ -226,10 +228,10 @@ func TestReviewCommentSuggestions(t *testing.T) {
 			return cs[0].Key
 		}
 		got := []string{
-			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"}),
-			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-c\n+b\n"}),
-			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 9}, Diff: "-a\n+b\n+b\n"}),
-			key(Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 7}, Diff: "-a\n"}),
+			key(result.Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-a\n+b\n"}),
+			key(result.Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 8}, Diff: "-c\n+b\n"}),
+			key(result.Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 9}, Diff: "-a\n+b\n+b\n"}),
+			key(result.Hunk{BaseLines: [2]int{8, 8}, HeadLines: [2]int{8, 7}, Diff: "-a\n"}),
 		}
 		want := []string{
 			"<!-- culprit:hunk calc/calc.go:8-8 suggests 87428fc5 TestF -->",
@@ -246,7 +248,7 @@ func TestReviewCommentSuggestions(t *testing.T) {
 // TestReviewCommentCarriesTheChain: a review comment on a culprit hunk
 // shows that hunk's chain steps, with what the passing run did there.
 func TestReviewCommentCarriesTheChain(t *testing.T) {
-	rcs := ReviewComments(New(explainedWithChain()))
+	rcs := ReviewComments(explainedWithChain())
 	want := map[int]string{
 		8:  "- `calc/calc.go:8` `x < y` is **false** (x = 3, y = 1); without the change: `x > y` **true** (x = 3, y = 1) — **the runs diverge here** ← hunk #2\n",
 		17: "- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2); without the change: `sum += z` (sum = 5, z = 2) ← hunk #3\n",

@@ -5,13 +5,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // renderChain opens the explanation: the few steps from the change to the
 // failure, each with what the passing run (head without the culprit) did
 // there instead.
-func renderChain(b *strings.Builder, chain []cause.Statement) {
+func renderChain(b *strings.Builder, chain []result.Statement) {
 	b.WriteString("With the change, and without it (the proof's passing run):\n\n")
 	for i, s := range chain {
 		fmt.Fprintf(b, "%d. %s\n", i+1, chainStep(s))
@@ -21,7 +21,7 @@ func renderChain(b *strings.Builder, chain []cause.Statement) {
 
 // chainStep renders one step: place and source, the failing run's
 // outcome and values, then the passing run's.
-func chainStep(s cause.Statement) string {
+func chainStep(s result.Statement) string {
 	out := code(fmt.Sprintf("%s:%d", s.File, s.Line)) + " " + code(clip(s.Text, 120))
 	if s.OnlyPassing {
 		out += " ran **only without the change**"
@@ -52,7 +52,7 @@ func chainStep(s cause.Statement) string {
 }
 
 // passingText says what the passing run did at a step.
-func passingText(p *cause.Passing) string {
+func passingText(p *result.Passing) string {
 	if p.Missing {
 		return "not reached"
 	}
@@ -75,7 +75,7 @@ func passingText(p *cause.Passing) string {
 	return strings.Join(parts, " ")
 }
 
-func hunkSuffix(s cause.Statement) string {
+func hunkSuffix(s result.Statement) string {
 	if s.Hunk != 0 {
 		return fmt.Sprintf(" ← hunk #%d", s.Hunk)
 	}
@@ -83,7 +83,7 @@ func hunkSuffix(s cause.Statement) string {
 }
 
 // chainMermaid draws the chain top to bottom, change first, failure last.
-func chainMermaid(chain []cause.Statement) string {
+func chainMermaid(chain []result.Statement) string {
 	var b strings.Builder
 	b.WriteString("flowchart TB\n")
 	for i, s := range chain {

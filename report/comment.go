@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // Marker is hidden in the sticky PR comment so that it can be found and
@@ -40,7 +40,7 @@ var levels = []detail{
 // shrink first, and as a last resort the text is cut at a line or rune
 // boundary, keeping the marker and pointing to DetailsURL. A MaxLen too
 // small to hold the marker gives "".
-func Comment(reports []*Report, opt CommentOptions) string {
+func Comment(reports []*result.Report, opt CommentOptions) string {
 	limit := opt.MaxLen
 	if limit <= 0 {
 		limit = DefaultMaxLen
@@ -74,7 +74,7 @@ func Comment(reports []*Report, opt CommentOptions) string {
 
 // commentBody renders the reports at detail d. It stops early once the
 // text is longer than limit: it cannot fit, and only a prefix is cut from it.
-func commentBody(reports []*Report, d detail, limit int) string {
+func commentBody(reports []*result.Report, d detail, limit int) string {
 	var b strings.Builder
 	b.WriteString("## culprit\n\n")
 	if len(reports) == 0 {
@@ -102,17 +102,17 @@ func commentBody(reports []*Report, d detail, limit int) string {
 }
 
 // tally gives "3 failing tests analysed: 1 explained, 2 flaky."
-func tally(reports []*Report) string {
-	order := []analyzer.Status{analyzer.Explained, analyzer.FlakyRegression, analyzer.Unexplained, analyzer.HeadBuildFails, analyzer.NotRegression, analyzer.Flaky}
-	words := map[analyzer.Status]string{
-		analyzer.Explained:       "explained",
-		analyzer.FlakyRegression: "made flaky by this PR",
-		analyzer.Unexplained:     "not explained",
-		analyzer.HeadBuildFails:  "head does not build",
-		analyzer.NotRegression:   "failing on base too",
-		analyzer.Flaky:           "flaky",
+func tally(reports []*result.Report) string {
+	order := []result.Status{result.Explained, result.FlakyRegression, result.Unexplained, result.HeadBuildFails, result.NotRegression, result.Flaky}
+	words := map[result.Status]string{
+		result.Explained:       "explained",
+		result.FlakyRegression: "made flaky by this PR",
+		result.Unexplained:     "not explained",
+		result.HeadBuildFails:  "head does not build",
+		result.NotRegression:   "failing on base too",
+		result.Flaky:           "flaky",
 	}
-	count := map[analyzer.Status]int{}
+	count := map[result.Status]int{}
 	other := 0
 	for _, r := range reports {
 		if r == nil {

@@ -6,47 +6,44 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
-	"github.com/culprit-dev/culprit/analyzer/trial"
-	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // huge is an explained result far over every limit: 1,000 hunks with 1 KB
 // diffs of multi-byte text, all of them root or auxiliary, and a causal
 // tree of 5,000 nodes.
-func huge() *analyzer.Result {
+func huge() *result.Report {
 	res := explainedWithTree()
-	res.Hunks, res.Root, res.Aux = nil, nil, nil
+	res.Hunks, res.Root, res.Aux = nil, nil, []result.HunkID{}
 	line := "+\ts := \"héllo, 世界 — ünïcödé ✓\" // naïve\n" // multi-byte all along
 	diff := strings.Repeat(line, 1024/len(line)+1)
 	for i := 1; i <= 1000; i++ {
-		id := diffhunks.ID(i)
-		res.Hunks = append(res.Hunks, diffhunks.Hunk{ID: id, File: fmt.Sprintf("pkg/f%03d.go", i/10), OldFile: fmt.Sprintf("pkg/f%03d.go", i/10),
-			Base: lr(i, i), Head: lr(i, i+len(diff)/len(line)), Kind: diffhunks.Modify, Func: "Fünc", Diff: diff})
+		id := result.HunkID(i)
+		res.Hunks = append(res.Hunks, result.Hunk{ID: id, File: fmt.Sprintf("pkg/f%03d.go", i/10), OldFile: fmt.Sprintf("pkg/f%03d.go", i/10),
+			BaseLines: [2]int{i, i}, HeadLines: [2]int{i, i + len(diff)/len(line)}, Kind: "modify", Func: "Fünc", Diff: diff})
 		if i%2 == 0 {
 			res.Root = append(res.Root, id)
 		} else {
 			res.Aux = append(res.Aux, id)
 		}
 	}
-	var all []diffhunks.ID
+	var all []result.HunkID
 	for _, h := range res.Hunks {
 		all = append(all, h.ID)
 	}
-	res.Proof = &trial.Result{Reverted: all, Outcome: trial.Pass}
+	res.Proof = &result.Proof{Reverted: all, Outcome: "pass"}
 	// A tree of 5,000 nodes, three children each, level by level.
-	nodes := []*cause.Node{{Target: cause.Statement{File: "pkg/f_test.go", Line: 9, Text: "got != \"日本\""}, Outcome: "failed"}}
+	nodes := []*result.Node{{Target: result.Statement{File: "pkg/f_test.go", Line: 9, Text: "got != \"日本\""}, Outcome: "failed"}}
 	for i := 1; len(nodes) < 5000; i++ {
 		parent := nodes[(i-1)/3]
-		s := cause.Statement{File: "pkg/f001.go", Line: i, Text: "x[i] < \"ü\"", Values: map[string]string{"x[i]": "\"ö\""}, Hunk: diffhunks.ID(i%1000 + 1)}
-		n := &cause.Node{Target: s, Via: &s, Outcome: "true", Statements: []cause.Statement{s}}
+		s := result.Statement{File: "pkg/f001.go", Line: i, Text: "x[i] < \"ü\"", Values: map[string]string{"x[i]": "\"ö\""}, Hunk: result.HunkID(i%1000 + 1)}
+		n := &result.Node{Target: s, Via: &s, Outcome: "true", Statements: []result.Statement{s}}
 		parent.Children = append(parent.Children, n)
 		nodes = append(nodes, n)
 	}
 	res.Tree = nodes[0]
-	res.Notes = note.List{{Code: note.SemanticFailed, Detail: strings.Repeat("ñ", 3000)}}
+	res.Findings = result.Findings{{Code: note.SemanticFailed, Detail: strings.Repeat("ñ", 3000)}}
 	return res
 }
 
@@ -65,28 +62,28 @@ func checkComment(t *testing.T, got string, maxLen int) {
 }
 
 func TestCommentSizeLimit(t *testing.T) {
-	big := New(huge())
+	big := huge()
 	markdown := Markdown(big)
 	if len(markdown) < DefaultMaxLen {
 		t.Fatalf("the huge report's Markdown is only %d bytes; the test needs more", len(markdown))
 	}
-	many := make([]*Report, 300)
+	many := make([]*result.Report, 300)
 	for i := range many {
 		many[i] = big
 	}
 	const url = "https://github.com/o/r/actions/runs/42"
 	tests := []struct {
 		name      string
-		reports   []*Report
+		reports   []*result.Report
 		opt       CommentOptions
 		wantShort bool // the comment says it was shortened
 	}{
-		{"huge report, default limit", []*Report{big}, CommentOptions{DetailsURL: url}, true},
-		{"huge report with small ones", []*Report{New(flaky()), big, New(unexplained())}, CommentOptions{DetailsURL: url, Rerun: "comment `/culprit`"}, true},
+		{"huge report, default limit", []*result.Report{big}, CommentOptions{DetailsURL: url}, true},
+		{"huge report with small ones", []*result.Report{flaky(), big, unexplained()}, CommentOptions{DetailsURL: url, Rerun: "comment `/culprit`"}, true},
 		{"hard cut: 300 huge reports", many, CommentOptions{DetailsURL: url}, true},
-		{"hard cut: small limit", []*Report{big}, CommentOptions{MaxLen: 1000, DetailsURL: url}, true},
-		{"tiny limit", []*Report{big}, CommentOptions{MaxLen: 40}, false},
-		{"small report fits", []*Report{New(explainedWithTree())}, CommentOptions{DetailsURL: url}, false},
+		{"hard cut: small limit", []*result.Report{big}, CommentOptions{MaxLen: 1000, DetailsURL: url}, true},
+		{"tiny limit", []*result.Report{big}, CommentOptions{MaxLen: 40}, false},
+		{"small report fits", []*result.Report{explainedWithTree()}, CommentOptions{DetailsURL: url}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,11 +104,11 @@ func TestCommentSizeLimit(t *testing.T) {
 	t.Run("cut at every length", func(t *testing.T) {
 		// Cuts land on every byte of the multi-byte text in turn.
 		for n := len(Marker) + 2; n < 1200; n += 7 {
-			checkComment(t, Comment([]*Report{big}, CommentOptions{MaxLen: n, DetailsURL: url}), n)
+			checkComment(t, Comment([]*result.Report{big}, CommentOptions{MaxLen: n, DetailsURL: url}), n)
 		}
 	})
 	t.Run("limit below the marker", func(t *testing.T) {
-		if got := Comment([]*Report{big}, CommentOptions{MaxLen: len(Marker)}); got != "" {
+		if got := Comment([]*result.Report{big}, CommentOptions{MaxLen: len(Marker)}); got != "" {
 			t.Errorf("Comment = %q, want \"\"", got)
 		}
 	})
@@ -125,16 +122,16 @@ func TestCommentNamesNoCulprit(t *testing.T) {
 	claims := []string{"fails because of", "Root cause", "← hunk", "Why it fails", "makes it pass", "auxiliary"}
 	tree := []string{"fails because of", "← hunk", "Why it fails"}
 	for _, tc := range fixtures {
-		r := New(tc.res())
+		r := tc.doc()
 		t.Run(tc.name, func(t *testing.T) {
-			got := Comment([]*Report{r}, CommentOptions{})
+			got := Comment([]*result.Report{r}, CommentOptions{})
 			switch r.Status {
-			case analyzer.Explained:
+			case result.Explained:
 				if !strings.Contains(got, "fails because of") {
 					t.Errorf("explained test's comment names no culprit:\n%s", got)
 				}
 				return
-			case analyzer.FlakyRegression:
+			case result.FlakyRegression:
 				if !strings.Contains(got, "Root cause") || !strings.Contains(got, "became flaky in this PR") {
 					t.Errorf("flaky regression's comment names no root:\n%s", got)
 				}
@@ -181,29 +178,29 @@ func FuzzCommentSize(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, diff, text, detail string, hunks, nodes, maxLen int) {
 		hunks, nodes = abs(hunks)%200, abs(nodes)%500
 		maxLen = len(Marker) + 1 + abs(maxLen)%70000
-		res := &analyzer.Result{
-			Status: analyzer.Explained,
-			Test:   analyzer.TestRef{Name: name, Package: name},
-			Notes:  note.List{{Code: note.CauseFailed, Detail: detail}},
-			Proof:  &trial.Result{Outcome: trial.Pass},
-		}
+		res := fixture(&result.Report{
+			Status:   result.Explained,
+			Test:     result.Test{Name: name, Package: name},
+			Findings: result.Findings{{Code: note.CauseFailed, Detail: detail}},
+			Proof:    &result.Proof{Outcome: "pass"},
+		})
 		for i := 1; i <= hunks; i++ {
-			res.Hunks = append(res.Hunks, diffhunks.Hunk{ID: diffhunks.ID(i), File: name, Head: lr(i, i), Kind: diffhunks.Modify, Func: text, Diff: diff})
-			res.Root = append(res.Root, diffhunks.ID(i))
+			res.Hunks = append(res.Hunks, result.Hunk{ID: result.HunkID(i), File: name, HeadLines: [2]int{i, i}, Kind: "modify", Func: text, Diff: diff})
+			res.Root = append(res.Root, result.HunkID(i))
 		}
 		res.Proof.Reverted = res.Root
 		if nodes > 0 {
-			s := cause.Statement{File: name, Line: 1, Text: text, Values: map[string]string{text: detail}, Hunk: 1}
-			res.Tree = &cause.Node{Target: s, Statements: []cause.Statement{s}}
+			s := result.Statement{File: name, Line: 1, Text: text, Values: map[string]string{text: detail}, Hunk: 1}
+			res.Tree = &result.Node{Target: s, Statements: []result.Statement{s}}
 			for n := res.Tree; nodes > 1; nodes-- {
-				c := &cause.Node{Target: s, Via: &s, Outcome: text, Statements: []cause.Statement{s}}
+				c := &result.Node{Target: s, Via: &s, Outcome: text, Statements: []result.Statement{s}}
 				n.Children = append(n.Children, c)
 				if nodes%3 == 0 {
 					n = c
 				}
 			}
 		}
-		got := Comment([]*Report{New(res)}, CommentOptions{MaxLen: maxLen, DetailsURL: text, Rerun: detail})
+		got := Comment([]*result.Report{res}, CommentOptions{MaxLen: maxLen, DetailsURL: text, Rerun: detail})
 		if len(got) >= maxLen {
 			t.Fatalf("comment is %d bytes, want fewer than %d", len(got), maxLen)
 		}

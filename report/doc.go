@@ -5,10 +5,12 @@
 // lines.
 //
 // The analyzer decides what is true; this package decides how it reads. It
-// never says more than the Report holds: a culprit is named only when the
+// never says more than the document holds: a culprit is named only when the
 // status is explained, a fix is claimed only when the proof run passed, and
-// every fallback the analysis took is stated in plain words. It works on its
-// own document type, so it knows nothing of GitHub's API.
+// every fallback the analysis took is stated in plain words. It renders the
+// document of package analyzer/result, the engine's findings as codes with
+// data, and imports nothing that runs anything: it knows neither the engine
+// nor GitHub's API, and its tests build documents by hand.
 //
 // # Decisions worth knowing
 //
@@ -27,6 +29,9 @@
 //     not offered, as GitHub applies it verbatim.
 //   - No "<!--" comes out of data anywhere, so a marker (Marker, a review
 //     comment's key) is always culprit's own.
+//   - The JSON's "notes" are worded here, from the findings, when WriteJSON
+//     writes a document: the engine records codes with data only, and a
+//     reader that does not know the codes still gets the words.
 //   - ReadJSON refuses a value outside an enumerated field's set (status,
 //     kinds, outcomes, verdicts, links, facts, note codes) rather than
 //     render it as "unknown": the same version wrote the document, so only

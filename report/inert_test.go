@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/report/reporttest"
 )
 
@@ -18,13 +17,13 @@ const (
 
 // checkInert renders r every way culprit posts it and fails the test at
 // the first output that could act on GitHub.
-func checkInert(t *testing.T, r *Report) {
+func checkInert(t *testing.T, r *result.Report) {
 	t.Helper()
 	md := Markdown(r)
 	if err := reporttest.CheckMarkdown(md); err != nil {
 		t.Fatalf("Markdown: %v\n%s", err, md)
 	}
-	c := Comment([]*Report{r}, CommentOptions{DetailsURL: testDetails, Rerun: testRerun})
+	c := Comment([]*result.Report{r}, CommentOptions{DetailsURL: testDetails, Rerun: testRerun})
 	if err := reporttest.CheckMarkdown(c, Marker, "[Full report]("+testDetails+")", "[full report]("+testDetails+")"); err != nil {
 		t.Fatalf("Comment: %v\n%s", err, c)
 	}
@@ -51,37 +50,37 @@ func checkInert(t *testing.T, r *Report) {
 func TestAttacksRenderInert(t *testing.T) {
 	tests := []struct {
 		name string
-		res  func() *analyzer.Result
-		edit func(r *Report)
+		doc  func() *result.Report
+		edit func(r *result.Report)
 	}{
-		{"variant verdict closes a fold", flakyRegression, func(r *Report) {
+		{"variant verdict closes a fold", flakyRegression, func(r *result.Report) {
 			r.Flakiness.Variants[0].Verdict = "</details>"
 		}},
-		{"intervention verdict loads an image", flakyRegression, func(r *Report) {
+		{"intervention verdict loads an image", flakyRegression, func(r *result.Report) {
 			r.Flakiness.Interventions.Tests[0].Verdict = `<img src="//evil.example/p.png">`
 		}},
-		{"link to a host", explainedWithTree, func(r *Report) {
-			r.Findings = note.List{{Code: note.CauseFailed, Detail: "[click here](//evil.example/login)"}}
+		{"link to a host", explainedWithTree, func(r *result.Report) {
+			r.Findings = result.Findings{{Code: note.CauseFailed, Detail: "[click here](//evil.example/login)"}}
 			r.Tree.Statements[0].Values["sum"] = "[click here](//evil.example/login)"
 		}},
-		{"anchor", explainedWithTree, func(r *Report) { r.Stats.Strategy = `<a href="//evil.example/a">` }},
-		{"entity mention", explainedWithTree, func(r *Report) { r.Test.Name = "&#64;alice" }},
-		{"entity URL", explainedWithTree, func(r *Report) { r.Hunks[1].Func = "https&#58;//evil.example" }},
-		{"marker in the name", explainedWithTree, func(r *Report) { r.Test.Name = "<!-- culprit:report:culprit.other -->" }},
-		{"marker in a diff", explainedWithTree, func(r *Report) { r.Hunks[1].Diff = "-<!-- culprit:report:culprit.other -->\n+x\n" }},
-		{"marker in the failure", headBuildFails, func(r *Report) { r.Failure.Message = "<!-- culprit:report -->\n" }},
-		{"escaped backticks in a note", unexplained, func(r *Report) {
+		{"anchor", explainedWithTree, func(r *result.Report) { r.Stats.Strategy = `<a href="//evil.example/a">` }},
+		{"entity mention", explainedWithTree, func(r *result.Report) { r.Test.Name = "&#64;alice" }},
+		{"entity URL", explainedWithTree, func(r *result.Report) { r.Hunks[1].Func = "https&#58;//evil.example" }},
+		{"marker in the name", explainedWithTree, func(r *result.Report) { r.Test.Name = "<!-- culprit:report:culprit.other -->" }},
+		{"marker in a diff", explainedWithTree, func(r *result.Report) { r.Hunks[1].Diff = "-<!-- culprit:report:culprit.other -->\n+x\n" }},
+		{"marker in the failure", headBuildFails, func(r *result.Report) { r.Failure.Message = "<!-- culprit:report -->\n" }},
+		{"escaped backticks in a note", unexplained, func(r *result.Report) {
 			r.Findings = nil
 			r.Notes = []string{"see \\` @octo/owners \\` and \\` https://evil.example/login \\`"}
 		}},
-		{"mention and link in the headline", explainedWithTree, func(r *Report) {
+		{"mention and link in the headline", explainedWithTree, func(r *result.Report) {
 			r.Test.Name = "TestDouble/@octocat_see_https://evil.example"
 		}},
-		{"mention in a code span", explainedWithTree, func(r *Report) { r.Tree.Target.Text = "`` `@octocat` ``" }},
+		{"mention in a code span", explainedWithTree, func(r *result.Report) { r.Tree.Target.Text = "`` `@octocat` ``" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := New(tc.res())
+			r := tc.doc()
 			tc.edit(r)
 			checkInert(t, r)
 		})
@@ -91,7 +90,7 @@ func TestAttacksRenderInert(t *testing.T) {
 // TestSuggestionNeverHoldsAMarker: GitHub applies a suggestion verbatim,
 // so base lines holding a "<!--" are not suggested at all.
 func TestSuggestionNeverHoldsAMarker(t *testing.T) {
-	r := New(explainedWithTree())
+	r := explainedWithTree()
 	r.Hunks[1].Diff = "-<!-- culprit:report -->\n+\t\tif x < y {\n"
 	for _, rc := range ReviewComments(r) {
 		if strings.Count(rc.Body, "<!--") != 1 || rc.Line == 8 && strings.Contains(rc.Body, "suggestion") {
@@ -121,20 +120,20 @@ func FuzzRenderInert(f *testing.F) {
 // leaves it, its status and every enumeration hostile too (a renderer must
 // not count on ReadJSON), and one per status with the enumerations set so
 // that the renderer takes each of its branches, the free text still s.
-func hostile(s string, flag bool, codes []note.Code) []*Report {
-	raw := new(Report)
+func hostile(s string, flag bool, codes []note.Code) []*result.Report {
+	raw := new(result.Report)
 	reporttest.Fill(raw, s, flag)
-	out := []*Report{raw}
-	for _, st := range []analyzer.Status{analyzer.Explained, analyzer.FlakyRegression, analyzer.Flaky,
-		analyzer.NotRegression, analyzer.HeadBuildFails, analyzer.Unexplained} {
-		r := new(Report)
+	out := []*result.Report{raw}
+	for _, st := range []result.Status{result.Explained, result.FlakyRegression, result.Flaky,
+		result.NotRegression, result.HeadBuildFails, result.Unexplained} {
+		r := new(result.Report)
 		reporttest.Fill(r, s, flag)
 		r.Status = st
 		shapeHunks(r, s)
 		shapeTree(r)
-		r.Stats.Strategy = string(analyzer.StrategyAfter)
-		r.Evidence[0].Side = SideHead
-		r.Evidence = append(r.Evidence, Run{Side: SideBase, Outcome: "pass", Signature: s, Message: s})
+		r.Stats.Strategy = "after"
+		r.Evidence[0].Side = result.SideHead
+		r.Evidence = append(r.Evidence, result.Run{Side: result.SideBase, Outcome: "pass", Signature: s, Message: s})
 		v := &r.Flakiness.Variants[0]
 		v.Reverted, v.ProofFailures = slices.Clone(r.Proof.Reverted), 0
 		if flag {
@@ -153,25 +152,25 @@ func hostile(s string, flag bool, codes []note.Code) []*Report {
 // shapeHunks gives r a hunk of every kind, the first three root, the rest
 // auxiliary, a proof that passed, and a first hunk whose diff GitHub could
 // be asked to apply as a suggestion.
-func shapeHunks(r *Report, s string) {
+func shapeHunks(r *result.Report, s string) {
 	line := strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 	h := r.Hunks[0]
 	r.Hunks = nil
 	for i, k := range []string{"modify", "add", "delete", "rename", "binary", "mode"} {
-		h.ID, h.Kind = i+1, k
+		h.ID, h.Kind = result.HunkID(i+1), k
 		r.Hunks = append(r.Hunks, h)
 	}
 	r.Hunks[0].OldFile = r.Hunks[0].File
 	r.Hunks[0].Test = false
 	r.Hunks[0].Diff = "-" + line + "\n+" + line + "\n"
-	r.Root, r.Aux = []int{1, 2, 3}, []int{4, 5, 6}
-	r.Proof.Outcome, r.Proof.Reverted = "pass", []int{1, 2, 3, 4, 5, 6}
+	r.Root, r.Aux = []result.HunkID{1, 2, 3}, []result.HunkID{4, 5, 6}
+	r.Proof.Outcome, r.Proof.Reverted = "pass", []result.HunkID{1, 2, 3, 4, 5, 6}
 }
 
 // shapeTree hangs under the root one child of every intervention fact,
 // alternately confirmed and correlated, each with the three statements the
 // longest fact words, and one plain branch.
-func shapeTree(r *Report) {
+func shapeTree(r *result.Report) {
 	root := r.Tree
 	child := *root.Children[0]
 	child.Statements = slices.Repeat(child.Statements[:1], 3)
@@ -184,5 +183,5 @@ func shapeTree(r *Report) {
 	branch := child
 	branch.Link, branch.Fact, branch.Outcome = "", "", "true"
 	root.Children = append(root.Children, &branch)
-	r.Chain = append(r.Chain, cause.Statement{File: "calc.go", Line: 1, Text: "x", Passing: &cause.Passing{Missing: true}})
+	r.Chain = append(r.Chain, result.Statement{File: "calc.go", Line: 1, Text: "x", Passing: &result.Passing{Missing: true}})
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // detail says how much of a report to show. Markdown shows everything the
@@ -55,13 +55,13 @@ var full = detail{
 }
 
 // Markdown renders the full report: the CLI's output and the job summary.
-func Markdown(r *Report) string {
+func Markdown(r *result.Report) string {
 	var b strings.Builder
 	render(&b, r, full)
 	return b.String()
 }
 
-func render(b *strings.Builder, r *Report, d detail) {
+func render(b *strings.Builder, r *result.Report, d detail) {
 	if d.brand {
 		fmt.Fprintf(b, "%s culprit: %s\n\n", d.heading, title(r))
 	} else {
@@ -71,7 +71,7 @@ func render(b *strings.Builder, r *Report, d detail) {
 	sub := d.heading + "#"
 
 	switch r.Status {
-	case analyzer.Explained:
+	case result.Explained:
 		renderRoot(b, r, d, sub)
 		renderAux(b, r, d)
 		if r.Tree != nil && d.treeItems > 0 {
@@ -89,24 +89,24 @@ func render(b *strings.Builder, r *Report, d detail) {
 				renderTree(b, r, d, true)
 			}
 		}
-	case analyzer.FlakyRegression:
+	case result.FlakyRegression:
 		renderRoot(b, r, d, sub)
 		renderAux(b, r, d)
 		if r.Tree != nil && d.treeItems > 0 {
 			fmt.Fprintf(b, "%s Why it fails (found by intervention)\n\n", sub)
 			renderTree(b, r, d, true)
 		}
-	case analyzer.HeadBuildFails:
+	case result.HeadBuildFails:
 		if r.Failure.Message != "" {
 			b.WriteString("The compiler says:\n\n")
 			b.WriteString(fenced("text", clipLines(r.Failure.Message, d.diffLines)))
 			b.WriteString("\n")
 		}
-	case analyzer.Unexplained:
+	case result.Unexplained:
 		if d.candidates && len(r.Root) > 0 {
 			fmt.Fprintf(b, "The best answer found, **not proven**: reverting %s.\n\n", hunksNamed(r.Root))
 			for _, id := range r.Root {
-				if h, ok := r.hunk(id); ok {
+				if h, ok := r.Hunk(id); ok {
 					fmt.Fprintf(b, "- hunk #%d %s\n", id, where(h))
 				}
 			}
@@ -117,7 +117,7 @@ func render(b *strings.Builder, r *Report, d detail) {
 	if r.Proof != nil {
 		p := r.Proof
 		label := "Proof"
-		if r.Status != analyzer.Explained && r.Status != analyzer.FlakyRegression {
+		if r.Status != result.Explained && r.Status != result.FlakyRegression {
 			label = "Best attempt"
 		}
 		fmt.Fprintf(b, "**%s:** reverting %s → %s", label, hunksNamed(p.Reverted), outcomeAt(p.Outcome, p.Signature))
@@ -140,7 +140,7 @@ func render(b *strings.Builder, r *Report, d detail) {
 	}
 }
 
-func renderRoot(b *strings.Builder, r *Report, d detail, sub string) {
+func renderRoot(b *strings.Builder, r *result.Report, d detail, sub string) {
 	if len(r.Root) == 0 {
 		return
 	}
@@ -165,8 +165,8 @@ func renderRoot(b *strings.Builder, r *Report, d detail, sub string) {
 
 // renderHunk writes hunk id as a heading with its diff (at most diffLines
 // lines) when diff is set, else as a list item.
-func renderHunk(b *strings.Builder, r *Report, id int, diff bool, diffLines int) {
-	h, ok := r.hunk(id)
+func renderHunk(b *strings.Builder, r *result.Report, id result.HunkID, diff bool, diffLines int) {
+	h, ok := r.Hunk(id)
 	switch {
 	case !ok:
 		fmt.Fprintf(b, "- hunk #%d is not in the report\n", id)
@@ -182,11 +182,11 @@ func renderHunk(b *strings.Builder, r *Report, id int, diff bool, diffLines int)
 // through come first, outside the fold: they are needed to compile with the
 // root, but the failure also depends on what they changed, so in a change
 // whose hunks only compile together they are where behaviour moved.
-func renderAux(b *strings.Builder, r *Report, d detail) {
+func renderAux(b *strings.Builder, r *result.Report, d detail) {
 	if len(r.Aux) == 0 {
 		return
 	}
-	onTree := r.auxOnTree()
+	onTree := auxOnTree(r)
 	what := plural(len(r.Aux), "auxiliary hunk", "auxiliary hunks") + " reverted with them so the code compiles"
 	if d.aux == auxCount {
 		fmt.Fprintf(b, "%s%s.\n\n", capitalize(what), shortRefs(r.Aux))
@@ -201,7 +201,7 @@ func renderAux(b *strings.Builder, r *Report, d detail) {
 	}
 	rest := r.Aux
 	if len(onTree) > 0 {
-		fmt.Fprintf(b, "%s. %s\n\n", capitalize(what), alsoCauses(len(onTree), len(r.Aux), len(r.auxChanged())))
+		fmt.Fprintf(b, "%s. %s\n\n", capitalize(what), alsoCauses(len(onTree), len(r.Aux), len(auxChanged(r))))
 		for _, id := range onTree {
 			if d.spent(b) {
 				return
@@ -264,8 +264,29 @@ func countOf(n, all int) string {
 	return fmt.Sprint(n)
 }
 
-func without(ids, drop []int) []int {
-	var out []int
+// auxOnTree returns the auxiliary hunks, in their order, that hold a step
+// of the causal tree.
+func auxOnTree(r *result.Report) []result.HunkID { return auxWhere(r, nil) }
+
+// auxChanged returns the auxiliary hunks that hold a step of the causal
+// tree where the run without the change did otherwise.
+func auxChanged(r *result.Report) []result.HunkID { return auxWhere(r, result.Statement.Changed) }
+
+// auxWhere returns the auxiliary hunks, in their order, that hold a step
+// of the causal tree for which keep is true (any step when keep is nil).
+func auxWhere(r *result.Report, keep func(result.Statement) bool) []result.HunkID {
+	on := r.Tree.Hunks(keep)
+	var out []result.HunkID
+	for _, id := range r.Aux {
+		if on[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func without(ids, drop []result.HunkID) []result.HunkID {
+	var out []result.HunkID
 	for _, id := range ids {
 		if !slices.Contains(drop, id) {
 			out = append(out, id)
@@ -276,7 +297,7 @@ func without(ids, drop []int) []int {
 
 // shortRefs gives ": #2 and #3" for a short list of hunks, nothing for a
 // long one, which would only fill the comment with numbers.
-func shortRefs(ids []int) string {
+func shortRefs(ids []result.HunkID) string {
 	if len(ids) > 10 {
 		return ""
 	}
@@ -318,8 +339,8 @@ func clipLines(s string, n int) string {
 	return s
 }
 
-func renderEvidence(b *strings.Builder, r *Report, d detail, sub string) {
-	if len(r.Evidence) == 0 && r.Failure == (Failure{}) {
+func renderEvidence(b *strings.Builder, r *result.Report, d detail, sub string) {
+	if len(r.Evidence) == 0 && r.Failure == (result.Failure{}) {
 		return
 	}
 	fmt.Fprintf(b, "%s Evidence\n\n", sub)
@@ -340,7 +361,7 @@ func renderEvidence(b *strings.Builder, r *Report, d detail, sub string) {
 	if len(order) > 0 {
 		b.WriteString("\n")
 	}
-	if r.Failure.Message != "" && r.Status != analyzer.HeadBuildFails {
+	if r.Failure.Message != "" && r.Status != result.HeadBuildFails {
 		b.WriteString("First failure on head")
 		if r.Failure.Signature != "" {
 			b.WriteString(" at " + code(r.Failure.Signature))
@@ -351,12 +372,12 @@ func renderEvidence(b *strings.Builder, r *Report, d detail, sub string) {
 	}
 }
 
-func renderNotes(b *strings.Builder, r *Report, sub string) {
+func renderNotes(b *strings.Builder, r *result.Report, sub string) {
 	var notes []string
-	if r.Status == analyzer.Explained && r.Tree == nil {
+	if r.Status == result.Explained && r.Tree == nil {
 		notes = append(notes, "The explanation is dynamic only: the root hunks were found by reverting and re-running, and no causal tree was derived.")
 	}
-	notes = append(notes, r.notesMarkdown()...)
+	notes = append(notes, notesMarkdown(r)...)
 	if len(notes) == 0 {
 		return
 	}
@@ -367,7 +388,7 @@ func renderNotes(b *strings.Builder, r *Report, sub string) {
 	b.WriteString("\n")
 }
 
-func statsLine(r *Report) string {
+func statsLine(r *result.Report) string {
 	s := r.Stats
 	parts := []string{}
 	if s.Strategy != "" {
@@ -398,7 +419,7 @@ func statsLine(r *Report) string {
 
 // renderRates shows the failure rates of a flaky test and the runs of the
 // variants the noisy search judged.
-func renderRates(b *strings.Builder, r *Report, sub string) {
+func renderRates(b *strings.Builder, r *result.Report, sub string) {
 	f := r.Flakiness
 	if f == nil {
 		return
@@ -431,7 +452,7 @@ func renderRates(b *strings.Builder, r *Report, sub string) {
 
 // renderRace says what the race detector showed in head's runs. Silence
 // is worded as no evidence either way.
-func renderRace(b *strings.Builder, rr *Race) {
+func renderRace(b *strings.Builder, rr *result.Race) {
 	switch {
 	case rr == nil:
 		return
@@ -465,7 +486,7 @@ func renderRace(b *strings.Builder, rr *Race) {
 
 // renderInterventions lists the traced runs and group tests behind a
 // chain found by intervention.
-func renderInterventions(b *strings.Builder, iv *Interventions) {
+func renderInterventions(b *strings.Builder, iv *result.Interventions) {
 	if iv == nil {
 		return
 	}

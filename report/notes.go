@@ -2,14 +2,16 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // words is the one wording of each note. Detail is data from a tool (an
 // error, a compiler line) and is quoted as code.
-func words(n note.Note) string {
-	hunks := hunksNamed(ids(n.Hunks))
+func words(n result.Note) string {
+	hunks := hunksNamed(sortedIDs(n.Hunks))
 	switch n.Code {
 	case note.Identical:
 		return "base and head are identical: there is no change to blame"
@@ -174,22 +176,65 @@ func words(n note.Note) string {
 // those by this prefix).
 const unknownNote = "note "
 
+// Notes words the findings of r and what its Subtests says, as the JSON's
+// "notes" holds them. A document without either (written by a version
+// that kept only words) keeps the words it has.
+func Notes(r *result.Report) []string {
+	if len(r.Findings) == 0 && r.Subtests == nil {
+		return append([]string{}, r.Notes...)
+	}
+	out := make([]string, 0, len(r.Findings))
+	for _, n := range r.Findings {
+		out = append(out, words(n))
+	}
+	if r.Subtests != nil {
+		out = append(out, subtestNotes(r.Subtests)...)
+	}
+	return out
+}
+
 // notesMarkdown words the notes for Markdown from their data, which every
 // wording quotes safely; a document without findings (written by an older
 // version) has only words, shown as plain text.
-func (r *Report) notesMarkdown() []string {
-	var out []string
+func notesMarkdown(r *result.Report) []string {
 	if len(r.Findings) == 0 && r.Subtests == nil {
+		var out []string
 		for _, n := range r.Notes {
 			out = append(out, plain(n))
 		}
 		return out
 	}
-	for _, n := range r.Findings {
-		out = append(out, words(n))
+	return Notes(r)
+}
+
+// subtestNotes words what Subtests found.
+func subtestNotes(s *result.Subtests) []string {
+	var out []string
+	if s.Explained != "" {
+		out = append(out, fmt.Sprintf("explained the failing subtest %s, which passes on base", code(s.Explained)))
 	}
-	if r.Subtests != nil {
-		out = append(out, r.Subtests.notes()...)
+	if len(s.Same) > 0 {
+		out = append(out, fmt.Sprintf("%d more subtest(s) fail at the same place, so this explanation covers them: %s", len(s.Same), codeList(s.Same)))
+	}
+	if len(s.Other) > 0 {
+		out = append(out, fmt.Sprintf("%d more regressed subtest(s) fail elsewhere and were not explained (run again naming one): %s", len(s.Other), codeList(s.Other)))
+	}
+	if len(s.New) > 0 {
+		out = append(out, fmt.Sprintf("%d failing subtest(s) do not exist on base: they are new in this change, so their failure is not a regression: %s", len(s.New), codeList(s.New)))
+	}
+	return out
+}
+
+// codeList quotes up to ten names, saying how many more there are.
+func codeList(names []string) string {
+	const most = 10
+	quoted := make([]string, 0, min(len(names), most))
+	for _, n := range names[:min(len(names), most)] {
+		quoted = append(quoted, code(n))
+	}
+	out := strings.Join(quoted, ", ")
+	if len(names) > most {
+		out += fmt.Sprintf(" and %d more", len(names)-most)
 	}
 	return out
 }

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // TestEveryNoteHasWords: each code the note package declares is worded
 // for reviewers; none falls through to its raw code.
 func TestEveryNoteHasWords(t *testing.T) {
 	for _, c := range declaredCodes(t) {
-		if w := words(note.Note{Code: c, Hunks: nil, N: 1, M: 2}); strings.HasPrefix(w, "note ") {
+		if w := words(result.Note{Code: c, Hunks: nil, N: 1, M: 2}); strings.HasPrefix(w, "note ") {
 			t.Errorf("note %q has no wording: %s", c, w)
 		}
 	}
@@ -60,7 +61,7 @@ func TestSpecHunksWording(t *testing.T) {
 		1: "1 hunk in the test's own _test.go files is never root; it is reverted",
 		3: "3 hunks in the test's own _test.go files are never root; they are reverted",
 	} {
-		if got := words(note.Note{Code: note.SpecHunks, N: n}); !strings.HasPrefix(got, want) {
+		if got := words(result.Note{Code: note.SpecHunks, N: n}); !strings.HasPrefix(got, want) {
 			t.Errorf("N=%d: %q, want it to start %q", n, got, want)
 		}
 	}
@@ -79,7 +80,7 @@ func TestCountWording(t *testing.T) {
 		{note.TraceProbed, 1, "the 1 function it never entered was compiled as it is, and a call into it"},
 		{note.TraceProbed, 7, "the 7 functions it never entered were compiled as they are, and a call into one"},
 	} {
-		if got := words(note.Note{Code: tc.code, N: tc.n}); !strings.Contains(got, tc.want) {
+		if got := words(result.Note{Code: tc.code, N: tc.n}); !strings.Contains(got, tc.want) {
 			t.Errorf("%s, N=%d: %q, want it to hold %q", tc.code, tc.n, got, tc.want)
 		}
 	}

@@ -11,11 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
-	"github.com/culprit-dev/culprit/analyzer/trial"
-	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -42,10 +39,10 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func writeJSON(t *testing.T, r *Report) string {
+func writeJSON(t *testing.T, r *result.Report) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := r.WriteJSON(&buf); err != nil {
+	if err := WriteJSON(&buf, r); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -58,16 +55,16 @@ func TestGolden(t *testing.T) {
 	}
 	for _, tc := range fixtures {
 		t.Run(tc.name, func(t *testing.T) {
-			r := New(tc.res())
+			r := tc.doc()
 			golden(t, tc.name+".json", writeJSON(t, r))
 			golden(t, tc.name+".md", Markdown(r))
-			golden(t, tc.name+".comment", Comment([]*Report{r}, opt))
+			golden(t, tc.name+".comment", Comment([]*result.Report{r}, opt))
 		})
 	}
 	t.Run("several-tests", func(t *testing.T) {
-		var rs []*Report
+		var rs []*result.Report
 		for _, tc := range fixtures {
-			rs = append(rs, New(tc.res()))
+			rs = append(rs, tc.doc())
 		}
 		golden(t, "several.comment", Comment(rs, opt))
 	})
@@ -79,11 +76,12 @@ func TestGolden(t *testing.T) {
 func TestJSONRoundTrip(t *testing.T) {
 	for _, tc := range fixtures {
 		t.Run(tc.name, func(t *testing.T) {
-			want := New(tc.res())
+			want := tc.doc()
 			got, err := ReadJSON(strings.NewReader(writeJSON(t, want)))
 			if err != nil {
 				t.Fatal(err)
 			}
+			want.Notes = Notes(want) // the JSON holds the findings in words
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("round trip differs (-want +got):\n%s", diff)
 			}
@@ -116,7 +114,7 @@ func lookup(v any, path string) (any, bool) {
 
 func TestJSONShape(t *testing.T) {
 	var doc map[string]any
-	if err := json.Unmarshal([]byte(writeJSON(t, New(explainedWithTree()))), &doc); err != nil {
+	if err := json.Unmarshal([]byte(writeJSON(t, explainedWithTree())), &doc); err != nil {
 		t.Fatal(err)
 	}
 	// The names ARCHITECTURE.md promises to other tools.
@@ -172,7 +170,7 @@ func TestJSONEmptySide(t *testing.T) {
 			HeadLines [2]int `json:"head_lines"`
 		} `json:"hunks"`
 	}
-	out := writeJSON(t, New(explainedDynamicOnly()))
+	out := writeJSON(t, explainedDynamicOnly())
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +194,7 @@ func TestJSONEmptySide(t *testing.T) {
 }
 
 func TestReadJSONErrors(t *testing.T) {
-	valid := writeJSON(t, New(explainedWithTree()))
+	valid := writeJSON(t, explainedWithTree())
 	tests := []struct {
 		name string
 		in   string
@@ -230,45 +228,21 @@ func TestReadJSONErrors(t *testing.T) {
 	})
 }
 
-func TestNewCopies(t *testing.T) {
-	res := explainedWithTree()
-	r := New(res)
-	res.Tree.Statements[0].Values["sum"] = "99"
-	res.Root[0] = 4
-	if got := r.Tree.Statements[0].Values["sum"]; got != "4" {
-		t.Errorf("report tree changed with the result: sum = %q", got)
-	}
-	if diff := cmp.Diff([]int{2, 3}, r.Root); diff != "" {
-		t.Errorf("report root changed with the result (-want +got):\n%s", diff)
-	}
-}
-
-// TestSpecHunks: hunks of the test's own files are marked in JSON, and the
-// verdict counts only the hunks that could be a root.
+// TestSpecHunks: the verdict counts only the hunks that could be a root,
+// not those of the test's own files.
 func TestSpecHunks(t *testing.T) {
-	res := &analyzer.Result{
-		Status: analyzer.Explained,
-		Test:   analyzer.TestRef{Package: "./num", Name: "TestAbs"},
-		Hunks: []diffhunks.Hunk{
-			{ID: 1, File: "num/abs.go", Kind: diffhunks.Modify, Head: diffhunks.LineRange{Start: 5, End: 5}},
-			{ID: 2, File: "num/abs.go", Kind: diffhunks.Modify, Head: diffhunks.LineRange{Start: 9, End: 9}},
-			{ID: 3, File: "num/abs_test.go", Kind: diffhunks.Modify, Head: diffhunks.LineRange{Start: 6, End: 6}},
+	r := fixture(&result.Report{
+		Status: result.Explained,
+		Test:   result.Test{Package: "./num", Name: "TestAbs"},
+		Hunks: []result.Hunk{
+			{ID: 1, File: "num/abs.go", Kind: "modify", HeadLines: [2]int{5, 5}},
+			{ID: 2, File: "num/abs.go", Kind: "modify", HeadLines: [2]int{9, 9}},
+			{ID: 3, File: "num/abs_test.go", Kind: "modify", HeadLines: [2]int{6, 6}, Test: true},
 		},
-		Root:  []diffhunks.ID{1},
-		Aux:   []diffhunks.ID{3},
-		Spec:  []diffhunks.ID{3},
-		Proof: &trial.Result{Reverted: []diffhunks.ID{1, 3}, Outcome: trial.Pass},
-	}
-	r := New(res)
-	var marked []int
-	for _, h := range r.Hunks {
-		if h.Test {
-			marked = append(marked, h.ID)
-		}
-	}
-	if diff := cmp.Diff([]int{3}, marked); diff != "" {
-		t.Errorf("hunks marked test (-want +got):\n%s", diff)
-	}
+		Root:  []result.HunkID{1},
+		Aux:   []result.HunkID{3},
+		Proof: &result.Proof{Reverted: []result.HunkID{1, 3}, Outcome: "pass"},
+	})
 	if got, want := verdict(r), "1 of the PR's 2 hunks"; !strings.Contains(got, want) {
 		t.Errorf("verdict %q does not count %q", got, want)
 	}
@@ -278,18 +252,18 @@ func TestSpecHunks(t *testing.T) {
 func TestNotRegressionSaysWhy(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		notes note.List
-		st    analyzer.SubtestChoice
+		notes result.Findings
+		st    *result.Subtests
 		want  string
 	}{
-		{"new test", note.List{{Code: note.NewTest}}, analyzer.SubtestChoice{}, "is new in this PR"},
-		{"new subtests", nil, analyzer.SubtestChoice{New: []string{"TestF/new"}}, "subtests that are new"},
-		{"passes on head", note.List{{Code: note.PassesOnHead, N: 3}}, analyzer.SubtestChoice{}, "passes on head"},
-		{"timed out", note.List{{Code: note.TimedOutOnBoth, N: 6}}, analyzer.SubtestChoice{}, "raise the timeout"},
-		{"fails on base", note.List{{Code: note.FailsOnBase, N: 3, M: 3}}, analyzer.SubtestChoice{}, "fails on base too"},
+		{"new test", result.Findings{{Code: note.NewTest}}, nil, "is new in this PR"},
+		{"new subtests", nil, &result.Subtests{New: []string{"TestF/new"}}, "subtests that are new"},
+		{"passes on head", result.Findings{{Code: note.PassesOnHead, N: 3}}, nil, "passes on head"},
+		{"timed out", result.Findings{{Code: note.TimedOutOnBoth, N: 6}}, nil, "raise the timeout"},
+		{"fails on base", result.Findings{{Code: note.FailsOnBase, N: 3, M: 3}}, nil, "fails on base too"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := New(&analyzer.Result{Status: analyzer.NotRegression, Test: analyzer.TestRef{Name: "TestF"}, Notes: tt.notes, Subtests: tt.st})
+			r := fixture(&result.Report{Status: result.NotRegression, Test: result.Test{Name: "TestF"}, Findings: tt.notes, Subtests: tt.st})
 			if got := verdict(r); !strings.Contains(got, tt.want) {
 				t.Errorf("verdict %q does not say %q", got, tt.want)
 			}
@@ -302,18 +276,18 @@ func TestNotRegressionSaysWhy(t *testing.T) {
 // stay folded. Without such a step the auxiliary hunks are one fold.
 func TestAuxOnTree(t *testing.T) {
 	res := explainedDynamicOnly()
-	md := Markdown(New(res))
+	md := Markdown(res)
 	if strings.Contains(md, "change behaviour too") || !strings.Contains(md, "<details><summary>2 auxiliary hunks reverted with them so the code compiles</summary>") {
 		t.Fatalf("without a tree, the auxiliary hunks are not one fold:\n%s", md)
 	}
-	res.Tree = &cause.Node{
-		Target: cause.Statement{File: "words/count_test.go", Line: 14, Text: "got != 0"},
-		Statements: []cause.Statement{
+	res.Tree = &result.Node{
+		Target: result.Statement{File: "words/count_test.go", Line: 14, Text: "got != 0"},
+		Statements: []result.Statement{
 			{File: "words/fields.go", Line: 4, Text: "return split(s)", Hunk: 4},
 			{File: "words/count.go", Line: 9, Text: "return len(strings.Fields(s))", Hunk: 2},
 		},
 	}
-	md = Markdown(New(res))
+	md = Markdown(res)
 	lead := strings.Index(md, "The failure also depends on statements in 1 of them")
 	h4 := strings.Index(md, "**Hunk #4**")
 	fold := strings.Index(md, "<details><summary>1 other auxiliary hunk</summary>")
@@ -322,7 +296,7 @@ func TestAuxOnTree(t *testing.T) {
 		t.Fatalf("hunk #4, on the tree, is not shown before the fold holding hunk #1 (lead %d, #4 %d, fold %d, #1 %d):\n%s",
 			lead, h4, fold, h1, md)
 	}
-	c := Comment([]*Report{New(res)}, CommentOptions{})
+	c := Comment([]*result.Report{res}, CommentOptions{})
 	if !strings.Contains(c, "#4") {
 		t.Errorf("the comment does not name hunk #4:\n%s", c)
 	}
@@ -333,12 +307,12 @@ func TestAuxOnTree(t *testing.T) {
 	}
 	st := &res.Tree.Statements[0]
 	st.Values = map[string]string{"s": `"a b"`}
-	st.Passing = &cause.Passing{Values: map[string]string{"s": `"a b"`}}
-	if md = Markdown(New(res)); strings.Contains(md, "behaviour") {
+	st.Passing = &result.Passing{Values: map[string]string{"s": `"a b"`}}
+	if md = Markdown(res); strings.Contains(md, "behaviour") {
 		t.Errorf("a step that ran alike is called a change of behaviour:\n%s", md)
 	}
-	st.Passing = &cause.Passing{Values: map[string]string{"s": `"a"`}}
-	if md = Markdown(New(res)); !strings.Contains(md, "it is needed to compile, and it changes behaviour too") {
+	st.Passing = &result.Passing{Values: map[string]string{"s": `"a"`}}
+	if md = Markdown(res); !strings.Contains(md, "it is needed to compile, and it changes behaviour too") {
 		t.Errorf("a step that ran otherwise is not called a change of behaviour:\n%s", md)
 	}
 }

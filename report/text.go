@@ -2,9 +2,12 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // code renders s as an inline code span that survives any backticks in s.
@@ -87,18 +90,25 @@ func plural(n int, one, many string) string {
 }
 
 // hunksNamed gives "hunk #2", "hunks #2 and #3".
-func hunksNamed(ids []int) string {
+func hunksNamed(ids []result.HunkID) string {
 	if len(ids) == 1 {
 		return "hunk " + hunkRefs(ids)
 	}
 	return "hunks " + hunkRefs(ids)
 }
 
+// sortedIDs copies ids sorted, each once.
+func sortedIDs(ids []result.HunkID) []result.HunkID {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // hunkRefs gives "#2", "#2 and #3", "#2, #3 and #5".
-func hunkRefs(ids []int) string {
+func hunkRefs(ids []result.HunkID) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = "#" + strconv.Itoa(id)
+		parts[i] = "#" + strconv.Itoa(int(id))
 	}
 	switch len(parts) {
 	case 0:

@@ -6,17 +6,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // renderTree writes the causal tree as a nested list, from the failed
 // assertion back to the changed lines, then, if draw, as a Mermaid
 // flowchart when it is small enough to draw.
-func renderTree(b *strings.Builder, r *Report, d detail, draw bool) {
+func renderTree(b *strings.Builder, r *result.Report, d detail, draw bool) {
 	total := treeSteps(r.Tree)
 	shown := 0
-	var walk func(n *cause.Node, depth int)
-	walk = func(n *cause.Node, depth int) {
+	var walk func(n *result.Node, depth int)
+	walk = func(n *result.Node, depth int) {
 		if n == nil || shown >= d.treeItems || depth >= d.treeDepth || d.spent(b) {
 			return
 		}
@@ -59,13 +59,13 @@ func renderTree(b *strings.Builder, r *Report, d detail, draw bool) {
 
 // treeSteps counts the targets and statements of the tree: the items of
 // its list and the boxes of its flowchart.
-func treeSteps(n *cause.Node) int {
+func treeSteps(n *result.Node) int {
 	total := 0
-	n.Walk(func(n *cause.Node) { total += 1 + len(n.Statements) })
+	n.Walk(func(n *result.Node) { total += 1 + len(n.Statements) })
 	return total
 }
 
-func rootStep(n *cause.Node) string {
+func rootStep(n *result.Node) string {
 	what := n.Outcome
 	if what == "" {
 		what = "fails"
@@ -78,7 +78,7 @@ func rootStep(n *cause.Node) string {
 	return "**" + plain(what) + ":** " + step(n.Target)
 }
 
-func branchStep(n *cause.Node) string {
+func branchStep(n *result.Node) string {
 	switch n.Outcome {
 	case "":
 		return step(n.Target)
@@ -89,11 +89,12 @@ func branchStep(n *cause.Node) string {
 }
 
 // step renders one statement: place, source, values seen, hunk.
-func step(s cause.Statement) string { return stepWith(s, "") }
+func step(s result.Statement) string { return stepWith(s, "") }
 
-// stepWith renders a statement with what it evaluated to after its source.
-func stepWith(s cause.Statement, result string) string {
-	out := code(fmt.Sprintf("%s:%d", s.File, s.Line)) + " " + code(clip(s.Text, 120)) + result
+// stepWith renders a statement with what it evaluated to (evaluated,
+// already worded) after its source.
+func stepWith(s result.Statement, evaluated string) string {
+	out := code(fmt.Sprintf("%s:%d", s.File, s.Line)) + " " + code(clip(s.Text, 120)) + evaluated
 	if v := values(s.Values); v != "" {
 		out += " (" + plain(v) + ")"
 	}
@@ -126,12 +127,12 @@ func values(v map[string]string) string {
 
 // mermaid draws the tree bottom to top: changed statements at the bottom,
 // arrows pointing to what they cause, the failed assertion on top.
-func mermaid(root *cause.Node) string {
+func mermaid(root *result.Node) string {
 	var b strings.Builder
 	b.WriteString("flowchart BT\n")
 	next := 0
-	var walk func(n *cause.Node, parent string)
-	walk = func(n *cause.Node, parent string) {
+	var walk func(n *result.Node, parent string)
+	walk = func(n *result.Node, parent string) {
 		if n == nil {
 			return // a null child in a report read from JSON
 		}
@@ -170,7 +171,7 @@ func mermaid(root *cause.Node) string {
 	return b.String()
 }
 
-func class(s cause.Statement, failed bool) string {
+func class(s result.Statement, failed bool) string {
 	switch {
 	case failed:
 		return ":::failed"
@@ -180,7 +181,7 @@ func class(s cause.Statement, failed bool) string {
 	return ""
 }
 
-func stepLabel(s cause.Statement) string {
+func stepLabel(s result.Statement) string {
 	lines := []string{
 		mermaidText(fmt.Sprintf("%s:%d", s.File, s.Line)),
 		mermaidText(clip(s.Text, 60)),
@@ -227,9 +228,9 @@ func mermaidText(s string) string {
 }
 
 // interventionStep words a step of a chain found by intervention: the
-// runtime fact over its statements (in the order cause.Node.Fact gives),
+// runtime fact over its statements (in the order result.Node.Fact gives),
 // then how the interventions judged it. Source text is quoted as code.
-func interventionStep(n *cause.Node) string {
+func interventionStep(n *result.Node) string {
 	st := n.Statements
 	at := func(k int) string {
 		return code(clip(st[k].Text, 80)) + " (" + code(fmt.Sprintf("%s:%d", st[k].File, st[k].Line)) + ")"

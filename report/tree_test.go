@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 func TestMermaidText(t *testing.T) {
@@ -35,9 +36,9 @@ func TestMermaidText(t *testing.T) {
 // TestMermaidLabels checks that no source text can end a label or the
 // code block the flowchart sits in.
 func TestMermaidLabels(t *testing.T) {
-	nasty := cause.Statement{File: "a.go", Line: 3, Text: "s == \"]\"] --> x[\"```", Values: map[string]string{"m[\"k\"]": "<b>"}, Hunk: 1}
-	tree := &cause.Node{Target: nasty, Outcome: "fail\"ed", Statements: []cause.Statement{nasty},
-		Children: []*cause.Node{{Target: nasty, Via: &nasty, Outcome: "|true|", Statements: []cause.Statement{nasty}}}}
+	nasty := result.Statement{File: "a.go", Line: 3, Text: "s == \"]\"] --> x[\"```", Values: map[string]string{"m[\"k\"]": "<b>"}, Hunk: 1}
+	tree := &result.Node{Target: nasty, Outcome: "fail\"ed", Statements: []result.Statement{nasty},
+		Children: []*result.Node{{Target: nasty, Via: &nasty, Outcome: "|true|", Statements: []result.Statement{nasty}}}}
 	got := mermaid(tree)
 	for _, line := range strings.Split(strings.TrimSpace(got), "\n")[1:] {
 		if strings.Count(line, `"`)%2 != 0 || strings.ContainsAny(strings.Map(insideQuotes(), strings.ReplaceAll(line, "<br/>", "")), "<>`") {
@@ -94,7 +95,7 @@ func TestTreeList(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			renderTree(&b, New(explainedWithTree()), tc.d, true)
+			renderTree(&b, explainedWithTree(), tc.d, true)
 			if diff := cmp.Diff(tc.want, b.String()); diff != "" {
 				t.Errorf("tree (-want +got):\n%s", diff)
 			}
@@ -123,15 +124,15 @@ func TestCode(t *testing.T) {
 // TestDeletedStep checks that code the change deleted is told apart from
 // an executed statement in the list and in the flowchart.
 func TestDeletedStep(t *testing.T) {
-	del := cause.Statement{File: "norm.go", Line: 8, Text: "x = -x", Hunk: 1, Deleted: true}
-	ran := cause.Statement{File: "norm.go", Line: 7, Text: "x < 0", Values: map[string]string{"x": "-2"}}
+	del := result.Statement{File: "norm.go", Line: 8, Text: "x = -x", Hunk: 1, Deleted: true}
+	ran := result.Statement{File: "norm.go", Line: 7, Text: "x < 0", Values: map[string]string{"x": "-2"}}
 	if got := step(del); !strings.Contains(got, "deleted here by the change") || !strings.HasSuffix(got, "← hunk #1") {
 		t.Errorf("step(deleted) = %q", got)
 	}
 	if got := step(ran); strings.Contains(got, "deleted") {
 		t.Errorf("step(executed) = %q", got)
 	}
-	tree := &cause.Node{Target: ran, Outcome: "failed", Statements: []cause.Statement{ran, del}}
+	tree := &result.Node{Target: ran, Outcome: "failed", Statements: []result.Statement{ran, del}}
 	if got := mermaid(tree); strings.Count(got, "deleted by the change") != 1 {
 		t.Errorf("flowchart marks %d deleted steps, want 1:\n%s", strings.Count(got, "deleted by the change"), got)
 	}

@@ -6,13 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/analyzer/aid"
-	"github.com/culprit-dev/culprit/analyzer/cause"
-	"github.com/culprit-dev/culprit/analyzer/note"
-	"github.com/culprit-dev/culprit/analyzer/stats"
-	"github.com/culprit-dev/culprit/analyzer/trial"
-	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // validate checks what ReadJSON cannot leave to the renderer: that the
@@ -23,20 +17,18 @@ import (
 // corrupted document holds one, and much of the wording (the verdict, the
 // proof, the fold a verdict sits in) depends on these values; a comment
 // that guessed would say what no analysis found.
-func (r *Report) validate() error {
-	switch r.Status {
-	case analyzer.Explained, analyzer.NotRegression, analyzer.Flaky, analyzer.FlakyRegression, analyzer.HeadBuildFails, analyzer.Unexplained:
-	default:
+func validate(r *result.Report) error {
+	if !r.Status.Known() {
 		return fmt.Errorf("unknown status %q", r.Status)
 	}
-	if err := r.validateIDs(); err != nil {
+	if err := validateIDs(r); err != nil {
 		return err
 	}
-	return r.validateValues()
+	return validateValues(r)
 }
 
-func (r *Report) validateIDs() error {
-	known := make(map[int]bool, len(r.Hunks))
+func validateIDs(r *result.Report) error {
+	known := make(map[result.HunkID]bool, len(r.Hunks))
 	for _, h := range r.Hunks {
 		if known[h.ID] {
 			return fmt.Errorf("hunk id %d appears twice", h.ID)
@@ -48,7 +40,7 @@ func (r *Report) validateIDs() error {
 			}
 		}
 	}
-	check := func(what string, list []int) error {
+	check := func(what string, list []result.HunkID) error {
 		for _, id := range list {
 			if !known[id] {
 				return fmt.Errorf("%s names hunk %d, which is not in hunks", what, id)
@@ -68,8 +60,8 @@ func (r *Report) validateIDs() error {
 		}
 	}
 	for i, e := range r.Evidence {
-		if e.Side != SideBase && e.Side != SideHead {
-			return fmt.Errorf("evidence[%d]: side %q is neither %q nor %q", i, e.Side, SideBase, SideHead)
+		if e.Side != result.SideBase && e.Side != result.SideHead {
+			return fmt.Errorf("evidence[%d]: side %q is neither %q nor %q", i, e.Side, result.SideBase, result.SideHead)
 		}
 	}
 	f := r.Flakiness
@@ -90,7 +82,7 @@ func (r *Report) validateIDs() error {
 				if a.Hunk == 0 {
 					continue
 				}
-				if err := check(fmt.Sprintf("flakiness.race.reports[%d].accesses[%d].hunk", i, j), []int{a.Hunk}); err != nil {
+				if err := check(fmt.Sprintf("flakiness.race.reports[%d].accesses[%d].hunk", i, j), []result.HunkID{a.Hunk}); err != nil {
 					return err
 				}
 			}
@@ -99,25 +91,27 @@ func (r *Report) validateIDs() error {
 	return nil
 }
 
-// The values of the enumerated fields, as this version writes them.
+// The values of the enumerated fields, as this version writes them: the
+// engine's constants, spelled out here because the report depends on the
+// document alone (analyzer's TestDocumentValues checks that they agree).
 var (
-	hunkKinds = setOf(string(diffhunks.Modify), string(diffhunks.Add), string(diffhunks.Delete),
-		string(diffhunks.Rename), string(diffhunks.Binary), string(diffhunks.Mode))
-	// outcomes are a trial's; "" is a run without one.
-	outcomes = setOf("", string(trial.Pass), string(trial.Fail), string(trial.BuildError),
-		string(trial.Timeout), string(trial.Crash), string(trial.NoTests))
-	strategies = setOf("", string(analyzer.StrategyAfter), string(analyzer.StrategyDynamic),
-		string(analyzer.StrategyDDMin), string(analyzer.StrategyOneByOne))
-	// A variant's verdict is the noisy search's decision, or the outcome
-	// of a variant that could not run the test.
-	variantVerdicts = setOf(stats.Passes.String(), stats.Fails.String(), stats.Undecided.String(),
-		string(trial.Pass), string(trial.Fail), string(trial.BuildError),
-		string(trial.Timeout), string(trial.Crash), string(trial.NoTests))
-	interventionVerdicts = setOf(string(aid.Stopped), string(aid.Persists), string(aid.Invalid), string(aid.Undecided))
+	// hunkKinds are diffhunks.Kind's.
+	hunkKinds = setOf("modify", "add", "delete", "rename", "binary", "mode")
+	// runOutcomes are trial.Outcome's; "" is a run without one.
+	runOutcomes = setOf("", "pass", "fail", "build-error", "timeout", "crash", "no-tests")
+	// strategies are the revert-search strategies (analyzer.Strategy).
+	strategies = setOf("", "after", "dynamic", "ddmin", "one-by-one")
+	// A variant's verdict is the noisy search's decision (stats.Decision),
+	// or the outcome of a variant that could not run the test.
+	variantVerdicts = setOf("passes", "fails", "undecided",
+		"pass", "fail", "build-error", "timeout", "crash")
+	// interventionVerdicts are aid.Verdict's.
+	interventionVerdicts = setOf("stopped", "persists", "invalid", "undecided")
 	// raceOps are the accesses gotest.Races parses.
 	raceOps = setOf("read", "write", "previous read", "previous write")
-	links   = setOf("", aid.Confirmed, aid.Correlated)
-	// facts are the families of aid's predicates (cause.Node.Fact).
+	// links are how aid judged a chain's step (result.Node.Link).
+	links = setOf("", "confirmed", "correlated")
+	// facts are the families of aid's predicates (result.Node.Fact).
 	facts = setOf("", "branch", "never", "interleave", "order", "remote-def", "value", "panic", "overlap")
 	// stepOutcomes are a branch's ("true", "false", "no case"; "case n"
 	// is checked apart) and the root's ("failed", "panic", "died").
@@ -142,7 +136,7 @@ func (e *enumErr) in(set map[string]bool, value, path string, args ...any) {
 }
 
 // step checks a step's outcomes: in stepOutcomes, or "case n".
-func (e *enumErr) step(s cause.Statement, path string) {
+func (e *enumErr) step(s result.Statement, path string) {
 	e.outcome(s.Outcome, path+".outcome")
 	if s.Passing != nil {
 		e.outcome(s.Passing.Outcome, path+".passing.outcome")
@@ -158,7 +152,7 @@ func (e *enumErr) outcome(o, path string) {
 	e.in(stepOutcomes, o, "%s", path)
 }
 
-func (e *enumErr) node(n *cause.Node, path string) {
+func (e *enumErr) node(n *result.Node, path string) {
 	if n == nil {
 		if e.err == nil {
 			e.err = fmt.Errorf("%s: null", path)
@@ -181,23 +175,23 @@ func (e *enumErr) node(n *cause.Node, path string) {
 }
 
 // validateValues checks every enumerated field against its values.
-func (r *Report) validateValues() error {
+func validateValues(r *result.Report) error {
 	var e enumErr
 	for i, h := range r.Hunks {
 		e.in(hunkKinds, h.Kind, "hunks[%d].kind", i)
 	}
 	if r.Proof != nil {
-		e.in(outcomes, r.Proof.Outcome, "proof.outcome")
+		e.in(runOutcomes, r.Proof.Outcome, "proof.outcome")
 	}
 	for i, run := range r.Evidence {
-		e.in(outcomes, run.Outcome, "evidence[%d].outcome", i)
+		e.in(runOutcomes, run.Outcome, "evidence[%d].outcome", i)
 	}
 	e.in(strategies, r.Stats.Strategy, "stats.strategy")
 	for i, n := range r.Findings {
-		if strings.HasPrefix(words(note.Note{Code: n.Code}), unknownNote) && e.err == nil {
+		if strings.HasPrefix(words(result.Note{Code: n.Code}), unknownNote) && e.err == nil {
 			e.err = fmt.Errorf("findings[%d].code: unknown value %.60q", i, n.Code)
 		}
-		e.in(outcomes, n.Outcome, "findings[%d].outcome", i)
+		e.in(runOutcomes, n.Outcome, "findings[%d].outcome", i)
 	}
 	if r.Tree != nil {
 		e.node(r.Tree, "tree")

@@ -5,17 +5,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // verdict says in one line, in Markdown, what the analysis found. Each
 // status has its own wording; only Explained names a culprit.
-func verdict(r *Report) string { return verdictIn(r, inMarkdown) }
+func verdict(r *result.Report) string { return verdictIn(r, inMarkdown) }
 
 // plainVerdict is the verdict as plain text, for annotations, whose text
 // GitHub shows as is.
-func plainVerdict(r *Report) string { return verdictIn(r, inText) }
+func plainVerdict(r *result.Report) string { return verdictIn(r, inText) }
 
 // A voice renders what a sentence quotes from a report: Markdown for the
 // comment and the job summary, plain text for annotations. Either way the
@@ -38,7 +38,7 @@ func textOf(s string) string {
 }
 
 // label names the test: its name, else its command.
-func (v voice) label(r *Report) string {
+func (v voice) label(r *result.Report) string {
 	switch {
 	case r.Test.Name != "":
 		return v.strong(r.Test.Name)
@@ -55,14 +55,14 @@ func (v voice) outcome(o string) string {
 	return v.strong(o)
 }
 
-func verdictIn(r *Report, v voice) string {
+func verdictIn(r *result.Report, v voice) string {
 	who := v.label(r)
 	switch r.Status {
-	case analyzer.Explained:
+	case result.Explained:
 		if len(r.Root) == 0 {
 			return who + " is marked explained, but the report names no root hunk."
 		}
-		s := who + " fails because of " + shareOf(len(r.Root), r.codeHunks())
+		s := who + " fails because of " + shareOf(len(r.Root), codeHunks(r))
 		it := itThem(len(r.Root))
 		switch {
 		case proofPassed(r) && len(r.Aux) > 0:
@@ -77,7 +77,7 @@ func verdictIn(r *Report, v voice) string {
 		default:
 			return s + "; but the proof run with " + it + " reverted gave " + v.outcome(r.Proof.Outcome) + ", not a pass."
 		}
-	case analyzer.NotRegression:
+	case result.NotRegression:
 		switch {
 		case r.Findings.Has(note.NewTest):
 			return who + " is new in this PR, so its failure is not a regression."
@@ -93,9 +93,9 @@ func verdictIn(r *Report, v voice) string {
 			return "base and head are identical, so " + who + " cannot have regressed."
 		}
 		return who + " fails on base too, so the failure is not a regression of this PR."
-	case analyzer.FlakyRegression:
+	case result.FlakyRegression:
 		return flakyVerdict(r, who)
-	case analyzer.Flaky:
+	case result.Flaky:
 		if f := r.Flakiness; f != nil && f.Base.Failures > 0 {
 			return fmt.Sprintf("%s is flaky on base too: head failed %d of %s and base %d of %s, so no culprit is named.",
 				who, f.Head.Failures, plural(f.Head.Runs, "run", "runs"), f.Base.Failures, plural(f.Base.Runs, "run", "runs"))
@@ -106,13 +106,13 @@ func verdictIn(r *Report, v voice) string {
 		}
 		return fmt.Sprintf("%s is flaky: on head it passed %d and failed %d of %s, so no culprit is named.",
 			who, pass, total-pass, plural(total, "run", "runs"))
-	case analyzer.HeadBuildFails:
+	case result.HeadBuildFails:
 		if msg := compilerLine(r.Failure.Message); msg != "" {
 			return who + " cannot run because head does not build: " + v.code(clip(msg, 200)) + "."
 		}
 		return who + " cannot run because head does not build."
-	case analyzer.Unexplained:
-		return who + " fails, but no subset of the PR's " + plural(r.codeHunks(), "hunk", "hunks") + " could be proven to cause it."
+	case result.Unexplained:
+		return who + " fails, but no subset of the PR's " + plural(codeHunks(r), "hunk", "hunks") + " could be proven to cause it."
 	}
 	return who + ": unknown status " + v.code(string(r.Status)) + "."
 }
@@ -131,7 +131,7 @@ func compilerLine(msg string) string {
 // shareOf gives "2 of the PR's 4 hunks", "all 3 of the PR's hunks".
 // codeHunks counts the hunks outside the test's own files: the ones that
 // could be a root.
-func (r *Report) codeHunks() int {
+func codeHunks(r *result.Report) int {
 	n := 0
 	for _, h := range r.Hunks {
 		if !h.Test {
@@ -153,7 +153,7 @@ func shareOf(k, n int) string {
 
 // proofPassed reports whether the proof run passed with exactly the root
 // and auxiliary hunks reverted: only then may the report say so.
-func proofPassed(r *Report) bool {
+func proofPassed(r *result.Report) bool {
 	if r.Proof == nil || r.Proof.Outcome != "pass" {
 		return false
 	}
@@ -165,9 +165,9 @@ func proofPassed(r *Report) bool {
 }
 
 // headCounts counts the head runs of the evidence and those that passed.
-func headCounts(r *Report) (pass, total int) {
+func headCounts(r *result.Report) (pass, total int) {
 	for _, e := range r.Evidence {
-		if e.Side != SideHead {
+		if e.Side != result.SideHead {
 			continue
 		}
 		total++
@@ -179,10 +179,10 @@ func headCounts(r *Report) (pass, total int) {
 }
 
 // testLabel names the test in Markdown.
-func testLabel(r *Report) string { return inMarkdown.label(r) }
+func testLabel(r *result.Report) string { return inMarkdown.label(r) }
 
 // title names the test for a heading.
-func title(r *Report) string {
+func title(r *result.Report) string {
 	switch {
 	case r.Test.Name != "" && r.Test.Package != "":
 		return code(r.Test.Name) + " in " + code(r.Test.Package)
@@ -197,7 +197,7 @@ func title(r *Report) string {
 func outcomeWord(o string) string { return inMarkdown.outcome(o) }
 
 // where locates a hunk for people: "`calc.go:8-9` in `F`".
-func where(h Hunk) string {
+func where(h result.Hunk) string {
 	var s string
 	switch h.Kind {
 	case "add":
@@ -248,7 +248,7 @@ func joinNonEmpty(sep string, parts ...string) string {
 
 // flakyVerdict words a flaky regression: the rates that show it and, when
 // the search proved one, the root whose revert brings the rate to base's.
-func flakyVerdict(r *Report, who string) string {
+func flakyVerdict(r *result.Report, who string) string {
 	f := r.Flakiness
 	if f == nil {
 		return who + " became flaky in this PR; the report holds no failure rates."
@@ -258,18 +258,18 @@ func flakyVerdict(r *Report, who string) string {
 	proof, ok := flakyProof(r)
 	switch {
 	case len(r.Root) == 0:
-		return s + "; no subset of the PR's " + plural(r.codeHunks(), "hunk", "hunks") + " was proven to cause it."
+		return s + "; no subset of the PR's " + plural(codeHunks(r), "hunk", "hunks") + " was proven to cause it."
 	case !ok || proof.ProofFailures > 0 || !proofPassed(r):
-		return s + "; " + shareOf(len(r.Root), r.codeHunks()) + " were searched out, but their proof is not recorded."
+		return s + "; " + shareOf(len(r.Root), codeHunks(r)) + " were searched out, but their proof is not recorded."
 	}
 	return s + fmt.Sprintf("; with %s reverted (%s) it passed all %s of the proof.",
-		hunksNamed(r.Root), shareOf(len(r.Root), r.codeHunks()), plural(proof.ProofRuns, "run", "runs"))
+		hunksNamed(r.Root), shareOf(len(r.Root), codeHunks(r)), plural(proof.ProofRuns, "run", "runs"))
 }
 
 // flakyProof is the proof batch of the reverted set of r's proof.
-func flakyProof(r *Report) (VariantRuns, bool) {
+func flakyProof(r *result.Report) (result.VariantRuns, bool) {
 	if r.Flakiness == nil || r.Proof == nil {
-		return VariantRuns{}, false
+		return result.VariantRuns{}, false
 	}
 	want := slices.Clone(r.Proof.Reverted)
 	slices.Sort(want)
@@ -278,7 +278,7 @@ func flakyProof(r *Report) (VariantRuns, bool) {
 			return v, true
 		}
 	}
-	return VariantRuns{}, false
+	return result.VariantRuns{}, false
 }
 
 // percent gives "45 %".

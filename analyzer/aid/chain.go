@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
 
@@ -82,8 +82,8 @@ func (g *giwp) steps() []Step {
 
 // tree makes the chain a cause tree: the root is F, each step the child
 // of the step it causes, the last step the root's child.
-func tree(ob *Observation, steps []Step) *cause.Node {
-	root := &cause.Node{Statements: []cause.Statement{}}
+func tree(ob *Observation, steps []Step) *result.Node {
+	root := &result.Node{Statements: []result.Statement{}}
 	if tr := ob.Sample; tr != nil {
 		if fs := tr.Failures(); len(fs) > 0 {
 			root.Target = statement(tr, fs[0], &trace.Objects{})
@@ -99,7 +99,7 @@ func tree(ob *Observation, steps []Step) *cause.Node {
 	for k := len(steps) - 1; k >= 0; k-- {
 		s := steps[k]
 		var objs trace.Objects
-		n := &cause.Node{Link: s.Link, Effect: s.Effect, Fact: s.Candidate.Pred.Family.String()}
+		n := &result.Node{Link: s.Link, Effect: s.Effect, Fact: s.Candidate.Pred.Family.String()}
 		if s.w.Events[0] >= 0 { // a never() of a site that did not run has no event
 			n.Target = statement(s.tr, s.w.Time, &objs)
 			if s.tr.Events[s.w.Time].Kind == trace.EvBranch {
@@ -119,10 +119,10 @@ func tree(ob *Observation, steps []Step) *cause.Node {
 
 // statement is event i as a cause statement: the site's module-relative
 // position and text, and the values it read, wrote or returned.
-func statement(tr *trace.Trace, i int, objs *trace.Objects) cause.Statement {
+func statement(tr *trace.Trace, i int, objs *trace.Objects) result.Statement {
 	e := tr.Event(i)
 	s := tr.SiteOf(i)
-	st := cause.Statement{File: s.Pos.File, Line: s.Pos.Line, Text: s.Text}
+	st := result.Statement{File: s.Pos.File, Line: s.Pos.Line, Text: s.Text}
 	vals := map[string]string{}
 	add := func(items []trace.Item) {
 		for _, it := range items {

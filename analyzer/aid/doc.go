@@ -5,7 +5,7 @@
 // failure F, and then re-runs the traced test with interventions that
 // make groups of them false: a group whose intervention stops the
 // failure holds a cause (group intervention with pruning, GIWP). The
-// confirmed causes, in order, are the chain of a cause.Node tree.
+// confirmed causes, in order, are the chain of a result.Node tree.
 //
 // Decisions worth knowing:
 //   - Predicates are keyed by the build's site ids, which every run of one

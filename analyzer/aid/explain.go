@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
 
@@ -49,7 +49,7 @@ func (o Options) withDefaults() Options {
 // Explanation is the interventional explanation of a flaky failure.
 type Explanation struct {
 	// Tree is the chain as a cause tree: F at the root.
-	Tree  *cause.Node
+	Tree  *result.Node
 	Steps []Step
 	// Preconditions are confirmed causes (and the correlated steps
 	// between them) earlier than the first confirmed step in preferred
@@ -63,7 +63,7 @@ type Explanation struct {
 	Order         []int
 	Interventions []Intervention
 	Traced        struct{ Runs, Failures int }
-	Notes         note.List
+	Notes         result.Findings
 }
 
 // Explain observes traced head and explains its failure by intervention.
@@ -93,7 +93,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 	ex := &Explanation{}
 	ex.Traced.Runs, ex.Traced.Failures = ob.Runs, ob.Failures
 	if ob.Failures == 0 || ob.Failures == ob.Runs || ob.Rate.Lo <= 0 {
-		ex.Notes.Add(note.Note{Code: note.NoTracedFailure, N: ob.Runs, M: ob.Runs - ob.Failures})
+		ex.Notes.Add(result.Note{Code: note.NoTracedFailure, N: ob.Runs, M: ob.Runs - ob.Failures})
 		return ex, nil
 	}
 	cs := ob.selectCandidates(opt)
@@ -112,10 +112,10 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 		}
 	}
 	if len(d.order) == 0 {
-		ex.Notes.Add(note.Note{Code: note.NoDiscriminator})
+		ex.Notes.Add(result.Note{Code: note.NoDiscriminator})
 	}
 	if n := len(d.order) - len(pool); n > 0 {
-		ex.Notes.Add(note.Note{Code: note.Unintervenable, N: n})
+		ex.Notes.Add(result.Note{Code: note.Unintervenable, N: n})
 	}
 	if err := g.run(pool); err != nil {
 		return nil, fmt.Errorf("intervening: %w", err)
@@ -127,14 +127,14 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 				open++
 			}
 		}
-		ex.Notes.Add(note.Note{Code: note.InterventionBudget, N: len(g.tests), M: open})
+		ex.Notes.Add(result.Note{Code: note.InterventionBudget, N: len(g.tests), M: open})
 	}
 	checked, err := g.placebos()
 	if err != nil {
 		return nil, fmt.Errorf("running placebos: %w", err)
 	}
 	if n := len(g.confirmed) + len(g.downgraded) - checked; n > 0 {
-		ex.Notes.Add(note.Note{Code: note.NoPlacebo, N: n, M: checked})
+		ex.Notes.Add(result.Note{Code: note.NoPlacebo, N: n, M: checked})
 	}
 	ex.Steps, ex.Preconditions = g.chain()
 	ex.Tree = tree(ob, ex.Steps)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/stats"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/google/go-cmp/cmp"
@@ -162,7 +163,7 @@ func TestExplainBudget(t *testing.T) {
 	if len(ex.Interventions) != 1 || ex.Interventions[0].Verdict != Undecided || ex.Interventions[0].Runs != 6 {
 		t.Fatalf("interventions = %+v, want one undecided test of 6 runs", ex.Interventions)
 	}
-	if diff := cmp.Diff(note.List{{Code: note.InterventionBudget, N: 1, M: 6}}, ex.Notes); diff != "" {
+	if diff := cmp.Diff(result.Findings{{Code: note.InterventionBudget, N: 1, M: 6}}, ex.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 	if len(ex.Steps) != 6 {

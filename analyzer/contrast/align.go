@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -150,15 +150,15 @@ func (c *Comparison) relevant(s Side, i int) bool {
 // Annotate describes the passing run's instance of failing event i, for
 // a tree step; false when that is unknown (the passing trace was cut
 // short before the step could have run).
-func (c *Comparison) Annotate(i int) (*cause.Passing, bool) {
+func (c *Comparison) Annotate(i int) (*result.Passing, bool) {
 	j := c.Counterpart(Failing, i)
 	if j < 0 {
 		if c.runs[Passing].tr.Truncated {
 			return nil, false
 		}
-		return &cause.Passing{Missing: true}, true
+		return &result.Passing{Missing: true}, true
 	}
-	p := &cause.Passing{Values: c.values(Passing, j), Outcome: c.outcome(Passing, j)}
+	p := &result.Passing{Values: c.values(Passing, j), Outcome: c.outcome(Passing, j)}
 	if ft, pt := c.runs[Failing].tr.SiteOf(i).Text, c.runs[Passing].tr.SiteOf(j).Text; ft != pt {
 		p.Text = pt
 	}

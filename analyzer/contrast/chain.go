@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -21,7 +21,7 @@ const (
 
 // Statement describes a path step: its source, values and outcome in its
 // own run and, for a failing step, its passing instance.
-func (c *Comparison) Statement(s Step) cause.Statement {
+func (c *Comparison) Statement(s Step) result.Statement {
 	if s.Const != nil {
 		return c.constStatement(s.Const)
 	}
@@ -32,7 +32,7 @@ func (c *Comparison) Statement(s Step) cause.Statement {
 	if s.Side == Passing {
 		line, _ = r.side.headLine(file, line)
 	}
-	st := cause.Statement{
+	st := result.Statement{
 		File:    file,
 		Line:    line,
 		Text:    site.Text,
@@ -51,7 +51,7 @@ func (c *Comparison) Statement(s Step) cause.Statement {
 
 // constStatement is the declaration of a constant the change altered,
 // with its value in both runs.
-func (c *Comparison) constStatement(k *Const) cause.Statement {
+func (c *Comparison) constStatement(k *Const) result.Statement {
 	r := c.runs[Failing]
 	file := r.side.repoPath(k.Decl.File)
 	_, h := r.side.headLine(file, k.Decl.Line)
@@ -62,13 +62,13 @@ func (c *Comparison) constStatement(k *Const) cause.Statement {
 		}
 	}
 	var objs trace.Objects
-	return cause.Statement{
+	return result.Statement{
 		File:    file,
 		Line:    k.Decl.Line,
 		Text:    text,
 		Hunk:    h,
 		Values:  map[string]string{k.Name: k.Failing.Format(k.Type, &objs)},
-		Passing: &cause.Passing{Values: map[string]string{k.Name: k.Passing.Format(k.Type, &objs)}},
+		Passing: &result.Passing{Values: map[string]string{k.Name: k.Passing.Format(k.Type, &objs)}},
 	}
 }
 
@@ -87,13 +87,13 @@ func (c *Comparison) Diverges(i int) bool {
 // order (COMPARATIVE.md §4): the steps in changed code, the divergence,
 // the omissions and the failure always; other differences unless they
 // only pass a value on; repeats of one statement folded with a count.
-func (c *Comparison) Chain() []cause.Statement { return c.pick(chainMin, chainMax) }
+func (c *Comparison) Chain() []result.Statement { return c.pick(chainMin, chainMax) }
 
 // Summary is the path as at most max steps, picked as Chain picks them,
 // for a tree made of the path alone.
-func (c *Comparison) Summary(max int) []cause.Statement { return c.pick(0, max) }
+func (c *Comparison) Summary(max int) []result.Statement { return c.pick(0, max) }
 
-func (c *Comparison) pick(least, most int) []cause.Statement {
+func (c *Comparison) pick(least, most int) []result.Statement {
 	p := c.path
 	if p == nil || len(p.Steps) == 0 {
 		return nil
@@ -238,7 +238,7 @@ func (c *Comparison) pick(least, most int) []cause.Statement {
 		}
 		chosen = pick(func(rw *row) bool { return in[rw] })
 	}
-	out := make([]cause.Statement, 0, len(chosen))
+	out := make([]result.Statement, 0, len(chosen))
 	for _, rw := range chosen {
 		st := c.Statement(rw.step)
 		if in := rw.instead; in != nil {
@@ -247,7 +247,7 @@ func (c *Comparison) pick(least, most int) []cause.Statement {
 			if pst.Line != st.Line || pst.File != st.File {
 				text = fmt.Sprintf("%s (line %d)", pst.Text, pst.Line)
 			}
-			st.Passing = &cause.Passing{Text: text, Values: pst.Values}
+			st.Passing = &result.Passing{Text: text, Values: pst.Values}
 		}
 		if rw.count > 1 {
 			st.Count = rw.count

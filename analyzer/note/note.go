@@ -1,15 +1,11 @@
-// Package note holds what an analysis reports besides its verdict: where it
+// Package note names what an analysis reports besides its verdict: where it
 // fell back, what it could not do within its budget, and facts a reader
-// needs to trust the answer. The engine records a code and its data; the
-// report package alone decides the words (x/tools' Diagnostic does the same
-// for analyzers), so a note is worded once and never duplicated.
+// needs to trust the answer. The engine records a code with its data (a
+// result.Note); the report package alone decides the words (x/tools'
+// Diagnostic does the same for analyzers), so a note is worded once and
+// never duplicated. The package is a leaf: the codes are part of the
+// report JSON, which package result holds.
 package note
-
-import (
-	"slices"
-
-	"github.com/culprit-dev/culprit/diffhunks"
-)
 
 // Code names a kind of note. Codes are part of the JSON report.
 type Code string
@@ -114,34 +110,3 @@ const (
 	// are root too.
 	TreeRoot Code = "tree-root"
 )
-
-// Note is one finding with its data.
-type Note struct {
-	Code    Code           `json:"code"`
-	N       int            `json:"n,omitempty"`
-	M       int            `json:"m,omitempty"`
-	Hunks   []diffhunks.ID `json:"hunks,omitempty"`
-	Outcome string         `json:"outcome,omitempty"`
-	Limit   string         `json:"limit,omitempty"`
-	// Detail is text from a tool (an error, a compiler line), quoted as data.
-	Detail string `json:"detail,omitempty"`
-}
-
-// List is the notes of one analysis, in the order they arose.
-type List []Note
-
-// Add appends n unless an equal note is already there.
-func (l *List) Add(n Note) {
-	for _, m := range *l {
-		if m.Code == n.Code && m.N == n.N && m.M == n.M && m.Outcome == n.Outcome &&
-			m.Limit == n.Limit && m.Detail == n.Detail && slices.Equal(m.Hunks, n.Hunks) {
-			return
-		}
-	}
-	*l = append(*l, n)
-}
-
-// Has reports whether the list holds a note of code c.
-func (l List) Has(c Code) bool {
-	return slices.ContainsFunc(l, func(n Note) bool { return n.Code == c })
-}

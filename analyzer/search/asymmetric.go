@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -26,9 +27,9 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 	s := newSearcher(t, hunks, opt)
 	all := norm(candidates)
 	if len(all) == 0 {
-		return s.nothing(variant{}, note.Note{Code: note.NoCandidates}), nil
+		return s.nothing(variant{}, result.Note{Code: note.NoCandidates}), nil
 	}
-	var notes []note.Note
+	var notes []result.Note
 	monotone := false // reverting all candidates passes
 	if !opt.Exhaustive {
 		v, err := s.try(ctx, all)
@@ -65,7 +66,7 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 			if !separable {
 				m = 0
 			}
-			notes = append(notes, note.Note{Code: note.Reduced, N: len(all), M: m})
+			notes = append(notes, result.Note{Code: note.Reduced, N: len(all), M: m})
 			return s.proveSet(ctx, root, union(aux, s.extra), notes...)
 		}
 	}
@@ -78,7 +79,7 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 		if err != nil {
 			return nil, err
 		}
-		return s.nothing(v, append(notes, note.Note{Code: note.NoSubset, N: len(all)})...), nil
+		return s.nothing(v, append(notes, result.Note{Code: note.NoSubset, N: len(all)})...), nil
 	}
 	v, err := s.try(ctx, root)
 	if err != nil {
@@ -95,8 +96,8 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 // does not pass: with the test's own hunks reverted too, when that passes;
 // otherwise over every part and complement down to single hunks, since the
 // test is then not monotone in the candidates.
-func (s *searcher) widen(ctx context.Context, all []diffhunks.ID, v variant) ([]note.Note, error) {
-	failed := note.Note{Code: note.AllFail, N: len(all), Outcome: string(v.res.Outcome)}
+func (s *searcher) widen(ctx context.Context, all []diffhunks.ID, v variant) ([]result.Note, error) {
+	failed := result.Note{Code: note.AllFail, N: len(all), Outcome: string(v.res.Outcome)}
 	if spec := norm(s.opt.Spec); len(spec) > 0 {
 		s.extra = spec
 		w, err := s.try(ctx, all)
@@ -104,11 +105,11 @@ func (s *searcher) widen(ctx context.Context, all []diffhunks.ID, v variant) ([]
 			return nil, err
 		}
 		if w.passed() {
-			return []note.Note{failed, {Code: note.SpecReverted, N: len(spec)}}, nil
+			return []result.Note{failed, {Code: note.SpecReverted, N: len(spec)}}, nil
 		}
 		s.extra = nil
 	}
-	return []note.Note{failed, {Code: note.NotMonotone}}, nil
+	return []result.Note{failed, {Code: note.NotMonotone}}, nil
 }
 
 // asymmetric is Algorithm 2's recursion, written as a loop: every recursive

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -18,14 +19,14 @@ func DDMin(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []d
 	s := newSearcher(t, hunks, opt)
 	c := norm(candidates)
 	if len(c) == 0 {
-		return s.nothing(variant{}, note.Note{Code: note.NoCandidates}), nil
+		return s.nothing(variant{}, result.Note{Code: note.NoCandidates}), nil
 	}
 	v, err := s.try(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	if !v.passed() {
-		return s.nothing(v, note.Note{Code: note.AllFail, N: len(c), Outcome: string(v.res.Outcome)}), nil
+		return s.nothing(v, result.Note{Code: note.AllFail, N: len(c), Outcome: string(v.res.Outcome)}), nil
 	}
 	n := 2
 	for len(c) >= 2 {
@@ -67,7 +68,7 @@ func OneByOne(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates 
 	s := newSearcher(t, hunks, opt)
 	c := norm(candidates)
 	if len(c) == 0 {
-		return s.nothing(variant{}, note.Note{Code: note.NoCandidates}), nil
+		return s.nothing(variant{}, result.Note{Code: note.NoCandidates}), nil
 	}
 	singles := make([][]diffhunks.ID, len(c))
 	for i, id := range c {
@@ -85,14 +86,14 @@ func OneByOne(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates 
 		if err != nil {
 			return nil, err
 		}
-		return s.nothing(v, note.Note{Code: note.OnlyCandidate}), nil
+		return s.nothing(v, result.Note{Code: note.OnlyCandidate}), nil
 	}
 	v, err := s.try(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	if !v.passed() {
-		return s.nothing(v, note.Note{Code: note.NoSingle, N: len(c), Outcome: string(v.res.Outcome)}), nil
+		return s.nothing(v, result.Note{Code: note.NoSingle, N: len(c), Outcome: string(v.res.Outcome)}), nil
 	}
-	return s.prove(ctx, c, note.Note{Code: note.FellBackToAll, N: len(c)})
+	return s.prove(ctx, c, result.Note{Code: note.FellBackToAll, N: len(c)})
 }

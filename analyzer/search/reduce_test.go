@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -30,7 +31,7 @@ func TestReduceLargeChange(t *testing.T) {
 	if !f.Proof.Passed() {
 		t.Errorf("proof %s, want pass", f.Proof.Outcome)
 	}
-	if !slices.ContainsFunc(f.Notes, func(n note.Note) bool { return n.Code == note.Reduced && n.N == 150 && n.M == 1 }) {
+	if !slices.ContainsFunc(f.Notes, func(n result.Note) bool { return n.Code == note.Reduced && n.N == 150 && n.M == 1 }) {
 		t.Errorf("notes %v: want reduced, N 150, M 1", f.Notes)
 	}
 	o.checkNoRepeats(t, union(f.Root, f.Aux))
@@ -68,7 +69,7 @@ func TestReduceInseparable(t *testing.T) {
 	if !slices.Equal(f.Root, coupled) || len(f.Aux) != 0 {
 		t.Errorf("root %v aux %v, want root %v and no aux", f.Root, f.Aux, coupled)
 	}
-	if !slices.ContainsFunc(f.Notes, func(n note.Note) bool { return n.Code == note.Reduced && n.M == 0 }) {
+	if !slices.ContainsFunc(f.Notes, func(n result.Note) bool { return n.Code == note.Reduced && n.M == 0 }) {
 		t.Errorf("notes %v: want reduced with no separable root", f.Notes)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -38,10 +39,10 @@ const (
 //     is run.
 //
 // why says what changed, for Found.Notes.
-func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []note.Note, err error) {
+func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []result.Note, err error) {
 	checks := 0
 	if len(aux) > maxRoleAux {
-		why = append(why, note.Note{Code: note.RolesUnchecked, N: len(aux)})
+		why = append(why, result.Note{Code: note.RolesUnchecked, N: len(aux)})
 	}
 	for _, h := range aux {
 		if len(aux) > maxRoleAux || checks == maxRoleChecks || !slices.Contains(candidates, h) {
@@ -58,7 +59,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		set := union(union([]diffhunks.ID{h}, v.aux), s.extra)
 		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) {
 			root, aux = []diffhunks.ID{h}, minus(set, []diffhunks.ID{h})
-			why = append(why, note.Note{Code: note.RootByRole, Hunks: []diffhunks.ID{h}})
+			why = append(why, result.Note{Code: note.RootByRole, Hunks: []diffhunks.ID{h}})
 			break
 		}
 	}

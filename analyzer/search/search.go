@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -97,7 +98,7 @@ type Found struct {
 	Builds int
 	// Notes say how the answer was reached when it is not the plain
 	// outcome of the strategy (fallbacks, unresolved variants).
-	Notes note.List
+	Notes result.Findings
 }
 
 // ErrProofFailed is returned, with a Found whose Root is empty and whose
@@ -263,7 +264,7 @@ func (s *searcher) firstPassing(ctx context.Context, sets [][]diffhunks.ID) (int
 }
 
 // nothing reports that no variant passed; v is the run of all candidates.
-func (s *searcher) nothing(v variant, notes ...note.Note) *Found {
+func (s *searcher) nothing(v variant, notes ...result.Note) *Found {
 	f := &Found{Proof: v.res, Notes: notes}
 	s.stats(f)
 	return f
@@ -272,7 +273,7 @@ func (s *searcher) nothing(v variant, notes ...note.Note) *Found {
 // prove runs root with its auxiliary hunks once more, through the tester so
 // that a caching tester may answer from its cache, and reports the root only
 // if that run passes.
-func (s *searcher) prove(ctx context.Context, root []diffhunks.ID, notes ...note.Note) (*Found, error) {
+func (s *searcher) prove(ctx context.Context, root []diffhunks.ID, notes ...result.Note) (*Found, error) {
 	v, err := s.try(ctx, root)
 	if err != nil {
 		return nil, err
@@ -281,7 +282,7 @@ func (s *searcher) prove(ctx context.Context, root []diffhunks.ID, notes ...note
 }
 
 // proveSet is prove for a root whose auxiliary hunks are known.
-func (s *searcher) proveSet(ctx context.Context, root, aux []diffhunks.ID, notes ...note.Note) (*Found, error) {
+func (s *searcher) proveSet(ctx context.Context, root, aux []diffhunks.ID, notes ...result.Note) (*Found, error) {
 	revert := union(root, aux)
 	s.trials.Add(1)
 	r, err := s.t.Run(ctx, revert)
@@ -292,7 +293,7 @@ func (s *searcher) proveSet(ctx context.Context, root, aux []diffhunks.ID, notes
 	s.stats(f)
 	if !r.Passed() {
 		f.Suspect = root
-		f.Notes.Add(note.Note{Code: note.ProofRepeat, Hunks: revert, Outcome: string(r.Outcome)})
+		f.Notes.Add(result.Note{Code: note.ProofRepeat, Hunks: revert, Outcome: string(r.Outcome)})
 		return f, fmt.Errorf("%w: reverting %v gave %s", ErrProofFailed, revert, r.Outcome)
 	}
 	f.Root, f.Aux = root, aux
@@ -306,9 +307,9 @@ func (s *searcher) stats(f *Found) {
 	n := s.unresolved
 	s.mu.Unlock()
 	if n > 0 {
-		f.Notes.Add(note.Note{Code: note.Unresolved, N: n})
+		f.Notes.Add(result.Note{Code: note.Unresolved, N: n})
 	}
 	if s.aux.cut.Load() {
-		f.Notes.Add(note.Note{Code: note.MinimiseCut, Limit: s.opt.Reserve.String()})
+		f.Notes.Add(result.Note{Code: note.MinimiseCut, Limit: s.opt.Reserve.String()})
 	}
 }

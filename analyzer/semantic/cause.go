@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -312,8 +312,8 @@ func lastName(text string) string {
 //
 // With cmp, every step carries its instance in the passing run and the
 // step where the runs first differ is marked (COMPARATIVE.md §4).
-func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diffhunks.ID, cmp Contrast) *cause.Node {
-	st := func(i int) cause.Statement {
+func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diffhunks.ID, cmp Contrast) *result.Node {
+	st := func(i int) result.Statement {
 		s := a.statement(i, hunkAt)
 		if cmp != nil {
 			if p, ok := cmp.Annotate(i); ok {
@@ -326,10 +326,10 @@ func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diff
 	if len(causes) == 0 {
 		return nil
 	}
-	nodes := map[*Cause]*cause.Node{}
-	var root *cause.Node
+	nodes := map[*Cause]*result.Node{}
+	var root *result.Node
 	for _, c := range causes {
-		n := &cause.Node{
+		n := &result.Node{
 			Target:  st(c.Target.Event),
 			Outcome: c.Target.Outcome,
 		}
@@ -351,7 +351,7 @@ func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diff
 			n.Statements = append(n.Statements, a.deletedStatement(k))
 		}
 		for _, u := range c.Constants {
-			st := cause.Statement{File: u.Loc.File, Line: u.Loc.Line, Text: "const " + u.Text}
+			st := result.Statement{File: u.Loc.File, Line: u.Loc.Line, Text: "const " + u.Text}
 			if hunkAt != nil {
 				st.Hunk = hunkAt(u.Loc.File, u.Loc.Line)
 			}
@@ -381,15 +381,15 @@ func (a *Analysis) Tree(causes []*Cause, hunkAt func(file string, line int) diff
 // run (contrast.Comparison).
 type Contrast interface {
 	// Annotate returns event i's passing instance; false when unknown.
-	Annotate(i int) (*cause.Passing, bool)
+	Annotate(i int) (*result.Passing, bool)
 	// Diverges reports whether event i is where the runs first differ.
 	Diverges(i int) bool
 }
 
 // statement describes event i with the values it read and wrote.
-func (a *Analysis) statement(i int, hunkAt func(string, int) diffhunks.ID) cause.Statement {
+func (a *Analysis) statement(i int, hunkAt func(string, int) diffhunks.ID) result.Statement {
 	s := a.siteOfStmt(i)
-	st := cause.Statement{File: s.Pos.File, Line: s.Pos.Line, Text: s.Text}
+	st := result.Statement{File: s.Pos.File, Line: s.Pos.Line, Text: s.Text}
 	if hunkAt != nil {
 		st.Hunk = hunkAt(s.Pos.File, s.Pos.Line)
 	}

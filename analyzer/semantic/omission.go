@@ -6,7 +6,7 @@ import (
 	"go/token"
 	"strings"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -179,11 +179,11 @@ func parseStmts(text string) ast.Node {
 }
 
 // deletedStatement describes deletion k for the causal tree.
-func (a *Analysis) deletedStatement(k int) cause.Statement {
+func (a *Analysis) deletedStatement(k int) result.Statement {
 	d := a.opt.Deleted[k]
 	text := strings.TrimSpace(d.Text)
 	if i := strings.IndexByte(text, '\n'); i >= 0 {
 		text = strings.TrimSpace(text[:i]) + " …"
 	}
-	return cause.Statement{File: d.File, Line: d.Line, Text: text, Hunk: d.Hunk, Deleted: true}
+	return result.Statement{File: d.File, Line: d.Line, Text: text, Hunk: d.Hunk, Deleted: true}
 }

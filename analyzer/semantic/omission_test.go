@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/culprit-dev/culprit/analyzer/cause"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"golang.org/x/tools/txtar"
 )
@@ -97,8 +97,8 @@ func TestOmissions(t *testing.T) {
 				}
 				causes = append(causes, found)
 			}
-			var deleted []cause.Statement
-			a.Tree(causes, nil, nil).Walk(func(n *cause.Node) {
+			var deleted []result.Statement
+			a.Tree(causes, nil, nil).Walk(func(n *result.Node) {
 				for _, s := range n.Statements {
 					if s.Deleted {
 						deleted = append(deleted, s)

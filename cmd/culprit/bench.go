@@ -17,6 +17,7 @@ import (
 
 	"github.com/culprit-dev/culprit"
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/scenario"
@@ -123,7 +124,7 @@ func benchScenario(ctx context.Context, sc *scenario.Scenario, strats []string, 
 	}
 	want := sc.Status
 	if want == "" {
-		want = string(analyzer.Explained)
+		want = string(result.Explained)
 	}
 	var wantRoot []diffhunks.ID
 	if len(sc.Root) > 0 {

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/analyzer/cause"
 	"github.com/culprit-dev/culprit/analyzer/note"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/report"
 )
@@ -79,9 +79,9 @@ func meets(h diffhunks.Hunk, ranges []lineRange) bool {
 }
 
 // treeHits reports whether any statement of the tree lies in the truth.
-func (c *corpusCase) treeHits(tree *cause.Node) bool {
+func (c *corpusCase) treeHits(tree *result.Node) bool {
 	hit := false
-	tree.Walk(func(n *cause.Node) {
+	tree.Walk(func(n *result.Node) {
 		for _, s := range n.Statements {
 			hit = hit || c.hits(s.File, s.Line)
 		}
@@ -193,7 +193,7 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 			tail = []string{res.Stats.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Stats.Semantic.Seconds()),
 				fmt.Sprintf("%.1f", res.Stats.Contrast.Seconds())}
 			if reports != "" {
-				if err := os.WriteFile(filepath.Join(reports, c.Name+".md"), []byte(report.Markdown(report.New(res))), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(reports, c.Name+".md"), []byte(report.Markdown(res.Document())), 0o644); err != nil {
 					fmt.Fprintf(stderr, "bench %s: %v\n", c.Name, err)
 				}
 			}
@@ -225,7 +225,7 @@ func short(ids []diffhunks.ID) string {
 	return fmt.Sprintf("%v…(%d)", ids[:5], len(ids))
 }
 
-func treeMark(c *corpusCase, tree *cause.Node) string {
+func treeMark(c *corpusCase, tree *result.Node) string {
 	if tree == nil {
 		return "no tree"
 	}
@@ -238,8 +238,8 @@ func rootMark(res *analyzer.Result) string {
 		return "no tree"
 	}
 	hit := false
-	res.Tree.Walk(func(n *cause.Node) {
-		for _, s := range append([]cause.Statement{n.Target}, n.Statements...) {
+	res.Tree.Walk(func(n *result.Node) {
+		for _, s := range append([]result.Statement{n.Target}, n.Statements...) {
 			hit = hit || s.Hunk != 0 && slices.Contains(res.Root, s.Hunk)
 		}
 	})

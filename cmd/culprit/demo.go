@@ -11,7 +11,6 @@ import (
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/internal/scenario"
 	"github.com/culprit-dev/culprit/internal/scenario/request"
-	"github.com/culprit-dev/culprit/report"
 )
 
 const demoScenario = "testdata/after-example.txtar"
@@ -42,7 +41,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return write(report.New(res), ef.format, ef.out, stdout)
+	return write(res.Document(), ef.format, ef.out, stdout)
 }
 
 // demoRepo makes the bundled example into a git repository in a new

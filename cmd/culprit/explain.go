@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/report"
 )
@@ -131,12 +132,12 @@ func explain(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	return write(report.New(res), ef.format, ef.out, stdout)
+	return write(res.Document(), ef.format, ef.out, stdout)
 }
 
 // write renders a report in the requested format to out, or to stdout when
 // out is empty.
-func write(r *report.Report, format, out string, stdout io.Writer) error {
+func write(r *result.Report, format, out string, stdout io.Writer) error {
 	w := stdout
 	if out != "" {
 		f, err := os.Create(out)
@@ -148,7 +149,7 @@ func write(r *report.Report, format, out string, stdout io.Writer) error {
 	}
 	switch format {
 	case "json":
-		return r.WriteJSON(w)
+		return report.WriteJSON(w, r)
 	case "markdown", "md":
 		_, err := io.WriteString(w, report.Markdown(r))
 		return err

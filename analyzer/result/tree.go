@@ -1,13 +1,11 @@
-// Package cause holds the causal tree that explains a failing test: the
-// domain type shared by the semantic analysis that derives it, the engine
-// that returns it and the renderers that show it.
-package cause
+package result
 
-import (
-	"maps"
+import "maps"
 
-	"github.com/culprit-dev/culprit/diffhunks"
-)
+// The causal tree and the chain: how the change leads to the failure,
+// statement by statement. The semantic analysis derives the tree, the
+// comparison with the passing run adds each step's passing instance and
+// the chain, and the renderers show both.
 
 // Statement is one executed statement of the failing run, or code the
 // change deleted from where the run passed.
@@ -19,7 +17,7 @@ type Statement struct {
 	// of the variable or expression as it appears in the source.
 	Values map[string]string `json:"values,omitempty"`
 	// Hunk is the hunk whose head lines contain the statement, 0 if none.
-	Hunk diffhunks.ID `json:"hunk,omitempty"`
+	Hunk HunkID `json:"hunk,omitempty"`
 	// Deleted marks code the change removed, which the failing run could
 	// not execute: Text is the deleted source and Line the head line it
 	// stood just before; Hunk is the deletion.
@@ -100,11 +98,11 @@ func (n *Node) Walk(f func(*Node)) {
 // Hunks returns the hunks that hold a statement of the tree (a target or
 // a step) for which keep is true (every statement when keep is nil); nil
 // for a nil tree.
-func (n *Node) Hunks(keep func(Statement) bool) map[diffhunks.ID]bool {
+func (n *Node) Hunks(keep func(Statement) bool) map[HunkID]bool {
 	if n == nil {
 		return nil
 	}
-	on := map[diffhunks.ID]bool{}
+	on := map[HunkID]bool{}
 	n.Walk(func(m *Node) {
 		for _, s := range append([]Statement{m.Target}, m.Statements...) {
 			if s.Hunk != 0 && (keep == nil || keep(s)) {

@@ -1,0 +1,88 @@
+package result
+
+// Flakiness is the statistics of a flaky test. Every run behind it went
+// Workers at a time, so that the rates compare.
+type Flakiness struct {
+	Workers  int           `json:"workers"`
+	Head     HeadRate      `json:"head"`
+	Base     BaseRate      `json:"base"`
+	Variants []VariantRuns `json:"variants,omitempty"`
+	Race     *Race         `json:"race,omitempty"`
+	// Interventions is how the chain was sought: head traced without
+	// interventions, then each group test.
+	Interventions *Interventions `json:"interventions,omitempty"`
+}
+
+// HeadRate is head's failure rate with its 95 % Wilson interval.
+type HeadRate struct {
+	Runs     int        `json:"runs"`
+	Failures int        `json:"failures"`
+	Rate     float64    `json:"rate"`
+	CI       [2]float64 `json:"ci"`
+}
+
+// BaseRate is base's runs; Upper is the 99 % upper bound of its failure
+// rate when it never failed.
+type BaseRate struct {
+	Runs     int     `json:"runs"`
+	Failures int     `json:"failures"`
+	Upper    float64 `json:"upper,omitempty"`
+}
+
+// VariantRuns is one variant's runs in the noisy revert search: its
+// verdict ("passes", "fails", "undecided", or the outcome of a variant that
+// could not run the test) and, for the answer, the proof's fresh runs.
+type VariantRuns struct {
+	Reverted      []HunkID `json:"reverted"`
+	Runs          int      `json:"runs"`
+	Failures      int      `json:"failures"`
+	Verdict       string   `json:"verdict"`
+	ProofRuns     int      `json:"proof_runs,omitempty"`
+	ProofFailures int      `json:"proof_failures,omitempty"`
+}
+
+// Race is what head's runs under the race detector showed: the data races
+// whose two accesses reach the module's code, or why none ran.
+type Race struct {
+	Runs        int          `json:"runs"`
+	Reports     []RaceReport `json:"reports,omitempty"`
+	Unavailable string       `json:"unavailable,omitempty"`
+}
+
+// RaceReport is one data race, its current access first.
+type RaceReport struct {
+	Accesses []RaceAccess `json:"accesses"`
+}
+
+// RaceAccess is one side of a race at its innermost place in the module:
+// the access ("read", "write", "previous read", "previous write"), the
+// function, the place, and the hunk whose head lines hold it (0: none).
+type RaceAccess struct {
+	Op   string `json:"op"`
+	Func string `json:"func"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Hunk HunkID `json:"hunk,omitempty"`
+}
+
+// Interventions are the traced runs behind a chain found by intervention.
+type Interventions struct {
+	Traced         int                `json:"traced_runs"`
+	TracedFailures int                `json:"traced_failures"`
+	Tests          []InterventionTest `json:"tests,omitempty"`
+}
+
+// InterventionTest is one group test: what it did, its runs (valid: the
+// hooks acted and the run ended as a pass or with the failure), failures
+// among the valid runs, the runs an earlier test of the same intervention
+// made (reused), and its verdict ("stopped", "persists", "invalid",
+// "undecided"); placebo marks the delay-only check of a link.
+type InterventionTest struct {
+	Items    []string `json:"items"`
+	Runs     int      `json:"runs"`
+	Valid    int      `json:"valid"`
+	Failures int      `json:"failures"`
+	Reused   int      `json:"reused,omitempty"`
+	Verdict  string   `json:"verdict"`
+	Placebo  bool     `json:"placebo,omitempty"`
+}
