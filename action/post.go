@@ -74,7 +74,7 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*result.Report, 
 }
 
 func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*result.Report) error {
-	var want []pr.ReviewComment
+	var want []report.ReviewComment
 	for _, r := range reps {
 		// Only an explained failure names culprit lines.
 		if r.Status != result.Explained {
@@ -83,7 +83,7 @@ func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*re
 		for _, rc := range report.ReviewComments(r) {
 			key := strings.Replace(rc.Key, reviewPrefix, ru.reviewPrefix(), 1)
 			body := strings.Replace(rc.Body, rc.Key, key, 1)
-			want = append(want, pr.ReviewComment{Path: rc.Path, StartLine: rc.StartLine, Line: rc.Line, Body: neutral(body, key, ru.reviewPrefix()), Key: key})
+			want = append(want, report.ReviewComment{Path: rc.Path, StartLine: rc.StartLine, Line: rc.Line, Body: neutral(body, key, ru.reviewPrefix()), Key: key})
 		}
 	}
 	res, err := c.Review(ctx, head, ru.reviewPrefix(), want)

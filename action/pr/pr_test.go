@@ -10,6 +10,7 @@ import (
 	"github.com/culprit-dev/culprit/action/pr"
 	"github.com/culprit-dev/culprit/internal/fakegh"
 	"github.com/culprit-dev/culprit/internal/ghclient"
+	"github.com/culprit-dev/culprit/report"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -185,7 +186,7 @@ func TestPrimaryRateLimitIsNotAPermissionError(t *testing.T) {
 
 func TestReview(t *testing.T) {
 	key := func(s string) string { return "<!-- culprit:review " + s + " -->" }
-	want := []pr.ReviewComment{
+	want := []report.ReviewComment{
 		{Path: "calc/calc.go", Line: 8, Body: key("a") + "\nculprit: a", Key: key("a")},
 		{Path: "calc/calc.go", Line: 17, Body: key("b") + "\nculprit: b", Key: key("b")},
 		{Path: "calc/calc.go", Line: 17, Body: key("b") + "\nculprit: b", Key: key("b")},

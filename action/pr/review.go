@@ -6,18 +6,9 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v60/github"
-)
 
-// ReviewComment is one comment to place on lines StartLine through Line of
-// the pull request's head; StartLine is 0 for a comment on Line alone. Key
-// is a hidden marker, unique per finding, that Body contains.
-type ReviewComment struct {
-	Path      string
-	StartLine int
-	Line      int
-	Body      string
-	Key       string
-}
+	"github.com/culprit-dev/culprit/report"
+)
 
 // ReviewResult counts what Review did.
 type ReviewResult struct {
@@ -27,12 +18,13 @@ type ReviewResult struct {
 }
 
 // Review brings the pull request's culprit review comments in line with
-// want. A comment whose Key is already in one of our comments is not posted
-// again; the rest go out as a single review on commit. Our comments (author
-// is the token's identity and body contains ownPrefix, the prefix every Key
-// starts with) that match no wanted Key are deleted, unless someone replied
-// to them: a conversation is not ours to remove.
-func (c *Client) Review(ctx context.Context, commit, ownPrefix string, want []ReviewComment) (ReviewResult, error) {
+// want, the comments report renders (their Key made this run's own). A
+// comment whose Key is already in one of our comments is not posted again;
+// the rest go out as a single review on commit. Our comments (author is the
+// token's identity and body contains ownPrefix, the prefix every Key starts
+// with) that match no wanted Key are deleted, unless someone replied to
+// them: a conversation is not ours to remove.
+func (c *Client) Review(ctx context.Context, commit, ownPrefix string, want []report.ReviewComment) (ReviewResult, error) {
 	var res ReviewResult
 	me, err := c.Login(ctx)
 	if err != nil {
