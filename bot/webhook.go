@@ -18,87 +18,112 @@ import (
 // its work. It never waits for the GitHub API, so it answers in well under
 // GitHub's 10 s (and our 2 s) budget once the body is in.
 func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
 	delivery := github.DeliveryID(r)
 	event := github.WebHookType(r)
-	log := s.log.With("delivery", delivery, "event", event)
-	bodyRead := false
-	answer := func(code int, msg string, attrs ...any) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if code == http.StatusServiceUnavailable {
-			w.Header().Set("Retry-After", "10")
-		}
-		if !bodyRead {
-			// Otherwise net/http reads the rest of the body (up to 256 KiB)
-			// before it sends the answer, at whatever pace the sender likes.
-			w.Header().Set("Connection", "close")
-		}
-		w.WriteHeader(code)
-		if code != http.StatusNoContent {
-			io.WriteString(w, msg+"\n")
-		}
-		level := slog.LevelInfo
-		if code >= 400 {
-			level = slog.LevelWarn
-		}
-		attrs = append(attrs, "status", code, "took_ms", time.Since(start).Milliseconds())
-		if code == http.StatusUnauthorized || code == http.StatusRequestTimeout {
-			attrs = append(attrs, "remote", r.RemoteAddr)
-		}
-		log.Log(r.Context(), level, msg, attrs...)
-	}
-
-	if r.ContentLength > maxBody {
-		answer(http.StatusRequestEntityTooLarge, http.StatusText(http.StatusRequestEntityTooLarge))
+	rp := &reply{w: w, r: r, start: time.Now(), log: s.log.With("delivery", delivery, "event", event)}
+	payload, ok := s.authenticate(rp)
+	if !ok {
 		return
+	}
+	switch {
+	case delivery == "":
+		rp.send(http.StatusBadRequest, "missing X-GitHub-Delivery")
+		return
+	case event == "ping":
+		rp.send(http.StatusOK, "pong")
+		return
+	}
+	t, reason, err := decodeEvent(event, payload, s.cfg.Workflow)
+	switch {
+	case err != nil:
+		rp.send(http.StatusBadRequest, "malformed payload", "err", err)
+		return
+	case t == nil:
+		rp.send(http.StatusNoContent, "ignored", "reason", reason)
+		return
+	}
+	rp.log = rp.log.With("repo", t.fullName(), "pr", t.pr)
+	if s.cfg.Repo != "" && !strings.EqualFold(t.fullName(), s.cfg.Repo) {
+		rp.send(http.StatusNoContent, "ignored", "reason", "repository not served by this token")
+		return
+	}
+	if t.kind == taskFailure && !s.cfg.optedIn(t.fullName()) {
+		rp.send(http.StatusNoContent, "ignored", "reason", "repository not opted in to explanations of failed runs")
+		return
+	}
+	s.enqueue(rp, delivery, t)
+}
+
+// reply answers one delivery and logs the answer.
+type reply struct {
+	w     http.ResponseWriter
+	r     *http.Request
+	start time.Time
+	log   *slog.Logger
+	// bodyRead is set once the whole body is in.
+	bodyRead bool
+}
+
+func (rp *reply) send(code int, msg string, attrs ...any) {
+	h := rp.w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	if code == http.StatusServiceUnavailable {
+		h.Set("Retry-After", "10")
+	}
+	if !rp.bodyRead {
+		// Otherwise net/http reads the rest of the body (up to 256 KiB)
+		// before it sends the answer, at whatever pace the sender likes.
+		h.Set("Connection", "close")
+	}
+	rp.w.WriteHeader(code)
+	if code != http.StatusNoContent {
+		io.WriteString(rp.w, msg+"\n")
+	}
+	level := slog.LevelInfo
+	if code >= 400 {
+		level = slog.LevelWarn
+	}
+	attrs = append(attrs, "status", code, "took_ms", time.Since(rp.start).Milliseconds())
+	if code == http.StatusUnauthorized || code == http.StatusRequestTimeout {
+		attrs = append(attrs, "remote", rp.r.RemoteAddr)
+	}
+	rp.log.Log(rp.r.Context(), level, msg, attrs...)
+}
+
+// authenticate reads the body within its limits and checks its signature;
+// on failure it has answered and returns false.
+func (s *Server) authenticate(rp *reply) ([]byte, bool) {
+	r := rp.r
+	if r.ContentLength > maxBody {
+		rp.send(http.StatusRequestEntityTooLarge, http.StatusText(http.StatusRequestEntityTooLarge))
+		return nil, false
 	}
 	sig := r.Header.Get(github.SHA256SignatureHeader)
 	if !strings.HasPrefix(sig, "sha256=") {
-		answer(http.StatusUnauthorized, http.StatusText(http.StatusUnauthorized), "err", errors.New("missing X-Hub-Signature-256"))
-		return
+		rp.send(http.StatusUnauthorized, http.StatusText(http.StatusUnauthorized), "err", errors.New("missing X-Hub-Signature-256"))
+		return nil, false
 	}
-	body, release, code, err := s.readBody(w, r)
+	body, release, code, err := s.readBody(rp.w, r)
 	if err != nil {
-		answer(code, http.StatusText(code), "err", err)
-		return
+		rp.send(code, http.StatusText(code), "err", err)
+		return nil, false
 	}
-	bodyRead = true
+	rp.bodyRead = true
 	payload, code, err := s.verify(r, sig, body)
 	// The body's memory is held until the signature is checked, which
 	// waits for no one: a sender cannot stretch it.
 	release()
 	if err != nil {
-		answer(code, http.StatusText(code), "err", err)
-		return
+		rp.send(code, http.StatusText(code), "err", err)
+		return nil, false
 	}
-	if delivery == "" {
-		answer(http.StatusBadRequest, "missing X-GitHub-Delivery")
-		return
-	}
-	if event == "ping" {
-		answer(http.StatusOK, "pong")
-		return
-	}
-	t, reason, err := decodeEvent(event, payload, s.cfg.Workflow)
-	if err != nil {
-		answer(http.StatusBadRequest, "malformed payload", "err", err)
-		return
-	}
-	if t == nil {
-		answer(http.StatusNoContent, "ignored", "reason", reason)
-		return
-	}
-	log = log.With("repo", t.fullName(), "pr", t.pr)
-	if s.cfg.Repo != "" && !strings.EqualFold(t.fullName(), s.cfg.Repo) {
-		answer(http.StatusNoContent, "ignored", "reason", "repository not served by this token")
-		return
-	}
-	if t.kind == taskFailure && !s.cfg.optedIn(t.fullName()) {
-		answer(http.StatusNoContent, "ignored", "reason", "repository not opted in to explanations of failed runs")
-		return
-	}
+	return payload, true
+}
+
+// enqueue deduplicates a verified task and queues its job.
+func (s *Server) enqueue(rp *reply, delivery string, t *task) {
 	if !s.deliveries.add(delivery) {
-		answer(http.StatusOK, "duplicate delivery")
+		rp.send(http.StatusOK, "duplicate delivery")
 		return
 	}
 	// The delivery id is not signed: a signed body seen before, sent
@@ -106,7 +131,7 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	// run's head commit is remembered by its job, runFailure.)
 	comment := t.commentKey()
 	if comment != "" && !s.comments.add(comment) {
-		answer(http.StatusOK, "duplicate comment")
+		rp.send(http.StatusOK, "duplicate comment")
 		return
 	}
 	// forget lets GitHub's redelivery of this delivery run it again.
@@ -116,7 +141,7 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 			s.comments.remove(comment)
 		}
 	}
-	jobLog := log
+	jobLog := rp.log
 	job := func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
 		defer cancel()
@@ -128,10 +153,10 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.pool.trySubmit(job) {
 		forget()
-		answer(http.StatusServiceUnavailable, "busy, retry later")
+		rp.send(http.StatusServiceUnavailable, "busy, retry later")
 		return
 	}
-	answer(http.StatusAccepted, "accepted")
+	rp.send(http.StatusAccepted, "accepted")
 }
 
 // verify checks body against sig, the X-Hub-Signature-256 of r, before
