@@ -93,25 +93,47 @@ func (c *Comparison) Chain() []result.Statement { return c.pick(chainMin, chainM
 // for a tree made of the path alone.
 func (c *Comparison) Summary(max int) []result.Statement { return c.pick(0, max) }
 
+// chainRow is one statement of a chain being picked: a step, how many
+// repeats of its statement it stands for, and whether it must be shown.
+type chainRow struct {
+	step      Step
+	count     int
+	must      bool
+	transport bool
+	instead   *chainRow // a passing-only step merged into this failing-only one
+}
+
+// pick chooses between least and most statements of the path: every row
+// worth showing, cut down to most or filled up to least, in path order.
 func (c *Comparison) pick(least, most int) []result.Statement {
 	p := c.path
 	if p == nil || len(p.Steps) == 0 {
 		return nil
 	}
-	type row struct {
-		step      Step
-		count     int
-		must      bool
-		transport bool
-		instead   *row // a passing-only step merged into this failing-only one
+	rows := c.chainRows(p)
+	rows = c.mergeAtDivergence(p, rows)
+	rows = c.mergeSameLine(rows)
+	chosen := filterRows(rows, func(rw *chainRow) bool { return rw.must || !rw.transport })
+	if len(chosen) > most {
+		chosen = c.trimChain(p, rows, chosen, most)
 	}
-	var rows []*row
+	if len(chosen) < least {
+		chosen = padChain(rows, chosen, least)
+	}
+	return c.chainStatements(chosen)
+}
+
+// chainRows makes a row of each step of the path, marking those that must
+// be shown and those that only fill a chain; a step of a statement that
+// already has a row is folded into it as a repeat.
+func (c *Comparison) chainRows(p *Path) []*chainRow {
+	var rows []*chainRow
 	type siteKey struct {
 		side  Side
 		site  trace.SiteID
 		konst string
 	}
-	bySite := map[siteKey]*row{}
+	bySite := map[siteKey]*chainRow{}
 	last := len(p.Steps) - 1
 	failure := p.Steps[last]
 	for k, s := range p.Steps {
@@ -139,39 +161,48 @@ func (c *Comparison) pick(least, most int) []result.Statement {
 		// An aligned step that did the same in both runs explains nothing
 		// by itself: it only fills a chain that is too short.
 		filler := s.Const == nil && (isTransport(r.tr.SiteOf(s.Event), ev) || ctr >= 0 && !c.provenDifferent(s.Side, s.Event) || ctr < 0 && !omission)
-		rw := &row{step: s, count: 1, must: must, transport: filler}
+		rw := &chainRow{step: s, count: 1, must: must, transport: filler}
 		bySite[key] = rw
 		rows = append(rows, rw)
 	}
-	// A failing-only and a passing-only step on the two sides of the
-	// divergence are one row: what each run did there instead.
-	if p.Divergence >= 0 && p.Steps[p.Divergence].Side == Failing {
-		div := p.Steps[p.Divergence].Event
-		pdiv := c.Counterpart(Failing, div)
-		var fOnly, pOnly *row
-		for _, rw := range rows {
-			st := rw.step
-			switch {
-			case st.Side == Failing && c.runs[Failing].ctl[st.Event] == div && c.Counterpart(Failing, st.Event) < 0 && fOnly == nil:
-				fOnly = rw
-			case st.Side == Passing && pdiv >= 0 && c.runs[Passing].ctl[st.Event] == pdiv && pOnly == nil:
-				pOnly = rw
-			}
-		}
-		if fOnly != nil && pOnly != nil {
-			fOnly.instead = pOnly
-			rows = slices.DeleteFunc(rows, func(rw *row) bool { return rw == pOnly })
+	return rows
+}
+
+// mergeAtDivergence makes a failing-only and a passing-only step on the
+// two sides of the divergence one row: what each run did there instead.
+func (c *Comparison) mergeAtDivergence(p *Path, rows []*chainRow) []*chainRow {
+	if p.Divergence < 0 || p.Steps[p.Divergence].Side != Failing {
+		return rows
+	}
+	div := p.Steps[p.Divergence].Event
+	pdiv := c.Counterpart(Failing, div)
+	var fOnly, pOnly *chainRow
+	for _, rw := range rows {
+		st := rw.step
+		switch {
+		case st.Side == Failing && c.runs[Failing].ctl[st.Event] == div && c.Counterpart(Failing, st.Event) < 0 && fOnly == nil:
+			fOnly = rw
+		case st.Side == Passing && pdiv >= 0 && c.runs[Passing].ctl[st.Event] == pdiv && pOnly == nil:
+			pOnly = rw
 		}
 	}
-	// So are a failing-only and a passing-only step of one line (a
-	// panic there, a return in the passing run).
-	at := map[string]*row{}
+	if fOnly != nil && pOnly != nil {
+		fOnly.instead = pOnly
+		rows = slices.DeleteFunc(rows, func(rw *chainRow) bool { return rw == pOnly })
+	}
+	return rows
+}
+
+// mergeSameLine makes a failing-only and a passing-only step of one line
+// one row (a panic there, a return in the passing run).
+func (c *Comparison) mergeSameLine(rows []*chainRow) []*chainRow {
+	at := map[string]*chainRow{}
 	for _, rw := range rows {
 		if st := rw.step; st.Side == Failing && rw.instead == nil && c.Counterpart(Failing, st.Event) < 0 {
 			at[c.place(st)] = rw
 		}
 	}
-	rows = slices.DeleteFunc(rows, func(rw *row) bool {
+	return slices.DeleteFunc(rows, func(rw *chainRow) bool {
 		if rw.step.Side != Passing {
 			return false
 		}
@@ -182,62 +213,73 @@ func (c *Comparison) pick(least, most int) []result.Statement {
 		f.instead = rw
 		return true
 	})
-	pick := func(ok func(*row) bool) []*row {
-		var out []*row
-		for _, rw := range rows {
-			if ok(rw) {
-				out = append(out, rw)
-			}
+}
+
+// filterRows is the rows ok accepts, in order.
+func filterRows(rows []*chainRow, ok func(*chainRow) bool) []*chainRow {
+	var out []*chainRow
+	for _, rw := range rows {
+		if ok(rw) {
+			out = append(out, rw)
 		}
-		return out
 	}
-	chosen := pick(func(rw *row) bool { return rw.must || !rw.transport })
-	if len(chosen) > most {
-		// The divergence and the last two stay, then each hunk's last
-		// step while there is room (the first hunk's, where the chain
-		// opens, before the others); the rest fill what room is left,
-		// nearest the failure first.
-		keep := map[*row]bool{}
-		last := map[diffhunks.ID]int{}
-		for k, rw := range chosen {
-			st := rw.step
-			if h := c.hunkOf(st); h != 0 {
-				last[h] = k
-			}
-			if k >= len(chosen)-2 || p.Divergence >= 0 && p.Steps[p.Divergence] == st {
-				keep[rw] = true
-			}
+	return out
+}
+
+// trimChain cuts the chosen rows down to most. The divergence and the last
+// two stay, then each hunk's last step while there is room (the first
+// hunk's, where the chain opens, before the others); the rest fill what
+// room is left, nearest the failure first.
+func (c *Comparison) trimChain(p *Path, rows, chosen []*chainRow, most int) []*chainRow {
+	keep := map[*chainRow]bool{}
+	last := map[diffhunks.ID]int{}
+	for k, rw := range chosen {
+		st := rw.step
+		if h := c.hunkOf(st); h != 0 {
+			last[h] = k
 		}
-		var hunkRows []*row
-		for k, rw := range chosen {
-			if h := c.hunkOf(rw.step); h != 0 && last[h] == k {
-				hunkRows = append(hunkRows, rw)
-			}
-		}
-		for k, rw := range hunkRows {
-			if len(keep) >= most {
-				break
-			}
-			if k > 0 {
-				rw = hunkRows[len(hunkRows)-k]
-			}
+		if k >= len(chosen)-2 || p.Divergence >= 0 && p.Steps[p.Divergence] == st {
 			keep[rw] = true
 		}
-		for k := len(chosen) - 1; k >= 0 && len(keep) < most; k-- {
-			keep[chosen[k]] = true
-		}
-		chosen = pick(func(rw *row) bool { return keep[rw] })
 	}
-	if len(chosen) < least {
-		in := map[*row]bool{}
-		for _, rw := range chosen {
-			in[rw] = true
+	var hunkRows []*chainRow
+	for k, rw := range chosen {
+		if h := c.hunkOf(rw.step); h != 0 && last[h] == k {
+			hunkRows = append(hunkRows, rw)
 		}
-		for k := len(rows) - 1; k >= 0 && len(in) < least; k-- {
-			in[rows[k]] = true
-		}
-		chosen = pick(func(rw *row) bool { return in[rw] })
 	}
+	for k, rw := range hunkRows {
+		if len(keep) >= most {
+			break
+		}
+		if k > 0 {
+			rw = hunkRows[len(hunkRows)-k]
+		}
+		keep[rw] = true
+	}
+	for k := len(chosen) - 1; k >= 0 && len(keep) < most; k-- {
+		keep[chosen[k]] = true
+	}
+	return filterRows(rows, func(rw *chainRow) bool { return keep[rw] })
+}
+
+// padChain fills the chosen rows up to least with the rows nearest the
+// failure.
+func padChain(rows, chosen []*chainRow, least int) []*chainRow {
+	in := map[*chainRow]bool{}
+	for _, rw := range chosen {
+		in[rw] = true
+	}
+	for k := len(rows) - 1; k >= 0 && len(in) < least; k-- {
+		in[rows[k]] = true
+	}
+	return filterRows(rows, func(rw *chainRow) bool { return in[rw] })
+}
+
+// chainStatements describes the chosen rows: each row's statement, with
+// what the passing run did instead when a passing-only step was merged
+// into it, and its count of repeats.
+func (c *Comparison) chainStatements(chosen []*chainRow) []result.Statement {
 	out := make([]result.Statement, 0, len(chosen))
 	for _, rw := range chosen {
 		st := c.Statement(rw.step)
