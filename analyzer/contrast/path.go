@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -55,270 +54,182 @@ var ErrNoFailure = errors.New("the failing trace records no failure")
 // control dependences in both runs, keeping the events that differ from
 // their counterpart or have none (COMPARATIVE.md §3).
 func (c *Comparison) Path() (Path, error) {
+	start, err := c.pathStart()
+	if err != nil {
+		return Path{}, err
+	}
+	kept, cut := c.walkBack(start)
+	p := Path{Steps: kept, Cut: cut, Divergence: -1}
+	c.order(p.Steps)
+	p.Steps = failureLast(p.Steps, start)
+	p.Divergence = c.divergence(p.Steps, start)
+	c.path = &p
+	return p, nil
+}
+
+// pathStart is the failure the walk starts from: the one the input names,
+// else the failing run's first.
+func (c *Comparison) pathStart() (item, error) {
 	fails := c.runs[Failing].tr.Failures()
 	if len(fails) == 0 {
-		return Path{}, ErrNoFailure
+		return item{}, ErrNoFailure
 	}
 	start := item{Failing, fails[0]}
 	if f := c.in.Failure; f > 0 && f < len(c.runs[Failing].tr.Events) {
 		start.event = f
 	}
-	seen := map[item]bool{start: true}
-	work := &queue{c: c}
-	heap.Push(work, start)
-	var kept []Step
-	push := func(it item) {
-		if it.event < 0 {
-			return
-		}
-		if it.side == Passing {
-			if j := c.Counterpart(Passing, it.event); j >= 0 {
-				it = item{Failing, j}
-			}
-		}
-		if !seen[it] {
-			seen[it] = true
-			heap.Push(work, it)
+	return start, nil
+}
+
+// frontier is the walk's work list: each item is queued once, a passing
+// event with a counterpart as that counterpart.
+type frontier struct {
+	c    *Comparison
+	seen map[item]bool
+	work *queue
+}
+
+func newFrontier(c *Comparison, start item) *frontier {
+	w := &frontier{c: c, seen: map[item]bool{start: true}, work: &queue{c: c}}
+	heap.Push(w.work, start)
+	return w
+}
+
+// push queues it unless it is no event or was queued before.
+func (w *frontier) push(it item) {
+	if it.event < 0 {
+		return
+	}
+	if it.side == Passing {
+		if j := w.c.Counterpart(Passing, it.event); j >= 0 {
+			it = item{Failing, j}
 		}
 	}
-	cut := false
-	for work.Len() > 0 {
+	if !w.seen[it] {
+		w.seen[it] = true
+		heap.Push(w.work, it)
+	}
+}
+
+// walkBack visits the events the failure depends on, latest first, and
+// returns their steps in the order visited; cut is set when it stopped at
+// MaxSteps.
+func (c *Comparison) walkBack(start item) (kept []Step, cut bool) {
+	w := newFrontier(c, start)
+	for w.work.Len() > 0 {
 		if len(kept) >= MaxSteps {
-			cut = true
-			break
+			return kept, true
 		}
-		it := heap.Pop(work).(item)
-		r, o := it.side, it.side.other()
-		e := it.event
-		ctr := c.Counterpart(r, e)
-		n := work.Len()
-		differentIn := false // a read brings in a difference
-		for _, rd := range c.reads(r, e) {
-			alike := false
-			if ctr >= 0 && rd.text != "" {
-				if v, ok := c.readOf(o, ctr, rd.text); ok {
-					eq, known := c.sameIn(r, rd.value, v)
-					alike = eq && known
-				}
-			}
-			if alike && !rd.opaque {
-				continue // no difference flows in through this read
-			}
-			differentIn = differentIn || !alike && (rd.def >= 0 || rd.text != "")
-			if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
-				push(item{r, rd.def})
-			}
-			if rd.def < 0 && rd.text != "" && !rd.call && !rd.zero {
-				// No traced write made the value read: code the tracer
-				// does not enter wrote it through a reference.
-				for _, w := range c.untracedWriters(r, e) {
-					push(item{r, w})
-				}
-			}
-			if ctr >= 0 && rd.text != "" {
-				// The passing value may have another origin, invisible
-				// from the failing run.
-				if d2 := c.defOf(o, ctr, rd.text); d2 >= 0 && (rd.def < 0 || c.Counterpart(o, d2) != rd.def) && c.relevant(o, d2) {
-					push(item{o, d2})
-				}
-			}
-		}
-		if b := c.runs[r].ctl[e]; b >= 0 && c.relevant(r, b) {
-			push(item{r, b})
-		}
-		if ctr < 0 {
-			push(c.why(r, e))
-		}
-		if ctr >= 0 && c.movedWrite(r, e, ctr) {
-			for _, d := range c.baseDefs(r, e) {
-				if c.relevant(r, d) {
-					push(item{r, d})
-				}
-			}
-		}
-		if !differentIn && callsUntraced(c.runs[r].tr, c.runs[r].tr.SiteOf(e)) && c.relevant(r, e) {
-			// Code the tracer does not enter behaved differently on
-			// alike arguments: the memory it was handed differs.
-			for _, w := range c.memoryWriters(r, e) {
-				push(item{r, w})
-			}
-		}
-		consts := c.changedConsts(r, e, ctr)
-		for k := range consts {
-			kept = append(kept, Step{Side: r, Event: e, Source: true, Const: &consts[k]})
-		}
-		kept = append(kept, Step{Side: r, Event: e, Source: work.Len() == n && len(consts) == 0})
+		it := heap.Pop(w.work).(item)
+		kept = append(kept, c.visit(w, it)...)
 	}
-	p := Path{Steps: kept, Cut: cut, Divergence: -1}
-	c.order(p.Steps)
-	// The failure ends the path, whatever the passing run did after the
-	// last shared event.
-	if k := slices.IndexFunc(p.Steps, func(s Step) bool { return s.Side == start.side && s.Event == start.event && s.Const == nil }); k >= 0 {
-		f := p.Steps[k]
-		p.Steps = append(slices.Delete(p.Steps, k, k+1), f)
+	return kept, false
+}
+
+// visit queues what event it depends on, through the values it read, its
+// control, a missing counterpart, a moved write or untraced code, and
+// returns its steps: one per changed constant it used, then its own.
+func (c *Comparison) visit(w *frontier, it item) []Step {
+	r := it.side
+	e := it.event
+	ctr := c.Counterpart(r, e)
+	n := w.work.Len()
+	differentIn := c.followReads(w, it, ctr)
+	if b := c.runs[r].ctl[e]; b >= 0 && c.relevant(r, b) {
+		w.push(item{r, b})
 	}
-	for k, s := range p.Steps {
+	if ctr < 0 {
+		w.push(c.why(r, e))
+	}
+	if ctr >= 0 && c.movedWrite(r, e, ctr) {
+		for _, d := range c.baseDefs(r, e) {
+			if c.relevant(r, d) {
+				w.push(item{r, d})
+			}
+		}
+	}
+	if !differentIn && callsUntraced(c.runs[r].tr, c.runs[r].tr.SiteOf(e)) && c.relevant(r, e) {
+		// Code the tracer does not enter behaved differently on
+		// alike arguments: the memory it was handed differs.
+		for _, m := range c.memoryWriters(r, e) {
+			w.push(item{r, m})
+		}
+	}
+	var steps []Step
+	consts := c.changedConsts(r, e, ctr)
+	for k := range consts {
+		steps = append(steps, Step{Side: r, Event: e, Source: true, Const: &consts[k]})
+	}
+	return append(steps, Step{Side: r, Event: e, Source: w.work.Len() == n && len(consts) == 0})
+}
+
+// followReads queues the definitions of the values event it read that
+// may differ from its counterpart's (ctr, -1 if none), in both runs, and
+// reports whether a read brings in a difference.
+func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn bool) {
+	r, o := it.side, it.side.other()
+	e := it.event
+	for _, rd := range c.reads(r, e) {
+		alike := false
+		if ctr >= 0 && rd.text != "" {
+			if v, ok := c.readOf(o, ctr, rd.text); ok {
+				eq, known := c.sameIn(r, rd.value, v)
+				alike = eq && known
+			}
+		}
+		if alike && !rd.opaque {
+			continue // no difference flows in through this read
+		}
+		differentIn = differentIn || !alike && (rd.def >= 0 || rd.text != "")
+		if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
+			w.push(item{r, rd.def})
+		}
+		if rd.def < 0 && rd.text != "" && !rd.call && !rd.zero {
+			// No traced write made the value read: code the tracer
+			// does not enter wrote it through a reference.
+			for _, u := range c.untracedWriters(r, e) {
+				w.push(item{r, u})
+			}
+		}
+		if ctr >= 0 && rd.text != "" {
+			// The passing value may have another origin, invisible
+			// from the failing run.
+			if d2 := c.defOf(o, ctr, rd.text); d2 >= 0 && (rd.def < 0 || c.Counterpart(o, d2) != rd.def) && c.relevant(o, d2) {
+				w.push(item{o, d2})
+			}
+		}
+	}
+	return differentIn
+}
+
+// failureLast moves the failure's step to the end of the path, whatever
+// the passing run did after the last shared event.
+func failureLast(steps []Step, start item) []Step {
+	if k := slices.IndexFunc(steps, func(s Step) bool { return s.Side == start.side && s.Event == start.event && s.Const == nil }); k >= 0 {
+		f := steps[k]
+		steps = append(slices.Delete(steps, k, k+1), f)
+	}
+	return steps
+}
+
+// divergence is the index of the first aligned failing branch whose
+// outcome is proven to differ, else of the failure's last step, else -1.
+func (c *Comparison) divergence(steps []Step, start item) int {
+	for k, s := range steps {
 		if s.Side != Failing || s.Const != nil || c.runs[Failing].tr.Event(s.Event).Kind != trace.EvBranch {
 			continue
 		}
 		if c.Counterpart(Failing, s.Event) >= 0 && c.provenDifferent(Failing, s.Event) {
-			p.Divergence = k
-			break
+			return k
 		}
 	}
-	if p.Divergence < 0 {
-		for k, s := range p.Steps {
-			if s.Side == Failing && s.Event == start.event && s.Const == nil {
-				p.Divergence = k
-			}
+	div := -1
+	for k, s := range steps {
+		if s.Side == Failing && s.Event == start.event && s.Const == nil {
+			div = k
 		}
 	}
-	c.path = &p
-	return p, nil
-}
-
-// read is one value an event used, with where it came from.
-type read struct {
-	text  string // the operand's source text, "" for a parameter binding or call result
-	value trace.Value
-	def   int // the event that defined it, -1 for an input
-	// opaque marks a reference (a pointer or slice) that code the tracer
-	// does not enter reads through, or that such code returned: the runs
-	// may differ in what it points to although its shape is the same, so
-	// the walk follows it whatever its value.
-	opaque bool
-	call   bool // the result of a call in the expression, not memory
-	zero   bool // a named result no write set: the entry's zero value
-}
-
-// reads lists what event e of run s used: its operand reads, the call
-// that bound its parameters (an entry), and the returns of the calls its
-// expressions use.
-func (c *Comparison) reads(s Side, e int) []read {
-	r := c.runs[s]
-	tr := r.tr
-	ev := tr.Event(e)
-	site := tr.SiteOf(e)
-	var out []read
-	ext := callsUntraced(tr, site)
-	for _, it := range ev.Reads {
-		o, _ := operand(site, it.Slot)
-		out = append(out, read{text: o.Text, value: it.Value, def: tr.Def(e, it.Slot), opaque: ext && reference(it.Value),
-			call: o.Obj == 0 && !o.Global && strings.Contains(o.Text, "(")})
-	}
-	if ev.Kind == trace.EvEntry {
-		if call := tr.Frame(ev.Frame).Call; call >= 0 {
-			// The parameters are the call's arguments: when they differ,
-			// the call is where the difference came from, whatever else
-			// its event recorded.
-			out = append(out, read{def: call, opaque: c.relevant(s, e)})
-		}
-	}
-	out = append(out, c.namedResults(s, e)...)
-	for _, call := range callSites(site) {
-		if ret := c.callResult(s, e, call); ret >= 0 {
-			x := tr.Event(ret)
-			out = append(out, read{def: ret, opaque: x.Kind == trace.EvCallExt && slices.ContainsFunc(x.Values, reference)})
-		}
-	}
-	return out
-}
-
-// namedResults are the reads of a bare `return` of named results, which
-// the tracer records as the results' values only: each result reads the
-// variable the frame's entry zeroed (the entry's last writes, one per
-// recorded result), defined by its last traced write before the return
-// when that wrote the value returned; one still zero has no definition.
-func (c *Comparison) namedResults(s Side, e int) []read {
-	tr := c.runs[s].tr
-	ev := tr.Event(e)
-	if ev.Kind != trace.EvReturn || len(ev.Reads) > 0 || len(ev.Values) == 0 || len(tr.SiteOf(e).Exprs) > 0 {
-		return nil
-	}
-	entry := tr.Frame(ev.Frame).Entry
-	if entry < 0 || tr.Event(entry).Kind != trace.EvEntry {
-		return nil
-	}
-	ws := slices.Clone(tr.Event(entry).Writes)
-	if len(ws) < len(ev.Values) {
-		return nil
-	}
-	slices.SortFunc(ws, func(a, b trace.Item) int { return a.Slot - b.Slot })
-	ws = ws[len(ws)-len(ev.Values):]
-	site := tr.SiteOf(entry)
-	var out []read
-	for k, w := range ws {
-		o, ok := operand(site, w.Slot)
-		if !ok || w.Loc.Kind == trace.LocNone {
-			continue
-		}
-		rd := read{text: o.Text, value: ev.Values[k], def: -1}
-		switch d := tr.LastDef(w.Loc, e); {
-		case d == entry:
-			rd.zero = true // no difference starts at a zero value
-		case d >= 0 && slices.ContainsFunc(tr.Event(d).Writes, func(x trace.Item) bool { return x.Loc == w.Loc && x.Value == rd.value }):
-			rd.def = d
-		}
-		out = append(out, rd)
-	}
-	return out
-}
-
-// changedConsts lists the named constants of the proof's hunks that event
-// e of run s uses with another value than its counterpart ctr does: a
-// constant is no read, so the difference starts at its declaration.
-func (c *Comparison) changedConsts(s Side, e, ctr int) []Const {
-	if ctr < 0 {
-		return nil
-	}
-	r, o := c.runs[s], c.runs[s.other()]
-	a, b := exprsOf(r.tr.SiteOf(e), trace.ExprConst), exprsOf(o.tr.SiteOf(ctr), trace.ExprConst)
-	if len(a) != len(b) {
-		return nil
-	}
-	var out []Const
-	for k, x := range a {
-		y := b[k]
-		if x.Decl == nil || x.Text != y.Text {
-			continue
-		}
-		if eq, known := same(x.Const, y.Const); eq || !known {
-			continue
-		}
-		if _, h := r.side.headLine(r.side.repoPath(x.Decl.File), x.Decl.Line); h == 0 {
-			continue
-		}
-		fv, pv := x.Const, y.Const
-		if s == Passing {
-			fv, pv = pv, fv
-		}
-		out = append(out, Const{Name: x.Text, Decl: *x.Decl, Failing: fv, Passing: pv, Type: x.Type})
-	}
-	return out
-}
-
-// exprsOf lists, in order, the nodes of a site's expressions with
-// operator op.
-func exprsOf(site *trace.Site, op trace.ExprOp) []*trace.Expr {
-	var out []*trace.Expr
-	var walk func(x *trace.Expr)
-	walk = func(x *trace.Expr) {
-		if x == nil {
-			return
-		}
-		if x.Op == op {
-			out = append(out, x)
-		}
-		walk(x.X)
-		walk(x.Y)
-		for _, a := range x.Args {
-			walk(a)
-		}
-	}
-	for _, x := range site.Exprs {
-		walk(x)
-	}
-	return out
+	return div
 }
 
 // writerWindow bounds how far back untracedWriters looks.
@@ -377,71 +288,6 @@ func callsUntraced(tr *trace.Trace, s *trace.Site) bool {
 // trace records by shape, not by what it refers to.
 func reference(v trace.Value) bool {
 	return (v.Kind == trace.ValPointer || v.Kind == trace.ValSlice) && !v.Nil
-}
-
-// readOf is event e's value of the operand written text.
-func (c *Comparison) readOf(s Side, e int, text string) (trace.Value, bool) {
-	site := c.runs[s].tr.SiteOf(e)
-	for _, it := range c.runs[s].tr.Event(e).Reads {
-		if o, ok := operand(site, it.Slot); ok && o.Text == text {
-			return it.Value, true
-		}
-	}
-	for _, rd := range c.namedResults(s, e) {
-		if rd.text == text {
-			return rd.value, true
-		}
-	}
-	return trace.Value{}, false
-}
-
-// defOf is the definition of event e's read of text, -1 if none.
-func (c *Comparison) defOf(s Side, e int, text string) int {
-	tr := c.runs[s].tr
-	site := tr.SiteOf(e)
-	for _, it := range tr.Event(e).Reads {
-		if o, ok := operand(site, it.Slot); ok && o.Text == text {
-			return tr.Def(e, it.Slot)
-		}
-	}
-	for _, rd := range c.namedResults(s, e) {
-		if rd.text == text {
-			return rd.def
-		}
-	}
-	return -1
-}
-
-// callSites are the call sites whose results the site's expressions use.
-func callSites(s *trace.Site) []trace.SiteID {
-	var out []trace.SiteID
-	for _, x := range exprsOf(s, trace.ExprCall) {
-		out = append(out, x.Call)
-	}
-	return out
-}
-
-// callResult finds what gave e the result of the latest call at site
-// call made by e's frame before e: the callee's return, or the call
-// itself when the callee is not traced (its result is recorded there);
-// -1 if neither is.
-func (c *Comparison) callResult(s Side, e int, call trace.SiteID) int {
-	tr := c.runs[s].tr
-	ci := tr.LastCall(e, call)
-	if ci < 0 {
-		return -1
-	}
-	if tr.Event(ci).Kind == trace.EvCallExt {
-		return ci
-	}
-	f := tr.Callee(ci)
-	if f == 0 {
-		return -1
-	}
-	if x := tr.Frame(f).Exit; x >= 0 && tr.Event(x).Kind == trace.EvReturn {
-		return x
-	}
-	return -1
 }
 
 // why explains an event that ran in run s only (COMPARATIVE.md §3): the

@@ -1,0 +1,217 @@
+package contrast
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// read is one value an event used, with where it came from.
+type read struct {
+	text  string // the operand's source text, "" for a parameter binding or call result
+	value trace.Value
+	def   int // the event that defined it, -1 for an input
+	// opaque marks a reference (a pointer or slice) that code the tracer
+	// does not enter reads through, or that such code returned: the runs
+	// may differ in what it points to although its shape is the same, so
+	// the walk follows it whatever its value.
+	opaque bool
+	call   bool // the result of a call in the expression, not memory
+	zero   bool // a named result no write set: the entry's zero value
+}
+
+// reads lists what event e of run s used: its operand reads, the call
+// that bound its parameters (an entry), and the returns of the calls its
+// expressions use.
+func (c *Comparison) reads(s Side, e int) []read {
+	r := c.runs[s]
+	tr := r.tr
+	ev := tr.Event(e)
+	site := tr.SiteOf(e)
+	var out []read
+	ext := callsUntraced(tr, site)
+	for _, it := range ev.Reads {
+		o, _ := operand(site, it.Slot)
+		out = append(out, read{text: o.Text, value: it.Value, def: tr.Def(e, it.Slot), opaque: ext && reference(it.Value),
+			call: o.Obj == 0 && !o.Global && strings.Contains(o.Text, "(")})
+	}
+	if ev.Kind == trace.EvEntry {
+		if call := tr.Frame(ev.Frame).Call; call >= 0 {
+			// The parameters are the call's arguments: when they differ,
+			// the call is where the difference came from, whatever else
+			// its event recorded.
+			out = append(out, read{def: call, opaque: c.relevant(s, e)})
+		}
+	}
+	out = append(out, c.namedResults(s, e)...)
+	for _, call := range callSites(site) {
+		if ret := c.callResult(s, e, call); ret >= 0 {
+			x := tr.Event(ret)
+			out = append(out, read{def: ret, opaque: x.Kind == trace.EvCallExt && slices.ContainsFunc(x.Values, reference)})
+		}
+	}
+	return out
+}
+
+// namedResults are the reads of a bare `return` of named results, which
+// the tracer records as the results' values only: each result reads the
+// variable the frame's entry zeroed (the entry's last writes, one per
+// recorded result), defined by its last traced write before the return
+// when that wrote the value returned; one still zero has no definition.
+func (c *Comparison) namedResults(s Side, e int) []read {
+	tr := c.runs[s].tr
+	ev := tr.Event(e)
+	if ev.Kind != trace.EvReturn || len(ev.Reads) > 0 || len(ev.Values) == 0 || len(tr.SiteOf(e).Exprs) > 0 {
+		return nil
+	}
+	entry := tr.Frame(ev.Frame).Entry
+	if entry < 0 || tr.Event(entry).Kind != trace.EvEntry {
+		return nil
+	}
+	ws := slices.Clone(tr.Event(entry).Writes)
+	if len(ws) < len(ev.Values) {
+		return nil
+	}
+	slices.SortFunc(ws, func(a, b trace.Item) int { return a.Slot - b.Slot })
+	ws = ws[len(ws)-len(ev.Values):]
+	site := tr.SiteOf(entry)
+	var out []read
+	for k, w := range ws {
+		o, ok := operand(site, w.Slot)
+		if !ok || w.Loc.Kind == trace.LocNone {
+			continue
+		}
+		rd := read{text: o.Text, value: ev.Values[k], def: -1}
+		switch d := tr.LastDef(w.Loc, e); {
+		case d == entry:
+			rd.zero = true // no difference starts at a zero value
+		case d >= 0 && slices.ContainsFunc(tr.Event(d).Writes, func(x trace.Item) bool { return x.Loc == w.Loc && x.Value == rd.value }):
+			rd.def = d
+		}
+		out = append(out, rd)
+	}
+	return out
+}
+
+// changedConsts lists the named constants of the proof's hunks that event
+// e of run s uses with another value than its counterpart ctr does: a
+// constant is no read, so the difference starts at its declaration.
+func (c *Comparison) changedConsts(s Side, e, ctr int) []Const {
+	if ctr < 0 {
+		return nil
+	}
+	r, o := c.runs[s], c.runs[s.other()]
+	a, b := exprsOf(r.tr.SiteOf(e), trace.ExprConst), exprsOf(o.tr.SiteOf(ctr), trace.ExprConst)
+	if len(a) != len(b) {
+		return nil
+	}
+	var out []Const
+	for k, x := range a {
+		y := b[k]
+		if x.Decl == nil || x.Text != y.Text {
+			continue
+		}
+		if eq, known := same(x.Const, y.Const); eq || !known {
+			continue
+		}
+		if _, h := r.side.headLine(r.side.repoPath(x.Decl.File), x.Decl.Line); h == 0 {
+			continue
+		}
+		fv, pv := x.Const, y.Const
+		if s == Passing {
+			fv, pv = pv, fv
+		}
+		out = append(out, Const{Name: x.Text, Decl: *x.Decl, Failing: fv, Passing: pv, Type: x.Type})
+	}
+	return out
+}
+
+// exprsOf lists, in order, the nodes of a site's expressions with
+// operator op.
+func exprsOf(site *trace.Site, op trace.ExprOp) []*trace.Expr {
+	var out []*trace.Expr
+	var walk func(x *trace.Expr)
+	walk = func(x *trace.Expr) {
+		if x == nil {
+			return
+		}
+		if x.Op == op {
+			out = append(out, x)
+		}
+		walk(x.X)
+		walk(x.Y)
+		for _, a := range x.Args {
+			walk(a)
+		}
+	}
+	for _, x := range site.Exprs {
+		walk(x)
+	}
+	return out
+}
+
+// readOf is event e's value of the operand written text.
+func (c *Comparison) readOf(s Side, e int, text string) (trace.Value, bool) {
+	site := c.runs[s].tr.SiteOf(e)
+	for _, it := range c.runs[s].tr.Event(e).Reads {
+		if o, ok := operand(site, it.Slot); ok && o.Text == text {
+			return it.Value, true
+		}
+	}
+	for _, rd := range c.namedResults(s, e) {
+		if rd.text == text {
+			return rd.value, true
+		}
+	}
+	return trace.Value{}, false
+}
+
+// defOf is the definition of event e's read of text, -1 if none.
+func (c *Comparison) defOf(s Side, e int, text string) int {
+	tr := c.runs[s].tr
+	site := tr.SiteOf(e)
+	for _, it := range tr.Event(e).Reads {
+		if o, ok := operand(site, it.Slot); ok && o.Text == text {
+			return tr.Def(e, it.Slot)
+		}
+	}
+	for _, rd := range c.namedResults(s, e) {
+		if rd.text == text {
+			return rd.def
+		}
+	}
+	return -1
+}
+
+// callSites are the call sites whose results the site's expressions use.
+func callSites(s *trace.Site) []trace.SiteID {
+	var out []trace.SiteID
+	for _, x := range exprsOf(s, trace.ExprCall) {
+		out = append(out, x.Call)
+	}
+	return out
+}
+
+// callResult finds what gave e the result of the latest call at site
+// call made by e's frame before e: the callee's return, or the call
+// itself when the callee is not traced (its result is recorded there);
+// -1 if neither is.
+func (c *Comparison) callResult(s Side, e int, call trace.SiteID) int {
+	tr := c.runs[s].tr
+	ci := tr.LastCall(e, call)
+	if ci < 0 {
+		return -1
+	}
+	if tr.Event(ci).Kind == trace.EvCallExt {
+		return ci
+	}
+	f := tr.Callee(ci)
+	if f == 0 {
+		return -1
+	}
+	if x := tr.Frame(f).Exit; x >= 0 && tr.Event(x).Kind == trace.EvReturn {
+		return x
+	}
+	return -1
+}
