@@ -294,94 +294,15 @@ func (r *run) index(t *trie) {
 	tr := r.tr
 	r.node = make([]node, len(tr.Events))
 	r.ctl = make([]int, len(tr.Events))
-	frames := make([]*frameState, len(tr.Frames))
-	roots := map[int32]int32{}
-	initFrame := &frameState{prefix: t.intern(root, step{kind: 'I'}), call: -1}
-	state := func(id trace.FrameID) *frameState {
-		if id == 0 {
-			return initFrame
-		}
-		if fs := frames[id]; fs != nil {
-			return fs
-		}
-		fr := tr.Frame(id)
-		fn := t.name(tr.Site(fr.Func).Func)
-		fs := &frameState{call: -1}
-		switch {
-		case fr.Call >= 0 && fr.Call < len(r.node):
-			fs.prefix = t.intern(r.node[fr.Call], step{kind: 'C', key: fn})
-			fs.call = fr.Call
-			r.made[fs.prefix] = fr.Call
-		case fr.Parent != 0:
-			ps := frames[fr.Parent]
-			if ps == nil {
-				ps = initFrame
-			}
-			if ps.entries == nil {
-				ps.entries = map[int32]int32{}
-			}
-			ps.entries[fn]++
-			fs.prefix = t.intern(ps.cur(), step{kind: 'D', key: fn, n: ps.entries[fn]})
-			fs.call = tr.Frame(fr.Parent).Entry
-		default:
-			roots[fn]++
-			fs.prefix = t.intern(root, step{kind: 'G', key: fn, n: roots[fn]})
-		}
-		frames[id] = fs
-		return fs
+	x := &indexer{
+		r:      r,
+		t:      t,
+		frames: make([]*frameState, len(tr.Frames)),
+		roots:  map[int32]int32{},
+		init:   &frameState{prefix: t.intern(root, step{kind: 'I'}), call: -1},
 	}
 	for i := range tr.Events {
-		e := &tr.Events[i]
-		fs := state(e.Frame)
-		site := tr.Site(e.Site)
-		for n := len(fs.stack); n > 0 && !fs.stack[n-1].span.holds(site.Pos); n-- {
-			fs.stack = fs.stack[:n-1]
-		}
-		key := r.keyIDs[e.Site]
-		loop := e.Kind == trace.EvBranch && (site.Kind == trace.SiteFor || site.Kind == trace.SiteRange)
-		// The control of an event is the region it runs in; a loop's own
-		// check is controlled by what holds the loop.
-		below := len(fs.stack)
-		if loop && below > 0 && fs.stack[below-1].site == e.Site {
-			below--
-		}
-		r.ctl[i] = fs.call
-		if below > 0 {
-			r.ctl[i] = r.made[fs.stack[below-1].node]
-		}
-		if loop {
-			if n := len(fs.stack); n > 0 && fs.stack[n-1].site == e.Site {
-				top := &fs.stack[n-1]
-				top.k++
-				top.node = t.intern(top.base, step{kind: 'L', key: key, n: top.k})
-				r.made[top.node] = i
-			} else if sp, ok := r.spans[e.Site]; ok {
-				base := fs.cur()
-				nd := t.intern(base, step{kind: 'L', key: key, n: 1})
-				fs.stack = append(fs.stack, region{node: nd, base: base, site: e.Site, span: sp, loop: true, k: 1})
-				r.made[nd] = i
-			}
-		}
-		cur := fs.cur()
-		if fs.leaves == nil {
-			fs.leaves = map[trieKey]int32{}
-		}
-		leaf := step{kind: '.', ev: e.Kind, key: key}
-		lk := trieKey{cur, leaf}
-		fs.leaves[lk]++
-		leaf.n = fs.leaves[lk]
-		nd := t.intern(cur, leaf)
-		r.node[i] = nd
-		if e.Kind == trace.EvBranch && !loop {
-			switch site.Kind {
-			case trace.SiteIf, trace.SiteSwitch, trace.SiteSelect:
-				if sp, ok := r.spans[e.Site]; ok && len(e.Values) > 0 {
-					rn := t.intern(cur, step{kind: 'R', key: key, n: int32(e.Values[0].Int())})
-					fs.stack = append(fs.stack, region{node: rn, base: cur, site: e.Site, span: sp})
-					r.made[rn] = i
-				}
-			}
-		}
+		x.indexEvent(i)
 	}
 	r.byNode = make([]int32, len(t.parent))
 	for k := range r.byNode {
@@ -390,6 +311,130 @@ func (r *run) index(t *trie) {
 	for i, nd := range r.node {
 		r.byNode[nd] = int32(i)
 	}
+}
+
+// indexer is the state of one pass of index over a run's events.
+type indexer struct {
+	r      *run
+	t      *trie
+	frames []*frameState   // by FrameID, made on a frame's first event
+	roots  map[int32]int32 // goroutine roots so far, by function
+	init   *frameState     // frame 0: package initialisation
+}
+
+// frame returns the state of frame id, making it on first use: its prefix
+// is the call that made it, else its parent's entry into it from code the
+// tracer does not enter, else the root of a goroutine.
+func (x *indexer) frame(id trace.FrameID) *frameState {
+	if id == 0 {
+		return x.init
+	}
+	if fs := x.frames[id]; fs != nil {
+		return fs
+	}
+	r, t, tr := x.r, x.t, x.r.tr
+	fr := tr.Frame(id)
+	fn := t.name(tr.Site(fr.Func).Func)
+	fs := &frameState{call: -1}
+	switch {
+	case fr.Call >= 0 && fr.Call < len(r.node):
+		fs.prefix = t.intern(r.node[fr.Call], step{kind: 'C', key: fn})
+		fs.call = fr.Call
+		r.made[fs.prefix] = fr.Call
+	case fr.Parent != 0:
+		ps := x.frames[fr.Parent]
+		if ps == nil {
+			ps = x.init
+		}
+		if ps.entries == nil {
+			ps.entries = map[int32]int32{}
+		}
+		ps.entries[fn]++
+		fs.prefix = t.intern(ps.cur(), step{kind: 'D', key: fn, n: ps.entries[fn]})
+		fs.call = tr.Frame(fr.Parent).Entry
+	default:
+		x.roots[fn]++
+		fs.prefix = t.intern(root, step{kind: 'G', key: fn, n: x.roots[fn]})
+	}
+	x.frames[id] = fs
+	return fs
+}
+
+// indexEvent indexes event i: it closes the regions of its frame that do
+// not hold it, records its control, counts a loop iteration, names the
+// event as a leaf of the innermost region and opens the branch side it
+// chose.
+func (x *indexer) indexEvent(i int) {
+	r, tr := x.r, x.r.tr
+	e := &tr.Events[i]
+	fs := x.frame(e.Frame)
+	site := tr.Site(e.Site)
+	for n := len(fs.stack); n > 0 && !fs.stack[n-1].span.holds(site.Pos); n-- {
+		fs.stack = fs.stack[:n-1]
+	}
+	key := r.keyIDs[e.Site]
+	loop := e.Kind == trace.EvBranch && (site.Kind == trace.SiteFor || site.Kind == trace.SiteRange)
+	r.ctl[i] = x.control(fs, e, loop)
+	if loop {
+		x.iterate(fs, i, e, key)
+	}
+	cur := fs.cur()
+	r.node[i] = x.leaf(fs, cur, e, key)
+	if e.Kind == trace.EvBranch && !loop {
+		switch site.Kind {
+		case trace.SiteIf, trace.SiteSwitch, trace.SiteSelect:
+			if sp, ok := r.spans[e.Site]; ok && len(e.Values) > 0 {
+				rn := x.t.intern(cur, step{kind: 'R', key: key, n: int32(e.Values[0].Int())})
+				fs.stack = append(fs.stack, region{node: rn, base: cur, site: e.Site, span: sp})
+				r.made[rn] = i
+			}
+		}
+	}
+}
+
+// control is the event that opened the region e runs in, or the frame's
+// call outside any region; a loop's own check is controlled by what holds
+// the loop.
+func (x *indexer) control(fs *frameState, e *trace.Event, loop bool) int {
+	below := len(fs.stack)
+	if loop && below > 0 && fs.stack[below-1].site == e.Site {
+		below--
+	}
+	if below > 0 {
+		return x.r.made[fs.stack[below-1].node]
+	}
+	return fs.call
+}
+
+// iterate counts an iteration of the loop whose check is event i: the
+// next one of the loop open on top of the frame, else the first, which
+// opens the loop's region.
+func (x *indexer) iterate(fs *frameState, i int, e *trace.Event, key int32) {
+	r, t := x.r, x.t
+	if n := len(fs.stack); n > 0 && fs.stack[n-1].site == e.Site {
+		top := &fs.stack[n-1]
+		top.k++
+		top.node = t.intern(top.base, step{kind: 'L', key: key, n: top.k})
+		r.made[top.node] = i
+	} else if sp, ok := r.spans[e.Site]; ok {
+		base := fs.cur()
+		nd := t.intern(base, step{kind: 'L', key: key, n: 1})
+		fs.stack = append(fs.stack, region{node: nd, base: base, site: e.Site, span: sp, loop: true, k: 1})
+		r.made[nd] = i
+	}
+}
+
+// leaf is the node naming event e below cur: its kind and site key, and
+// its ordinal among such events there.
+func (x *indexer) leaf(fs *frameState, cur node, e *trace.Event, key int32) node {
+	if fs.leaves == nil {
+		fs.leaves = map[trieKey]int32{}
+	}
+	leaf := step{kind: '.', ev: e.Kind, key: key}
+	lk := trieKey{cur, leaf}
+	fs.leaves[lk]++
+	leaf.n = fs.leaves[lk]
+	return x.t.intern(cur, leaf)
 }
 
 // lastUnder returns the last event of the run whose index extends n, or
