@@ -104,7 +104,7 @@ var (
 	// A variant's verdict is the noisy search's decision (stats.Decision),
 	// or the outcome of a variant that could not run the test.
 	variantVerdicts = setOf("passes", "fails", "undecided",
-		"pass", "fail", "build-error", "timeout", "crash")
+		"pass", "fail", "build-error", "timeout", "crash", "no-tests")
 	// interventionVerdicts are aid.Verdict's.
 	interventionVerdicts = setOf("stopped", "persists", "invalid", "undecided")
 	// raceOps are the accesses gotest.Races parses.
