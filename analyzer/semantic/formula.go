@@ -419,114 +419,24 @@ func (f *formula) eventClause(i int) (ec *evClause, err error) {
 	return ec, nil
 }
 
+// build encodes the soft clause of event i by its kind: the bindings it
+// makes (an assignment, a parameter, a result), the condition it decided
+// (a branch), or the results of an uninstrumented call; nil if it binds
+// nothing.
 func (f *formula) build(i int) *evClause {
-	ev := f.tr.Event(i)
-	site := f.tr.SiteOf(i)
 	b := &builder{f: f, ev: i}
 	var parts []smt.Term
-	// bind encodes lhs = [[e]] at event src, point-wise on failure.
-	bind := func(src int, lhs smt.Term, e *trace.Expr, v trace.Value) {
-		eb := &builder{f: f, ev: src}
-		rhs := eb.expr(e)
-		var cl smt.Term
-		if !eb.opaque {
-			if rhs.Sort() != lhs.Sort() {
-				if r, err := f.c.Convert(rhs, lhs.Sort()); err == nil {
-					rhs = r
-				}
-			}
-			eq, err := f.c.Eq(lhs, rhs)
-			if err != nil {
-				eb.opaque = true
-			} else {
-				cl = eq
-			}
-		}
-		if eb.opaque {
-			if v.Kind == trace.ValNone {
-				// Not recorded (a constant result): nothing true to say.
-				return
-			}
-			eb.deps = nil
-			cl = eb.pointWise(lhs, v)
-		}
-		if pre := eb.unmodelled(e); len(pre) > 0 {
-			cl = f.c.Implies(f.c.And(pre...), cl)
-		}
-		parts = append(parts, cl)
-		b.deps = append(b.deps, eb.deps...)
-	}
-	switch ev.Kind {
+	switch f.tr.Event(i).Kind {
 	case trace.EvAssign:
-		for k, w := range ev.Writes {
-			var e *trace.Expr
-			if len(site.Exprs) == len(ev.Writes) {
-				e = site.Exprs[k]
-			}
-			bind(i, f.defVar(i, w.Slot), e, w.Value)
-		}
+		parts = b.assignParts()
 	case trace.EvBranch:
-		// A range iteration writes its key and value from memory the
-		// tracer does not model: point-wise over what it read.
-		for _, w := range ev.Writes {
-			parts = append(parts, b.pointWise(f.defVar(i, w.Slot), w.Value))
-		}
-		// A range site's Exprs describe the ranged value (read by its
-		// header event), not a condition.
-		if len(ev.Values) > 0 && ev.Values[0].Kind == trace.ValBool && len(site.Exprs) > 0 && site.Kind != trace.SiteRange {
-			bind(i, f.c.Bool(ev.Values[0].Bool()), site.Exprs[0], ev.Values[0])
-		}
+		parts = b.branchParts()
 	case trace.EvEntry:
-		fr := f.tr.Frame(ev.Frame)
-		call := -1
-		if fr.Call >= 0 && fr.Call < len(f.tr.Events) && f.tr.Event(fr.Call).Kind == trace.EvCall {
-			call = fr.Call
-		}
-		var args []*trace.Expr
-		if call >= 0 {
-			args = f.tr.SiteOf(call).Exprs
-		}
-		for k, w := range ev.Writes {
-			lhs := f.defVar(i, w.Slot)
-			// Arguments bind positionally; a receiver or variadic
-			// parameter shifts them, and the extra parameters are inputs.
-			off := len(ev.Writes) - len(args)
-			if call < 0 || k < off || off < 0 {
-				o, _ := f.operand(i, w.Slot)
-				x := f.input(fmt.Sprintf("p%d.%d", i, w.Slot), w.Value, o.Type)
-				eq, err := f.c.Eq(lhs, x)
-				if err != nil {
-					panic(err) // same sort by construction
-				}
-				parts = append(parts, eq)
-				continue
-			}
-			bind(call, lhs, args[k-off], w.Value)
-		}
+		parts = b.entryParts()
 	case trace.EvReturn:
-		n := f.results(i)
-		for k := 0; k < n; k++ {
-			var v trace.Value
-			if k < len(ev.Values) {
-				v = ev.Values[k]
-			}
-			var e *trace.Expr
-			if len(site.Exprs) == n {
-				e = site.Exprs[k]
-			}
-			bind(i, f.resultVar(i, k), e, v)
-		}
+		parts = b.returnParts()
 	case trace.EvCallExt:
-		if !f.exact {
-			b.extra = f.receiverCall(b, i)
-		}
-		for k, v := range ev.Values {
-			r, ok := f.extRes[[2]int{i, k}]
-			if !ok {
-				continue
-			}
-			parts = append(parts, b.pointWise(r, v))
-		}
+		parts = b.callExtParts()
 	default:
 		return nil
 	}
@@ -534,6 +444,151 @@ func (f *formula) build(i int) *evClause {
 		return nil
 	}
 	return &evClause{term: f.c.And(parts...), deps: dedup(b.deps)}
+}
+
+// bind appends to parts the clause lhs = [[e]] at event src, point-wise
+// when e cannot be modelled, and adds what it read to b's dependencies.
+// An unmodelled expression whose value was not recorded adds nothing.
+func (b *builder) bind(parts []smt.Term, src int, lhs smt.Term, e *trace.Expr, v trace.Value) []smt.Term {
+	f := b.f
+	eb := &builder{f: f, ev: src}
+	rhs := eb.expr(e)
+	var cl smt.Term
+	if !eb.opaque {
+		if rhs.Sort() != lhs.Sort() {
+			if r, err := f.c.Convert(rhs, lhs.Sort()); err == nil {
+				rhs = r
+			}
+		}
+		eq, err := f.c.Eq(lhs, rhs)
+		if err != nil {
+			eb.opaque = true
+		} else {
+			cl = eq
+		}
+	}
+	if eb.opaque {
+		if v.Kind == trace.ValNone {
+			// Not recorded (a constant result): nothing true to say.
+			return parts
+		}
+		eb.deps = nil
+		cl = eb.pointWise(lhs, v)
+	}
+	if pre := eb.unmodelled(e); len(pre) > 0 {
+		cl = f.c.Implies(f.c.And(pre...), cl)
+	}
+	b.deps = append(b.deps, eb.deps...)
+	return append(parts, cl)
+}
+
+// assignParts binds each variable an assignment wrote to its expression,
+// when the site has one per write.
+func (b *builder) assignParts() []smt.Term {
+	f, i := b.f, b.ev
+	ev, site := f.tr.Event(i), f.tr.SiteOf(i)
+	var parts []smt.Term
+	for k, w := range ev.Writes {
+		var e *trace.Expr
+		if len(site.Exprs) == len(ev.Writes) {
+			e = site.Exprs[k]
+		}
+		parts = b.bind(parts, i, f.defVar(i, w.Slot), e, w.Value)
+	}
+	return parts
+}
+
+// branchParts encodes a branch: the key and value a range iteration wrote,
+// point-wise, and the boolean condition's outcome.
+func (b *builder) branchParts() []smt.Term {
+	f, i := b.f, b.ev
+	ev, site := f.tr.Event(i), f.tr.SiteOf(i)
+	var parts []smt.Term
+	// A range iteration writes its key and value from memory the
+	// tracer does not model: point-wise over what it read.
+	for _, w := range ev.Writes {
+		parts = append(parts, b.pointWise(f.defVar(i, w.Slot), w.Value))
+	}
+	// A range site's Exprs describe the ranged value (read by its
+	// header event), not a condition.
+	if len(ev.Values) > 0 && ev.Values[0].Kind == trace.ValBool && len(site.Exprs) > 0 && site.Kind != trace.SiteRange {
+		parts = b.bind(parts, i, f.c.Bool(ev.Values[0].Bool()), site.Exprs[0], ev.Values[0])
+	}
+	return parts
+}
+
+// entryParts binds each parameter of a frame's entry to the call's
+// argument, evaluated at the call; a parameter without one is an input.
+func (b *builder) entryParts() []smt.Term {
+	f, i := b.f, b.ev
+	ev := f.tr.Event(i)
+	fr := f.tr.Frame(ev.Frame)
+	call := -1
+	if fr.Call >= 0 && fr.Call < len(f.tr.Events) && f.tr.Event(fr.Call).Kind == trace.EvCall {
+		call = fr.Call
+	}
+	var args []*trace.Expr
+	if call >= 0 {
+		args = f.tr.SiteOf(call).Exprs
+	}
+	var parts []smt.Term
+	for k, w := range ev.Writes {
+		lhs := f.defVar(i, w.Slot)
+		// Arguments bind positionally; a receiver or variadic
+		// parameter shifts them, and the extra parameters are inputs.
+		off := len(ev.Writes) - len(args)
+		if call < 0 || k < off || off < 0 {
+			o, _ := f.operand(i, w.Slot)
+			x := f.input(fmt.Sprintf("p%d.%d", i, w.Slot), w.Value, o.Type)
+			eq, err := f.c.Eq(lhs, x)
+			if err != nil {
+				panic(err) // same sort by construction
+			}
+			parts = append(parts, eq)
+			continue
+		}
+		parts = b.bind(parts, call, lhs, args[k-off], w.Value)
+	}
+	return parts
+}
+
+// returnParts binds each result variable of a return to its expression.
+func (b *builder) returnParts() []smt.Term {
+	f, i := b.f, b.ev
+	ev, site := f.tr.Event(i), f.tr.SiteOf(i)
+	var parts []smt.Term
+	n := f.results(i)
+	for k := 0; k < n; k++ {
+		var v trace.Value
+		if k < len(ev.Values) {
+			v = ev.Values[k]
+		}
+		var e *trace.Expr
+		if len(site.Exprs) == n {
+			e = site.Exprs[k]
+		}
+		parts = b.bind(parts, i, f.resultVar(i, k), e, v)
+	}
+	return parts
+}
+
+// callExtParts encodes the results of an uninstrumented call that some
+// clause uses, point-wise over what the call read.
+func (b *builder) callExtParts() []smt.Term {
+	f, i := b.f, b.ev
+	ev := f.tr.Event(i)
+	if !f.exact {
+		b.extra = f.receiverCall(b, i)
+	}
+	var parts []smt.Term
+	for k, v := range ev.Values {
+		r, ok := f.extRes[[2]int{i, k}]
+		if !ok {
+			continue
+		}
+		parts = append(parts, b.pointWise(r, v))
+	}
+	return parts
 }
 
 // resultVar is the variable of result k bound by the return event ret;
