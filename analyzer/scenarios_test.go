@@ -3,10 +3,12 @@ package analyzer_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +31,9 @@ var dynamicOnly = map[note.Code]bool{
 }
 
 func TestScenarios(t *testing.T) {
+	// In parallel with the package's other explanations: the memory gate
+	// (admit), not the order of the tests, decides how many run at once.
+	t.Parallel()
 	paths, err := filepath.Glob("../testdata/*.txtar")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no scenarios: %v", err)
@@ -49,6 +54,7 @@ func TestScenarios(t *testing.T) {
 // paper's running example: each must find a root whose revert passes, and
 // the asymmetric search must find the paper's {c2, c3}.
 func TestBaselinesOnAFTERExample(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Load("../testdata/after-example.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -78,23 +84,68 @@ func explain(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) *analyzer
 // explainWith is explain with the request changed by edit, when not nil.
 func explainWith(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy, edit func(*analyzer.Request)) *analyzer.Result {
 	t.Helper()
-	repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
+	res, err := explainIn(t.TempDir(), sc, s, edit)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return res
+}
+
+// explainIn materializes sc under dir and explains it, once the memory
+// gate admits it.
+func explainIn(dir string, sc *scenario.Scenario, s analyzer.Strategy, edit func(*analyzer.Request)) (*analyzer.Result, error) {
+	repo, err := sc.Materialize(filepath.Join(dir, "repo"))
+	if err != nil {
+		return nil, err
 	}
 	req := request.For(sc, repo, s)
 	if edit != nil {
 		edit(&req)
 	}
+	defer admit()()
 	res, err := analyzer.Explain(context.Background(), req)
 	if err != nil {
-		t.Fatalf("Explain: %v", err)
+		return nil, fmt.Errorf("Explain: %w", err)
 	}
-	return res
+	return res, nil
+}
+
+// shared holds the explanations that several tests check: each scenario's
+// request is explained once per strategy, its builds, trials and traces
+// made once, and every test reads the one result (never changing it).
+var shared sync.Map // scenario name and strategy -> *sharedExplanation
+
+type sharedExplanation struct {
+	once sync.Once
+	res  *analyzer.Result
+	err  error
+}
+
+// explainShared is explain of the scenario's own request, made once for
+// all the tests that ask for it.
+func explainShared(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) *analyzer.Result {
+	t.Helper()
+	v, _ := shared.LoadOrStore(sc.Name+"/"+string(s), &sharedExplanation{})
+	e := v.(*sharedExplanation)
+	e.once.Do(func() {
+		// Not under t.TempDir: the result outlives the test that made it,
+		// and the repository is not needed once it is explained.
+		dir, err := os.MkdirTemp("", "culprit-scenario-")
+		if err != nil {
+			e.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		e.res, e.err = explainIn(dir, sc, s, nil)
+	})
+	if e.err != nil {
+		t.Fatal(e.err)
+	}
+	return e.res
 }
 
 func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
-	res := explain(t, sc, s)
+	res := explainShared(t, sc, s)
 	if string(res.Status) != sc.Status {
 		t.Fatalf("status = %s, want %s; notes %+v; evidence %+v", res.Status, sc.Status, res.Notes, res.Evidence)
 	}
@@ -399,6 +450,7 @@ func keys(m map[string]bool) []string {
 // revert search still proves the paper's root, the result says the
 // semantic share ran out, and it shows no tree it did not derive.
 func TestSemanticShare(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Load("../testdata/after-example.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -415,6 +467,7 @@ func TestSemanticShare(t *testing.T) {
 // TestFlakyMaxTrials: the traced runs of the explanation by intervention
 // are test runs, so --max-trials bounds them with the others.
 func TestFlakyMaxTrials(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Load("../testdata/flaky-lost-update.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -440,16 +493,21 @@ func TestFlakyMaxTrials(t *testing.T) {
 }
 
 // TestTraceNarrowed: with a trace buffer too small for the loop in the
-// package the change does not touch, the first trace is cut short before
-// the failure; the run traced again with only the test's package and the
-// changed one instrumented holds the failure, and the tree reaches the
-// change. Without the second trace there would be no failure to explain.
+// package the change does not touch (the scenario's trace-bytes), the
+// first trace is cut short before the failure; the run traced again with
+// only the test's package and the changed one instrumented holds the
+// failure, and the tree reaches the change. Without the second trace there
+// would be no failure to explain. The explanation is TestScenarios's own.
 func TestTraceNarrowed(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Load("../testdata/trace-narrowed.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := explainWith(t, sc, analyzer.StrategyAfter, func(r *analyzer.Request) { r.TraceBytes = 1 << 20 })
+	if sc.TraceBytes == 0 || sc.TraceBytes > 1<<20 {
+		t.Fatalf("trace-bytes %d: the scenario must bound its traces below the loop's events", sc.TraceBytes)
+	}
+	res := explainShared(t, sc, analyzer.StrategyAfter)
 	if want := resolve(t, res.Hunks, sc.Root); res.Status != result.Explained || !slices.Equal(res.Root, want) {
 		t.Fatalf("status %s root %v, want explained %v; notes %+v", res.Status, res.Root, want, res.Notes)
 	}

@@ -3,12 +3,14 @@ package gotest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
-	"github.com/culprit-dev/culprit/internal/testfiles"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 )
@@ -71,27 +73,82 @@ import "testing"
 func TestG(t *testing.T) { G() }
 `
 
-// goTestJSON writes the module to a temporary directory and returns that
-// directory and the output of go test -json with the given arguments.
+// goTestJSON returns the directory of the module, written once for the
+// package's tests, and the output of go test -json with the given
+// arguments, run once for each distinct argument list: several cases read
+// the same run, and one directory lets the build cache serve every run
+// after the first.
 func goTestJSON(t *testing.T, args ...string) (string, []byte) {
 	t.Helper()
-	files := map[string][]byte{}
-	for _, f := range txtar.Parse([]byte(module)).Files {
-		files[f.Name] = f.Data
+	key := strings.Join(args, "\x00")
+	runs.Lock()
+	r := runs.byArgs[key]
+	if r == nil {
+		r = &goTestRun{}
+		runs.byArgs[key] = r
 	}
-	dir := t.TempDir()
-	testfiles.Write(t, dir, files)
+	runs.Unlock()
+	r.once.Do(func() { r.out, r.err = runGoTest(args) })
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return runs.dir, r.out
+}
+
+// runs holds the module's directory (made by TestMain) and the go test
+// runs made in it.
+var runs = struct {
+	sync.Mutex
+	dir    string
+	byArgs map[string]*goTestRun
+}{byArgs: map[string]*goTestRun{}}
+
+type goTestRun struct {
+	once sync.Once
+	out  []byte
+	err  error
+}
+
+func runGoTest(args []string) ([]byte, error) {
 	cmd := exec.Command("go", append([]string{"test", "-json", "-count=1"}, args...)...)
-	cmd.Dir = dir
+	cmd.Dir = runs.dir
 	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("go test: %v: %s", err, stderr.String())
+		return nil, fmt.Errorf("go test: %v: %s", err, stderr.String())
 	}
-	return dir, out.Bytes()
+	return out.Bytes(), nil
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(withModule(m))
+}
+
+// withModule writes the module to a temporary directory for the tests'
+// go test runs, runs the tests and removes it.
+func withModule(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "gotest-module-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	for _, f := range txtar.Parse([]byte(module)).Files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	runs.dir = dir
+	return m.Run()
 }
 
 func TestParse(t *testing.T) {

@@ -14,6 +14,7 @@
 //	command: go test ./...       the test command in command mode
 //	reruns:  20                  runs of base and head before a flaky test is measured
 //	race:    cache.go:16         where the race detector's reports must place a race ("none": no race)
+//	trace-bytes: 16MiB           the trace buffer of each traced run (default: the tracer's)
 //
 // A hunk reference is "file:line" for a hunk whose head lines contain line,
 // "file:-line" for a pure deletion at base line line, or "file" for a
@@ -48,9 +49,13 @@ type Scenario struct {
 	// Reruns is the classification's first runs of head (0: the default).
 	// A flaky scenario asks for enough that head's outcomes are mixed in
 	// them on any machine.
-	Reruns  int
-	Mode    string
-	Command string
+	Reruns int
+	// TraceBytes bounds each traced run's trace (0: the tracer's default).
+	// A scenario whose failing run never ends (a hang) fills any buffer;
+	// a small one keeps its decoded trace, and the process, small.
+	TraceBytes int64
+	Mode       string
+	Command    string
 	// Keys holds every header key, including ones this package does not
 	// interpret, for tests that need their own expectations.
 	Keys map[string]string
@@ -104,6 +109,12 @@ func Parse(name string, data []byte) (*Scenario, error) {
 				return nil, fmt.Errorf("scenario %s: reruns: want a positive number, got %q", name, v)
 			}
 			s.Reruns = n
+		case "trace-bytes":
+			n, err := parseBytes(v)
+			if err != nil {
+				return nil, fmt.Errorf("scenario %s: trace-bytes: %w", name, err)
+			}
+			s.TraceBytes = n
 		case "timeout":
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -127,6 +138,22 @@ func Parse(name string, data []byte) (*Scenario, error) {
 		return nil, fmt.Errorf("scenario %s: needs both base/ and head/ files", name)
 	}
 	return s, nil
+}
+
+// parseBytes reads a size: a positive number of bytes, KiB, MiB or GiB
+// ("16MiB").
+func parseBytes(v string) (int64, error) {
+	num, unit := v, int64(1)
+	for suffix, u := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if n, ok := strings.CutSuffix(v, suffix); ok {
+			num, unit = n, u
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("want a positive size such as 16MiB, got %q", v)
+	}
+	return n * unit, nil
 }
 
 // Repo is a scenario made into a git repository.

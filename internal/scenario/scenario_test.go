@@ -16,12 +16,26 @@ func TestParseErrors(t *testing.T) {
 		"bad header":  "test TestX\n-- base/a.go --\nx\n-- head/a.go --\ny\n",
 		"no head":     "test: TestX\n-- base/a.go --\nx\n",
 		"bad timeout": "test: TestX\ntimeout: soon\n-- base/a.go --\nx\n-- head/a.go --\ny\n",
+		"bad size":    "test: TestX\ntrace-bytes: 16MB\n-- base/a.go --\nx\n-- head/a.go --\ny\n",
+		"zero size":   "test: TestX\ntrace-bytes: 0\n-- base/a.go --\nx\n-- head/a.go --\ny\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Parse(name, []byte(src)); err == nil {
 				t.Fatal("Parse accepted a malformed scenario")
 			}
 		})
+	}
+}
+
+func TestParseTraceBytes(t *testing.T) {
+	for v, want := range map[string]int64{"4096": 4096, "16MiB": 16 << 20, "64KiB": 64 << 10, "1GiB": 1 << 30} {
+		sc, err := Parse("sizes", []byte("test: TestX\ntrace-bytes: "+v+"\n-- base/a.go --\nx\n-- head/a.go --\ny\n"))
+		if err != nil {
+			t.Fatalf("trace-bytes %s: %v", v, err)
+		}
+		if sc.TraceBytes != want {
+			t.Errorf("trace-bytes %s = %d, want %d", v, sc.TraceBytes, want)
+		}
 	}
 }
 

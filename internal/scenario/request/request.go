@@ -20,6 +20,9 @@ func For(sc *scenario.Scenario, repo *scenario.Repo, strategy analyzer.Strategy)
 			Strategy: strategy,
 			Timeout:  sc.Timeout,
 			Reruns:   sc.Reruns,
+			// TraceBytes is the scenario's own, like Timeout: both
+			// bound what a run that never ends costs.
+			TraceBytes: sc.TraceBytes,
 		},
 	}
 	if sc.Mode != "" {
