@@ -594,6 +594,9 @@ func TestX(t *testing.T) {
 		}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Each case is its own module, build and run: two at a time
+			// overlap one's link and run with the other's build.
+			t.Parallel()
 			dir := writeTree(t, map[string][]byte{
 				"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
 				"p/p.go":      []byte("package p\n" + imports(tc.src) + tc.src + "\n"),

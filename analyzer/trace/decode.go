@@ -32,95 +32,184 @@ const (
 	hasOutcome = 0x40
 )
 
-// Read decodes the trace in dir (events.bin and sites.json).
+// Read decodes the trace in dir (events.bin and sites.json). The event
+// words are streamed from the file, a window at a time, in two passes (one
+// to count the events, one to decode them): a trace of hundreds of
+// megabytes never sits in memory beside its decoded events.
 func Read(dir string) (*Trace, error) {
 	tab, err := readTable(dir)
 	if err != nil {
 		return nil, err
 	}
-	ws, truncated, err := readEvents(filepath.Join(dir, eventsFile))
+	ev, err := openEvents(filepath.Join(dir, eventsFile))
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{Skipped: tab.Skipped, Unentered: tab.Unentered, Frames: []Frame{{}}, Truncated: truncated}
-	if len(ws) >= hdrWords {
-		t.Intervention = Intervened{Applied: ws[hApplied], Expired: ws[hExpired], Waited: time.Duration(ws[hWaited])}
+	defer ev.Close()
+	t := &Trace{Skipped: tab.Skipped, Unentered: tab.Unentered, Frames: []Frame{{}}, Truncated: ev.truncated}
+	if ev.tail >= hdrWords {
+		t.Intervention = Intervened{Applied: ev.hdr[hApplied], Expired: ev.hdr[hExpired], Waited: time.Duration(ev.hdr[hWaited])}
 	}
 	t.Sites = tab.sites()
 	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}}
 	d.elidedReads()
-	n, _ := walk(ws, nil)
+	n, _, err := walk(ev.window(), nil)
+	if err != nil {
+		return nil, err
+	}
 	t.Events = make([]Event, 0, n)
-	if _, complete := walk(ws, d.record); !complete {
+	_, complete, err := walk(ev.window(), d.record)
+	if err != nil {
+		return nil, err
+	}
+	if !complete {
 		t.Truncated = true // a block or record the process never finished
 	}
 	return t, nil
 }
 
-// walk calls rec, if not nil, for each record of the event words ws, in
+// walk calls rec, if not nil, for each record of the event words in w, in
 // order. It returns the number of records and false if the words end in an
-// incomplete block or record.
-func walk(ws []uint64, rec func(h, frame uint64, items []uint64)) (int, bool) {
-	n, tail := 0, uint64(len(ws))
+// incomplete block or record. The items handed to rec are valid only
+// during the call.
+func walk(w *window, rec func(h, frame uint64, items []uint64)) (int, bool, error) {
+	n, tail := 0, w.end
 	for off := uint64(hdrWords); off < tail; {
-		h := ws[off]
+		hw := w.words(off, 1)
+		if hw == nil {
+			return n, false, w.err
+		}
+		h := hw[0]
 		size := h & (1<<56 - 1)
 		if h>>56 != blockMark || size < blockHdr || off+size > tail {
-			return n, false
+			return n, false, nil
 		}
 		end := off + size
-		frame := ws[off+1]
+		fw := w.words(off+1, 1)
+		if fw == nil {
+			return n, false, w.err
+		}
+		frame := fw[0]
 		for r := off + blockHdr; r < end; {
-			h := ws[r]
+			hw := w.words(r, 1)
+			if hw == nil {
+				return n, false, w.err
+			}
+			h := hw[0]
 			if h == 0 {
 				break
 			}
 			k := h >> 48
 			if k < 1 || r+k > end {
-				return n, false
+				return n, false, nil
 			}
 			if rec != nil {
-				rec(h, frame, ws[r+1:r+k])
+				words := w.words(r, k)
+				if words == nil {
+					return n, false, w.err
+				}
+				rec(h, frame, words[1:])
 			}
 			n++
 			r += k
 		}
 		off = end
 	}
-	return n, true
+	return n, true, nil
 }
 
-// readEvents reads the words of the event file up to its tail, and its
-// truncated flag. The runtime writes words in the machine's byte order, so
-// they are read in it too. A file too short for its header is an empty,
-// truncated trace.
-func readEvents(name string) (ws []uint64, truncated bool, err error) {
+// events is an open event file: its header, its tail (the words written,
+// as far as the file holds them) and its truncated flag. The runtime
+// writes words in the machine's byte order, so they are read in it too.
+type events struct {
+	f         *os.File
+	hdr       [hdrWords]uint64
+	tail      uint64
+	truncated bool
+}
+
+// openEvents opens the event file and reads its header. A file too short
+// for its header is an empty, truncated trace.
+func openEvents(name string) (*events, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, false, fmt.Errorf("reading trace: %w", err)
+		return nil, fmt.Errorf("reading trace: %w", err)
 	}
-	defer f.Close()
+	ev := &events{f: f}
 	st, err := f.Stat()
 	if err != nil {
-		return nil, false, fmt.Errorf("reading trace: %w", err)
+		f.Close()
+		return nil, fmt.Errorf("reading trace: %w", err)
 	}
-	var hdr [hdrWords]uint64
-	if _, err := io.ReadFull(f, asBytes(hdr[:])); err != nil {
-		return nil, true, nil
+	if _, err := io.ReadFull(f, asBytes(ev.hdr[:])); err != nil {
+		ev.truncated = true
+		return ev, nil
 	}
-	if hdr[0] != magic {
-		return nil, false, fmt.Errorf("reading trace: %s: bad magic", eventsFile)
+	if ev.hdr[0] != magic {
+		f.Close()
+		return nil, fmt.Errorf("reading trace: %s: bad magic", eventsFile)
 	}
-	tail := min(hdr[1], uint64(st.Size()/8))
-	if tail < hdrWords {
-		return nil, true, nil
+	ev.tail = min(ev.hdr[1], uint64(st.Size()/8))
+	if ev.tail < hdrWords {
+		ev.tail = 0
+		ev.truncated = true
+		return ev, nil
 	}
-	ws = make([]uint64, tail)
-	n, err := f.ReadAt(asBytes(ws), 0)
+	ev.truncated = ev.hdr[3] != 0
+	return ev, nil
+}
+
+// Close closes the file.
+func (ev *events) Close() error { return ev.f.Close() }
+
+// window starts a pass over the event words.
+func (ev *events) window() *window {
+	return &window{r: ev.f, end: ev.tail, chunk: windowWords}
+}
+
+// windowWords is how many words a window reads at once: more than the
+// longest record (its length is 16 bits), so that a record always fits.
+const windowWords = 1 << 17
+
+// window hands out the words of an event file at offsets that never go
+// back, reading a chunk at a time. A file shorter than its tail (cut while
+// being read) ends the words early, as a truncated trace.
+type window struct {
+	r     io.ReaderAt
+	end   uint64 // the tail: no word at or past it is read
+	chunk uint64
+	pos   uint64 // word offset of buf[0]
+	buf   []uint64
+	err   error
+}
+
+// words returns the k words at word offset off, or nil past the end or on
+// a read error (then w.err is set). The slice is valid until the next call.
+func (w *window) words(off, k uint64) []uint64 {
+	if off >= w.pos && off+k <= w.pos+uint64(len(w.buf)) {
+		return w.buf[off-w.pos : off-w.pos+k]
+	}
+	if off+k > w.end || w.err != nil {
+		return nil
+	}
+	n := max(k, min(w.chunk, w.end-off))
+	if uint64(cap(w.buf)) < n {
+		w.buf = make([]uint64, n)
+	}
+	w.buf, w.pos = w.buf[:n], off
+	m, err := w.r.ReadAt(asBytes(w.buf), int64(off*8))
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, false, fmt.Errorf("reading trace: %w", err)
+		w.buf, w.err = w.buf[:0], fmt.Errorf("reading trace: %w", err)
+		return nil
 	}
-	return ws[:n/8], hdr[3] != 0 || n/8 < int(tail), nil
+	if uint64(m/8) < n {
+		// The file ends before the tail: the words stop here.
+		w.buf, w.end = w.buf[:m/8], off+uint64(m/8)
+	}
+	if off+k > w.pos+uint64(len(w.buf)) {
+		return nil
+	}
+	return w.buf[off-w.pos : off-w.pos+k]
 }
 
 // asBytes returns the memory of ws as bytes.
