@@ -79,12 +79,13 @@ type Stats struct {
 // touches the user's working tree. It is safe for concurrent use.
 type Runner struct {
 	cfg    Config
-	repo   string // top level of the user's repository
-	prefix string // cfg.Dir relative to repo, slash-separated ("" for the top)
-	pkgDir string // the package directory relative to repo, slash-separated
-	head   string // commit id
-	tmp    string // owns every worktree and overlay of this runner
-	wtHead string // the head worktree, never modified
+	repo   string   // top level of the user's repository
+	prefix string   // cfg.Dir relative to repo, slash-separated ("" for the top)
+	pkgDir string   // the package directory relative to repo, slash-separated
+	head   string   // commit id
+	tmp    string   // owns every worktree and overlay of this runner
+	owner  *os.File // holds the lock that tells other runners tmp is in use (stale.go)
+	wtHead string   // the head worktree, never modified
 
 	sem chan struct{} // one token per running trial
 
@@ -154,20 +155,33 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	r.head = strings.TrimSpace(out)
-	if r.tmp, err = os.MkdirTemp("", "culprit-trial-"); err != nil {
+	if r.tmp, err = os.MkdirTemp("", tmpPattern); err != nil {
 		return nil, fmt.Errorf("trial: %w", err)
 	}
+	if r.owner, err = lockOwner(r.tmp); err != nil {
+		_ = os.RemoveAll(r.tmp)
+		return nil, err
+	}
+	// Leftovers of runs that were killed are someone else's mess: failing
+	// to remove them must not stop this analysis, and the next run tries
+	// again.
+	worktreeMu.Lock()
+	_ = r.removeStale(ctx)
+	_, _ = r.git(ctx, r.repo, "worktree", "prune")
+	worktreeMu.Unlock()
 	// The go command's work directories (go-build*) live under tmp too: a
 	// build killed on timeout or interrupt cannot remove its own, Close
 	// removes them with the rest.
 	gotmp := filepath.Join(r.tmp, "gotmp")
 	if err := os.Mkdir(gotmp, 0o700); err != nil {
 		_ = os.RemoveAll(r.tmp)
+		r.owner.Close()
 		return nil, fmt.Errorf("trial: %w", err)
 	}
 	r.cfg.Env = append(slices.Clip(r.cfg.Env), "GOTMPDIR="+gotmp)
 	if r.wtHead, err = r.addWorktree(ctx); err != nil {
 		_ = os.RemoveAll(r.tmp)
+		r.owner.Close()
 		return nil, err
 	}
 	return r, nil
@@ -218,6 +232,9 @@ func (r *Runner) close() error {
 	if _, err := r.git(ctx, r.repo, "worktree", "prune"); err != nil {
 		errs = append(errs, err)
 	}
+	// Released last: until the worktrees are gone, another runner must
+	// not take them for a dead run's.
+	r.owner.Close()
 	return errors.Join(errs...)
 }
 
