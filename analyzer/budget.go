@@ -36,9 +36,12 @@ const (
 
 // Progress is one report of how far an analysis has got.
 type Progress struct {
-	Phase   Phase
-	Trials  int // test runs executed so far
-	Builds  int // compile-only checks executed so far
+	Phase  Phase
+	Trials int // test runs executed so far
+	Builds int // compile-only checks executed so far
+	// Pending are the test runs started or queued and not finished: a
+	// batch of repeated runs counts whole from its start.
+	Pending int
 	Elapsed time.Duration
 }
 
@@ -51,9 +54,10 @@ type budget struct {
 	maxTrials int
 	progress  func(Progress)
 
-	mu    sync.Mutex
-	phase Phase
-	best  *trial.Result
+	mu      sync.Mutex
+	phase   Phase
+	pending int
+	best    *trial.Result
 }
 
 func newBudget(r *trial.Runner, start time.Time, maxTrials int, progress func(Progress)) *budget {
@@ -65,15 +69,17 @@ func (b *budget) Run(ctx context.Context, revert []diffhunks.ID) (trial.Result, 
 	if err := b.check(ctx); err != nil {
 		return trial.Result{}, err
 	}
+	b.plan(1)
 	r, err := b.Runner.Run(ctx, revert)
+	b.mu.Lock()
+	b.pending--
 	if err == nil && r.Passed() {
-		b.mu.Lock()
 		if b.best == nil || len(r.Reverted) < len(b.best.Reverted) {
 			best := r
 			b.best = &best
 		}
-		b.mu.Unlock()
 	}
+	b.mu.Unlock()
 	b.report()
 	return r, err
 }
@@ -96,9 +102,18 @@ func (b *budget) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]tr
 	if b.maxTrials > 0 {
 		n = min(n, max(b.maxTrials-b.Runner.Stats().Trials, 1))
 	}
+	b.plan(n)
 	out, err := b.Runner.Repeat(ctx, revert, n)
-	b.report()
+	b.plan(-n)
 	return out, err
+}
+
+// plan counts n more runs as pending (fewer when negative) and reports.
+func (b *budget) plan(n int) {
+	b.mu.Lock()
+	b.pending += n
+	b.mu.Unlock()
+	b.report()
 }
 
 func (b *budget) check(ctx context.Context) error {
@@ -125,9 +140,9 @@ func (b *budget) report() {
 	}
 	st := b.Runner.Stats()
 	b.mu.Lock()
-	p := b.phase
+	p, pending := b.phase, b.pending
 	b.mu.Unlock()
-	b.progress(Progress{Phase: p, Trials: st.Trials, Builds: st.Builds, Elapsed: time.Since(b.start)})
+	b.progress(Progress{Phase: p, Trials: st.Trials, Builds: st.Builds, Pending: pending, Elapsed: time.Since(b.start)})
 }
 
 // smallestPassing returns the passing variant with the fewest reverted

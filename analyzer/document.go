@@ -21,6 +21,8 @@ func (res *Result) Document() *result.Report {
 		Test:      result.Test{Package: res.Test.Package, Name: res.Test.Name, Command: res.Test.Command},
 		Base:      res.Base,
 		Head:      res.Head,
+		BaseSHA:   res.BaseSHA,
+		HeadSHA:   res.HeadSHA,
 		Hunks:     documentHunks(res.Hunks, res.Spec),
 		Root:      sortedIDs(res.Root),
 		Aux:       sortedIDs(res.Aux),
@@ -30,6 +32,10 @@ func (res *Result) Document() *result.Report {
 		Findings:  append(result.Findings(nil), res.Notes...),
 		Flakiness: documentFlakiness(res.Flakiness),
 		Stats:     documentStats(res.Stats),
+	}
+	if res.Tool != (result.Tool{}) {
+		tool := res.Tool
+		r.Tool = &tool
 	}
 	if st := res.Subtests; st.Leaf != "" || len(st.New) > 0 {
 		r.Subtests = &result.Subtests{Explained: st.Leaf, Same: st.Same, Other: st.Other, New: st.New}

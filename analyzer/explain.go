@@ -18,6 +18,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/proc"
+	"github.com/culprit-dev/culprit/internal/version"
 )
 
 // ErrNoSuchTest means the named test does not exist (or did not run).
@@ -84,7 +85,17 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if req.Progress != nil {
 		req.Progress(Progress{Phase: PhaseHunks})
 	}
-	set, err := diffhunks.FromGit(ctx, req.Dir, req.Base, req.Head)
+	// The commits are resolved once: the hunks, the trials and the report
+	// all name the same two, even if a branch moves during the analysis.
+	baseSHA, err := diffhunks.Commit(ctx, req.Dir, req.Base)
+	if err != nil {
+		return nil, err
+	}
+	headSHA, err := diffhunks.Commit(ctx, req.Dir, req.Head)
+	if err != nil {
+		return nil, err
+	}
+	set, err := diffhunks.FromGit(ctx, req.Dir, baseSHA, headSHA)
 	if err != nil {
 		return nil, fmt.Errorf("splitting %s..%s into hunks: %w", req.Base, req.Head, err)
 	}
@@ -102,11 +113,14 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		}
 	}
 	res := &Result{
-		Test:  req.Test,
-		Base:  req.Base,
-		Head:  req.Head,
-		Hunks: set.Hunks(),
-		Stats: Stats{Strategy: req.Strategy},
+		Test:    req.Test,
+		Base:    req.Base,
+		Head:    req.Head,
+		BaseSHA: baseSHA,
+		HeadSHA: headSHA,
+		Tool:    version.Tool(),
+		Hunks:   set.Hunks(),
+		Stats:   Stats{Strategy: req.Strategy},
 	}
 	if len(res.Hunks) == 0 {
 		res.Status = result.NotRegression
@@ -115,7 +129,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		return res, nil
 	}
 
-	runner, err := newRunner(ctx, req, set, mod)
+	runner, err := newRunner(ctx, req, headSHA, set, mod)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +152,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		res.Status = result.Unexplained
 		res.Notes.Add(result.Note{Code: note.BudgetClassify, Limit: limit(req)})
 		return res, nil
+	}
+	if errors.Is(err, ErrNoSuchTest) {
+		return nil, missingSubtest(ctx, req, headSHA, set, mod, err)
 	}
 	if err != nil {
 		return nil, err
@@ -186,7 +203,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 			b.Runner.Close()
 			req.Test.Name = choice.Leaf
 			res.Test.Name = choice.Leaf
-			r, err := newRunner(ctx, req, set, mod)
+			r, err := newRunner(ctx, req, headSHA, set, mod)
 			if err != nil {
 				return nil, err
 			}
@@ -323,15 +340,16 @@ func moduleOf(ctx context.Context, dir, rev, pkg string) (module, error) {
 	}
 }
 
-// newRunner prepares the trials of req's test on the variants of set.
-func newRunner(ctx context.Context, req Request, set *diffhunks.Set, mod module) (*trial.Runner, error) {
+// newRunner prepares the trials of req's test on the variants of set,
+// checked out from the commit head.
+func newRunner(ctx context.Context, req Request, head string, set *diffhunks.Set, mod module) (*trial.Runner, error) {
 	dir, pkg := req.Dir, req.Test.Package
 	if req.Mode == ModeGo {
 		dir, pkg = filepath.Join(req.Dir, filepath.FromSlash(mod.dir)), mod.pkg
 	}
 	r, err := trial.New(ctx, trial.Config{
 		Dir:          dir,
-		Head:         req.Head,
+		Head:         head,
 		Variants:     set,
 		Mode:         string(req.Mode),
 		Pkg:          pkg,

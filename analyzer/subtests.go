@@ -1,9 +1,14 @@
 package analyzer
 
 import (
+	"context"
+	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
 )
 
 // SubtestChoice says which failing leaf subtest of the named test is
@@ -78,4 +83,59 @@ func everyRun(runs []trial.Result, name string, ok func(trial.Outcome) bool) boo
 		}
 	}
 	return true
+}
+
+// NoSuchSubtestError says that the named subtest did not run on head
+// although its top-level test did: no subtest there has that name. Without
+// it a typo in a subtest name gave a verdict on a test that never ran ("new
+// in this change" when the parent failed on a check of its own).
+type NoSuchSubtestError struct {
+	Name string // the subtest as named
+	// Ran are the leaf subtests of its top-level test that ran on head,
+	// in start order.
+	Ran []string
+}
+
+// maxListed is how many subtests the error's text lists.
+const maxListed = 20
+
+func (e *NoSuchSubtestError) Error() string {
+	top := gotest.TopLevel(e.Name)
+	if len(e.Ran) == 0 {
+		return fmt.Sprintf("no subtest matches %s on head: %s ran no subtests", e.Name, top)
+	}
+	ran := strings.Join(e.Ran[:min(len(e.Ran), maxListed)], ", ")
+	if n := len(e.Ran) - maxListed; n > 0 {
+		ran += fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("no subtest matches %s on head; the subtests of %s that ran: %s", e.Name, top, ran)
+}
+
+// Unwrap makes the error an ErrNoSuchTest.
+func (e *NoSuchSubtestError) Unwrap() error { return ErrNoSuchTest }
+
+// missingSubtest turns err, the classification's word that the named test
+// did not run on head, into a NoSuchSubtestError when the named test is a
+// subtest whose top-level test does run: that test runs once more, alone,
+// to list its subtests. Any other case keeps err.
+func missingSubtest(ctx context.Context, req Request, head string, set *diffhunks.Set, mod module, err error) error {
+	name, top := req.Test.Name, gotest.TopLevel(req.Test.Name)
+	if req.Mode != ModeGo || top == name {
+		return err
+	}
+	req.Test.Name = top
+	r, rerr := newRunner(ctx, req, head, set, mod)
+	if rerr != nil {
+		return err
+	}
+	defer r.Close()
+	res, rerr := r.Run(ctx, nil)
+	if rerr != nil || res.Outcome == trial.NoTests || res.Outcome == trial.BuildError || res.Outcome == trial.Timeout {
+		return err
+	}
+	ns := &NoSuchSubtestError{Name: name}
+	for _, st := range res.Subtests {
+		ns.Ran = append(ns.Ran, st.Name)
+	}
+	return ns
 }

@@ -62,8 +62,8 @@ type Options struct {
 	// tracer's default (256 MiB). A failing run whose trace fills it is
 	// traced again with fewer packages instrumented.
 	TraceBytes int64
-	// Progress, when set, is called at each phase and after each trial.
-	// It must return quickly.
+	// Progress, when set, is called at each phase and as trials start and
+	// end. It must return quickly.
 	Progress func(Progress)
 }
 
@@ -98,9 +98,15 @@ type Stats struct {
 type Result struct {
 	Status result.Status
 	Test   TestRef
-	Base   string
-	Head   string
-	Hunks  []diffhunks.Hunk
+	// Base and Head are the revisions as the request named them; BaseSHA
+	// and HeadSHA the commits they resolved to, which the trials ran.
+	Base    string
+	Head    string
+	BaseSHA string
+	HeadSHA string
+	// Tool is the build of culprit that ran the analysis.
+	Tool  result.Tool
+	Hunks []diffhunks.Hunk
 	// Root is the minimal set of hunks whose revert makes the test pass;
 	// Aux are the hunks that must be reverted with them to compile.
 	Root []diffhunks.ID

@@ -18,11 +18,11 @@ import (
 // dir. Renames are found by git's own detection (-M), with or without
 // edits; submodule entries are ignored, as they have no content to revert.
 func FromGit(ctx context.Context, dir, base, head string) (*Set, error) {
-	b, err := resolveRev(ctx, dir, base)
+	b, err := Commit(ctx, dir, base)
 	if err != nil {
 		return nil, err
 	}
-	h, err := resolveRev(ctx, dir, head)
+	h, err := Commit(ctx, dir, head)
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +64,10 @@ func FromGit(ctx context.Context, dir, base, head string) (*Set, error) {
 	return s, nil
 }
 
-// resolveRev turns a revision into a commit id, so that a bad revision is
-// reported as such rather than as an obscure diff failure.
-func resolveRev(ctx context.Context, dir, rev string) (string, error) {
+// Commit resolves a revision of the repository in dir to its full commit
+// id, so that a bad revision is reported as such rather than as an obscure
+// diff failure, and an analysis can name the commits it ran on.
+func Commit(ctx context.Context, dir, rev string) (string, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return "", fmt.Errorf("invalid revision %q", rev)
 	}

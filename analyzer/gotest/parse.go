@@ -218,6 +218,12 @@ func (run *Run) Leaves(name string) []*Test {
 	return out
 }
 
+// TopLevel is the top-level test of a test path: "TestF" of "TestF/a/b".
+func TopLevel(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
+}
+
 // TestName rewrites a test path the way go test prints it: spaces in each
 // element become underscores.
 func TestName(name string) string { return strings.ReplaceAll(name, " ", "_") }

@@ -14,9 +14,17 @@ type Report struct {
 	Version int    `json:"version"`
 	Status  Status `json:"status"`
 	Test    Test   `json:"test"`
+	// Base and Head are the revisions as they were named (a branch, a
+	// tag, HEAD~1 or a commit id); BaseSHA and HeadSHA the full commit
+	// ids they resolved to when the analysis ran, empty in documents
+	// written before they were added.
 	Base    string `json:"base"`
 	Head    string `json:"head"`
-	Hunks   []Hunk `json:"hunks"`
+	BaseSHA string `json:"base_sha,omitempty"`
+	HeadSHA string `json:"head_sha,omitempty"`
+	// Tool is the build of culprit that ran the analysis.
+	Tool  *Tool  `json:"tool,omitempty"`
+	Hunks []Hunk `json:"hunks"`
 	// Root are the hunks whose revert makes the test pass; Aux the hunks
 	// reverted with them so that the code compiles.
 	Root  []HunkID `json:"root"`
@@ -60,6 +68,17 @@ func (r *Report) Hunk(id HunkID) (Hunk, bool) {
 		}
 	}
 	return Hunk{}, false
+}
+
+// Tool names a build of culprit: its module version ("v1.2.0", a
+// pseudo-version for a build from a checkout, or "(devel)") and the VCS
+// revision it was built from, when the build recorded one.
+type Tool struct {
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	// Modified says the build's working tree had uncommitted changes, so
+	// Revision alone does not give its source.
+	Modified bool `json:"modified,omitempty"`
 }
 
 // Test names the failing test: a Go test by package and name, or a shell

@@ -76,3 +76,14 @@ func TestNodeHunks(t *testing.T) {
 		t.Error("a nil tree holds hunks")
 	}
 }
+
+func TestStatusRegression(t *testing.T) {
+	for s, want := range map[Status]bool{
+		Explained: true, Unexplained: true, FlakyRegression: true, HeadBuildFails: true,
+		NotRegression: false, Flaky: false, "": false,
+	} {
+		if got := s.Regression(); got != want {
+			t.Errorf("%q.Regression() = %v, want %v", s, got, want)
+		}
+	}
+}

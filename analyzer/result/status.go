@@ -30,3 +30,15 @@ func (s Status) Known() bool {
 	}
 	return false
 }
+
+// Regression reports whether s is a verdict on a test that passes on base
+// and fails on head, explained or not, flaky or not, or whose head no
+// longer builds: the verdicts that --fail-on regressions (the CLI) and
+// fail-on: regressions (the Action) turn into a failure.
+func (s Status) Regression() bool {
+	switch s {
+	case Explained, Unexplained, FlakyRegression, HeadBuildFails:
+		return true
+	}
+	return false
+}
