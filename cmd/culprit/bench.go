@@ -28,15 +28,14 @@ import (
 // measures the cost of a Go-mode trial against a plain go test run.
 func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	strategies := fs.String("strategies", "after,dynamic,ddmin,one-by-one", "comma-separated strategies to compare")
 	dir := fs.String("scenarios", "", "read scenarios from this directory instead of the bundled ones")
 	only := fs.String("only", "", "run only scenarios (or corpus cases) whose name contains this")
 	corpus := fs.String("corpus", "", "explain the real regressions of a rebuilt corpus in this directory (eval/realworld) instead of the scenarios")
 	budget := fs.Duration("budget", 10*time.Minute, "with --corpus: the budget of each analysis")
 	reports := fs.String("reports", "", "with --corpus: write each case's Markdown report into this directory")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, "bench [flags]\n\nRuns every bundled scenario (or the cases of a rebuilt corpus) with each\nstrategy and prints what each cost and whether it found the expected root.", args, stdout, stderr); err != nil {
+		return err
 	}
 	if *corpus != "" {
 		if *dir != "" {
@@ -51,7 +50,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if !isFlagSet(fs, "strategies") {
 			strats = []string{string(analyzer.StrategyAfter), string(analyzer.StrategyDDMin)}
 		}
-		return benchCorpus(ctx, *corpus, *only, *reports, strats, analyzer.Options{Budget: *budget, Progress: progressPrinter(stderr)}, stdout, stderr)
+		p := startProgress(stderr, progressConfig{budget: *budget})
+		defer p.stop()
+		return benchCorpus(ctx, *corpus, *only, *reports, strats, analyzer.Options{Budget: *budget, Progress: p.report}, stdout, stderr)
 	}
 	scs, err := loadScenarios(*dir, *only)
 	if err != nil {

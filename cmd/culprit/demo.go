@@ -19,11 +19,10 @@ const demoScenario = "testdata/after-example.txtar"
 // paper, made into a real git repository in a temporary directory.
 func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var ef explainFlags
 	ef.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, "demo [flags]\n\nExplains the bundled regression, the running example of the AFTER paper,\nmade into a git repository in a temporary directory.", args, stdout, stderr); err != nil {
+		return err
 	}
 	if err := ef.check(); err != nil {
 		fmt.Fprintln(stderr, "culprit demo:", err)
@@ -35,13 +34,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer cleanup()
 	fmt.Fprintf(stderr, "culprit demo: explaining %s of %s (a regression between two commits of a repository in %s)\n", sc.Test, sc.Pkg, repo.Dir)
-	req := request.For(sc, repo, analyzer.StrategyAfter)
-	req.Options = ef.options(stderr)
-	res, err := analyzer.Explain(ctx, req)
-	if err != nil {
-		return err
-	}
-	return write(res.Document(), ef.format, ef.out, stdout)
+	return ef.analyze(ctx, request.For(sc, repo, analyzer.StrategyAfter), stdout, stderr)
 }
 
 // demoRepo makes the bundled example into a git repository in a new

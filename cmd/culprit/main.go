@@ -5,6 +5,7 @@
 //	culprit demo
 //	culprit bench
 //	culprit trace --skipped
+//	culprit version
 package main
 
 import (
@@ -13,26 +14,37 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(context.Background())
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// errUsage marks a command line that could not be understood.
-var errUsage = errors.New("usage")
-
 const usage = `usage:
   culprit explain [--repo DIR] --base REV --head REV --run TestName[/subtest] [--pkg ./path]
                   [--strategy after|dynamic|ddmin|one-by-one] [--format markdown|json] [--out FILE]
-  culprit demo    [--format markdown|json] [--strategy S]
+                  [--timeout 2m] [--budget 20m] [--max-trials N] [--reruns 3] [--workers 2]
+                  [--fail-on test-failures|regressions|errors] [--quiet] [--env-passthrough NAMES]
+                  [--mode command --test-command CMD [--build-command CMD]]
+  culprit demo    [--format markdown|json] [--out FILE] [--strategy S] [--quiet] ...
   culprit bench   [--strategies after,dynamic,ddmin,one-by-one] [--scenarios DIR | --corpus DIR] [--only NAME]
   culprit trace   --skipped [--dir MODULE] [--pkg ./path] [-v]
+  culprit version (or culprit --version)
+
+'culprit COMMAND --help' lists a command's flags.
+` + exitCodes
+
+// exitCodes is the part of every usage text that lists the exit codes.
+const exitCodes = `
+exit codes:
+  0    the analysis ended with a verdict, whatever it is
+  1    an error: no verdict (the message says why)
+  2    the command line could not be used (a bad flag, value or argument)
+  3    the verdict is one that --fail-on names
+  130  interrupted (SIGINT, Ctrl-C; 143 for SIGTERM); no report is written
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -40,30 +52,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return errUsage
 	}
+	var err error
 	switch args[0] {
 	case "explain":
-		return explain(ctx, args[1:], stdout, stderr)
+		err = explain(ctx, args[1:], stdout, stderr)
 	case "demo":
-		return demo(ctx, args[1:], stdout, stderr)
+		err = demo(ctx, args[1:], stdout, stderr)
 	case "bench":
-		return bench(ctx, args[1:], stdout, stderr)
+		err = bench(ctx, args[1:], stdout, stderr)
 	case "trace":
-		return traceCmd(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
+		err = traceCmd(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		err = versionCmd(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
-		return nil
+	default:
+		fmt.Fprintf(stderr, "culprit: unknown command %q\n%s", args[0], usage)
+		return errUsage
 	}
-	fmt.Fprintf(stderr, "culprit: unknown command %q\n%s", args[0], usage)
-	return errUsage
-}
-
-func exitCode(err error, stderr io.Writer) int {
 	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, errUsage):
-		return 2
+	case errors.Is(err, errHelp):
+		return nil
+	case err != nil && ctx.Err() != nil:
+		// Work that was stopped ends in whatever error the cancellation
+		// caused where it struck ("context canceled", a failed build);
+		// the interruption is what the user needs to hear, and its exit
+		// code.
+		return stopped(ctx)
 	}
-	fmt.Fprintln(stderr, "culprit:", err)
-	return 1
+	return err
 }

@@ -17,13 +17,12 @@ import (
 // depends on them.
 func traceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	dir := fs.String("dir", ".", "the module root (the directory of go.mod)")
 	pkg := fs.String("pkg", "./...", "the package(s) to instrument, relative to --dir")
 	skipped := fs.Bool("skipped", false, "list the constructs left untraced")
 	all := fs.Bool("v", false, "with --skipped: list every place, not only the counts by reason")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, "trace --skipped [flags]\n\nInstruments a package as the semantic analysis would and lists the\nconstructs the tracer leaves untraced, by reason.", args, stdout, stderr); err != nil {
+		return err
 	}
 	if !*skipped {
 		fmt.Fprintln(stderr, "culprit trace: only --skipped is supported: it lists what the tracer leaves untraced")
