@@ -3,9 +3,6 @@ package action
 import (
 	"errors"
 	"fmt"
-	"slices"
-
-	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // FailOn says which outcomes fail the step (the fail-on input), so that a
@@ -43,10 +40,6 @@ func parseFailOn(s string, mode Mode) (FailOn, error) {
 	return "", fmt.Errorf("input fail-on: %q is not one of test-failures, regressions, errors", s)
 }
 
-// regressions are the statuses of a test that passes on base and fails on
-// head.
-var regressions = []result.Status{result.Explained, result.Unexplained, result.FlakyRegression, result.HeadBuildFails}
-
 // verdictFails says why an analysis fails the step under f; "" when it
 // does not.
 func (f FailOn) verdictFails(an *analysis) string {
@@ -57,7 +50,7 @@ func (f FailOn) verdictFails(an *analysis) string {
 		}
 	case FailOnRegressions:
 		for _, r := range an.Reports {
-			if slices.Contains(regressions, r.Status) {
+			if r.Status.Regression() {
 				return fmt.Sprintf("%s is a regression (%s)", r.Test.Name, r.Status)
 			}
 		}
