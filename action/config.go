@@ -100,25 +100,10 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 	if len(c.Packages) == 0 {
 		c.Packages = []string{"./..."}
 	}
-	switch c.Mode {
-	case "":
-		c.Mode = AnalyzeAndComment
-	case AnalyzeAndComment, Analyze, Comment:
-	default:
-		return nil, fmt.Errorf("input mode: %q is not one of analyze-and-comment, analyze, comment", c.Mode)
-	}
-	failOn, err := parseFailOn(input(a, "fail-on"), c.Mode)
-	if err != nil {
+	if err := c.choose(a); err != nil {
 		return nil, err
 	}
-	c.FailOn = failOn
-	switch c.Strategy {
-	case "":
-		c.Strategy = analyzer.StrategyAfter
-	case analyzer.StrategyAfter, analyzer.StrategyDynamic, analyzer.StrategyDDMin, analyzer.StrategyOneByOne:
-	default:
-		return nil, fmt.Errorf("input strategy: %q is not one of after, dynamic, ddmin, one-by-one", c.Strategy)
-	}
+	var err error
 	if c.PRNumber, err = intInput(a, "pr-number", 0); err != nil {
 		return nil, err
 	}
@@ -268,4 +253,29 @@ func defaultCommentID(parts ...string) string {
 		return tag
 	}
 	return id + "-" + tag
+}
+
+// choose reads and checks the inputs that name one of a set: mode,
+// fail-on (whose default depends on the mode) and strategy.
+func (c *Config) choose(a *githubactions.Action) error {
+	switch c.Mode {
+	case "":
+		c.Mode = AnalyzeAndComment
+	case AnalyzeAndComment, Analyze, Comment:
+	default:
+		return fmt.Errorf("input mode: %q is not one of analyze-and-comment, analyze, comment", c.Mode)
+	}
+	failOn, err := parseFailOn(input(a, "fail-on"), c.Mode)
+	if err != nil {
+		return err
+	}
+	c.FailOn = failOn
+	switch c.Strategy {
+	case "":
+		c.Strategy = analyzer.StrategyAfter
+	case analyzer.StrategyAfter, analyzer.StrategyDynamic, analyzer.StrategyDDMin, analyzer.StrategyOneByOne:
+	default:
+		return fmt.Errorf("input strategy: %q is not one of after, dynamic, ddmin, one-by-one", c.Strategy)
+	}
+	return nil
 }
