@@ -35,6 +35,17 @@ type corpusCase struct {
 		Why   string      `json:"why"`
 	} `json:"equivalent"`
 	Traits []string `json:"traits"`
+	// Set is the part of the corpus a case belongs to: "validation"
+	// for the cases no change is tuned on, "" for the rest.
+	Set string `json:"set"`
+}
+
+// set names the part of the corpus the case belongs to, for the summary.
+func (c *corpusCase) set() string {
+	if c.Set == "" {
+		return "tuning"
+	}
+	return c.Set
 }
 
 // lineRange is an inclusive range of head lines of a repository file.
@@ -145,10 +156,54 @@ func benchCorpus(ctx context.Context, dir, only, reports string, strats []string
 	}
 	head = append(head, "ratio", "wall", "semantic s", "contrast s")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	var sum summary
 	for _, c := range cases {
 		row := benchCase(ctx, dir, reports, c, strats, opt, stderr)
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 		fmt.Fprintf(stderr, "bench: %s done\n", c.Name)
+		sum.add(c.set(), row)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return sum.print(stdout)
+}
+
+// summary counts, per part of the corpus, the cases whose root and whose
+// tree reach the truth, so that the cases changes were tuned on and the
+// validation cases are reported apart.
+type summary struct {
+	sets  []string
+	count map[string]*[3]int // cases, root hits (yes or equivalent), tree reaches
+}
+
+// add counts one row of the table (columns as benchCase makes them).
+func (s *summary) add(set string, row []string) {
+	if s.count == nil {
+		s.count = map[string]*[3]int{}
+	}
+	n := s.count[set]
+	if n == nil {
+		n = new([3]int)
+		s.count[set] = n
+		s.sets = append(s.sets, set)
+	}
+	n[0]++
+	if row[4] == "yes" || row[4] == "equivalent" {
+		n[1]++
+	}
+	if row[5] == "yes" {
+		n[2]++
+	}
+}
+
+func (s *summary) print(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nset\tcases\troot hits truth\ttree reaches truth")
+	sort.Strings(s.sets)
+	for _, set := range s.sets {
+		n := s.count[set]
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%d/%d\n", set, n[0], n[1], n[0], n[2], n[0])
 	}
 	return tw.Flush()
 }
