@@ -10,6 +10,7 @@ require (
 	github.com/google/go-github/v60 v60.0.0
 	github.com/sergi/go-diff v1.4.0
 	github.com/sethvargo/go-githubactions v1.3.2
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/tools v0.52.0
 )
 

@@ -37,9 +37,9 @@ var levels = []detail{
 
 // Comment renders the sticky PR comment for one or more analysed tests.
 // It starts with Marker and is always shorter than opt.MaxLen: sections
-// shrink first, and as a last resort the text is cut at a line or rune
-// boundary, keeping the marker and pointing to DetailsURL. A MaxLen too
-// small to hold the marker gives "".
+// shrink first, and when even the shortest rendering is too long, the
+// comment is a table of every test that fits, linking DetailsURL for the
+// full reports. A MaxLen too small to hold the marker gives "".
 func Comment(reports []*result.Report, opt CommentOptions) string {
 	limit := opt.MaxLen
 	if limit <= 0 {
@@ -51,25 +51,7 @@ func Comment(reports []*result.Report, opt CommentOptions) string {
 			return s
 		}
 	}
-	// Even the shortest rendering is too long (very many tests, or a tiny
-	// limit): cut it, preferring a line boundary.
-	body := commentBody(reports, levels[len(levels)-1], limit)
-	head := Marker + "\n"
-	if len(head) >= limit {
-		return ""
-	}
-	for _, tail := range []string{footer(opt, true), "\n…\n", ""} {
-		room := limit - 1 - len(head) - len(tail)
-		if room < 0 {
-			continue
-		}
-		cut := cutRunes(body, room)
-		if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
-			cut = cut[:i+1]
-		}
-		return head + cut + tail
-	}
-	panic("unreachable: the empty tail always fits once the marker does")
+	return compact(reports, opt, limit)
 }
 
 // commentBody renders the reports at detail d. It stops early once the
@@ -89,6 +71,9 @@ func commentBody(reports []*result.Report, d detail, limit int) string {
 			break
 		}
 		if i > 0 {
+			// A blank line first: "---" right under a line of text
+			// would make that line a heading.
+			blankLine(&b)
 			b.WriteString("---\n\n")
 		}
 		if r == nil {
@@ -101,10 +86,23 @@ func commentBody(reports []*result.Report, d detail, limit int) string {
 	return b.String()
 }
 
-// tally gives "3 failing tests analysed: 1 explained, 2 flaky."
-func tally(reports []*result.Report) string {
-	order := []result.Status{result.Explained, result.FlakyRegression, result.Unexplained, result.HeadBuildFails, result.NotRegression, result.Flaky}
-	words := map[result.Status]string{
+// blankLine ends b with an empty line, unless it is empty or does already.
+func blankLine(b *strings.Builder) {
+	s := b.String()
+	switch {
+	case s == "" || strings.HasSuffix(s, "\n\n"):
+	case strings.HasSuffix(s, "\n"):
+		b.WriteString("\n")
+	default:
+		b.WriteString("\n\n")
+	}
+}
+
+// statusOrder is the order of the statuses in a tally, and tallyWords
+// their words there and in the compact table.
+var (
+	statusOrder = []result.Status{result.Explained, result.FlakyRegression, result.Unexplained, result.HeadBuildFails, result.NotRegression, result.Flaky}
+	tallyWords  = map[result.Status]string{
 		result.Explained:       "explained",
 		result.FlakyRegression: "made flaky by this PR",
 		result.Unexplained:     "not explained",
@@ -112,6 +110,10 @@ func tally(reports []*result.Report) string {
 		result.NotRegression:   "failing on base too",
 		result.Flaky:           "flaky",
 	}
+)
+
+// tally gives "3 failing tests analysed: 1 explained, 2 flaky."
+func tally(reports []*result.Report) string {
 	count := map[result.Status]int{}
 	other := 0
 	for _, r := range reports {
@@ -119,16 +121,16 @@ func tally(reports []*result.Report) string {
 			other++
 			continue
 		}
-		if _, ok := words[r.Status]; !ok {
+		if _, ok := tallyWords[r.Status]; !ok {
 			other++
 			continue
 		}
 		count[r.Status]++
 	}
 	var parts []string
-	for _, s := range order {
+	for _, s := range statusOrder {
 		if count[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", count[s], words[s]))
+			parts = append(parts, fmt.Sprintf("%d %s", count[s], tallyWords[s]))
 		}
 	}
 	if other > 0 {
@@ -142,6 +144,9 @@ func tally(reports []*result.Report) string {
 func footer(opt CommentOptions, short bool) string {
 	var lines []string
 	switch {
+	case short && artifactsURL(opt.DetailsURL) != "":
+		lines = append(lines, fmt.Sprintf("_This comment was shortened to fit GitHub's size limit; see the [full report](%s) in the job summary, and the JSON report among the [run's artifacts](%s)._",
+			linkURL(opt.DetailsURL), linkURL(artifactsURL(opt.DetailsURL))))
 	case short && opt.DetailsURL != "":
 		lines = append(lines, fmt.Sprintf("_This comment was shortened to fit GitHub's size limit; see the [full report](%s)._", linkURL(opt.DetailsURL)))
 	case short:
@@ -156,4 +161,14 @@ func footer(opt CommentOptions, short bool) string {
 		return ""
 	}
 	return "\n---\n" + strings.Join(lines, " · ") + "\n"
+}
+
+// artifactsURL links the artifacts of the run details links, where the
+// workflow uploads the JSON report: the artifacts section of a run's page.
+// Any other page gives "".
+func artifactsURL(details string) string {
+	if !strings.Contains(details, "/actions/runs/") || strings.ContainsAny(details, "#?") {
+		return ""
+	}
+	return strings.TrimSuffix(details, "/") + "#artifacts"
 }

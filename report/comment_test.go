@@ -6,6 +6,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/yuin/goldmark/ast"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
 )
@@ -59,6 +63,7 @@ func checkComment(t *testing.T, got string, maxLen int) {
 	if !utf8.ValidString(got) {
 		t.Errorf("comment is not valid UTF-8")
 	}
+	checkGFM(t, got)
 }
 
 func TestCommentSizeLimit(t *testing.T) {
@@ -80,8 +85,8 @@ func TestCommentSizeLimit(t *testing.T) {
 	}{
 		{"huge report, default limit", []*result.Report{big}, CommentOptions{DetailsURL: url}, true},
 		{"huge report with small ones", []*result.Report{flaky(), big, unexplained()}, CommentOptions{DetailsURL: url, Rerun: "comment `/culprit`"}, true},
-		{"hard cut: 300 huge reports", many, CommentOptions{DetailsURL: url}, true},
-		{"hard cut: small limit", []*result.Report{big}, CommentOptions{MaxLen: 1000, DetailsURL: url}, true},
+		{"table: 300 huge reports", many, CommentOptions{DetailsURL: url}, true},
+		{"table: small limit", []*result.Report{big}, CommentOptions{MaxLen: 1000, DetailsURL: url}, true},
 		{"tiny limit", []*result.Report{big}, CommentOptions{MaxLen: 40}, false},
 		{"small report fits", []*result.Report{explainedWithTree()}, CommentOptions{DetailsURL: url}, false},
 	}
@@ -105,6 +110,29 @@ func TestCommentSizeLimit(t *testing.T) {
 		// Cuts land on every byte of the multi-byte text in turn.
 		for n := len(Marker) + 2; n < 1200; n += 7 {
 			checkComment(t, Comment([]*result.Report{big}, CommentOptions{MaxLen: n, DetailsURL: url}), n)
+		}
+	})
+	t.Run("a table of every test past the limit", func(t *testing.T) {
+		// 300 huge reports cannot fit at any detail: the comment lists
+		// each test in a row and links the full reports.
+		got := Comment(many, CommentOptions{DetailsURL: url})
+		checkComment(t, got, DefaultMaxLen)
+		rows, links := tableRows(got), linksTo(got, url)
+		if rows != len(many) {
+			t.Errorf("the comment's table has %d rows, want one for each of the %d tests", rows, len(many))
+		}
+		if links < 2 {
+			t.Errorf("the comment links %s %d times, want the job summary and the JSON report's artifacts", url, links)
+		}
+	})
+	t.Run("the table cut at a row", func(t *testing.T) {
+		got := Comment(many, CommentOptions{MaxLen: 2000, DetailsURL: url})
+		checkComment(t, got, 2000)
+		if rows := tableRows(got); rows == 0 || rows >= len(many) {
+			t.Errorf("the comment's table has %d rows, want some but not all %d", rows, len(many))
+		}
+		if linksTo(got, url) < 2 {
+			t.Errorf("the cut table does not link the full reports")
 		}
 	})
 	t.Run("limit below the marker", func(t *testing.T) {
@@ -149,6 +177,62 @@ func TestCommentNamesNoCulprit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// tableRows counts the body rows of the tables in md, as GitHub parses it.
+func tableRows(md string) int {
+	n := 0
+	doc := gfm.Parser().Parse(text.NewReader([]byte(md)))
+	_ = ast.Walk(doc, func(n_ ast.Node, entering bool) (ast.WalkStatus, error) {
+		if _, ok := n_.(*east.TableRow); ok && entering {
+			n++
+		}
+		return ast.WalkContinue, nil
+	})
+	return n
+}
+
+// linksTo counts the links in md whose destination starts with url.
+func linksTo(md, url string) int {
+	n := 0
+	doc := gfm.Parser().Parse(text.NewReader([]byte(md)))
+	_ = ast.Walk(doc, func(n_ ast.Node, entering bool) (ast.WalkStatus, error) {
+		if l, ok := n_.(*ast.Link); ok && entering && strings.HasPrefix(string(l.Destination), url) {
+			n++
+		}
+		return ast.WalkContinue, nil
+	})
+	return n
+}
+
+// TestSeveralTestsSeparated: in a comment on several tests, each test's
+// section is its own, after a thematic break, and the only headings are
+// the comment's title and the sections' own.
+func TestSeveralTestsSeparated(t *testing.T) {
+	var rs []*result.Report
+	for _, tc := range fixtures {
+		rs = append(rs, tc.doc())
+	}
+	got := Comment(rs, CommentOptions{})
+	doc := gfm.Parser().Parse(text.NewReader([]byte(got)))
+	breaks, titles := 0, 0
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || n.Parent() != doc {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.ThematicBreak:
+			breaks++
+		case *ast.Heading:
+			if n.Level <= 3 {
+				titles++
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	if breaks != len(rs)-1 || titles != len(rs)+1 {
+		t.Errorf("%d thematic breaks and %d headings of level 1-3, want %d and %d:\n%s", breaks, titles, len(rs)-1, len(rs)+1, got)
 	}
 }
 

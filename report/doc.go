@@ -36,6 +36,14 @@
 //     kinds, outcomes, verdicts, links, facts, note codes) rather than
 //     render it as "unknown": the same version wrote the document, so only
 //     a forged or corrupted one holds such a value (see validate).
+//   - A comment over the size limit loses detail level by level (levels);
+//     past the last level it becomes a table of the tests (compact), whole
+//     rows only, never text cut at a byte: a cut inside a code block or a
+//     <details> breaks everything after it.
+//   - The tests parse every golden comment and report with goldmark's GFM
+//     parser and check its structure (gfm_test.go): headings only where
+//     written, "---" a thematic break, code blocks closed, <details>
+//     balanced, table rows as wide as their header.
 //   - reporttest checks all of this: FuzzRenderInert fills every string
 //     of a Report, found by reflection, with one text and checks every
 //     rendering.

@@ -282,6 +282,26 @@ func headBuildFails() *result.Report {
 	})
 }
 
+// baseBuildFails: base does not build, so no regression can be proven.
+// The note holds the first line of the build output, as the engine
+// records it: the go command's "# package" header, not the error.
+func baseBuildFails() *result.Report {
+	msg := "# example.com/calc [example.com/calc.test]\ncalc/calc_test.go:6:9: undefined: F\n"
+	return fixture(&result.Report{
+		Status: result.NotRegression,
+		Test:   afterTest,
+		Base:   "3f1c2a9",
+		Head:   "8be04d1",
+		Hunks:  afterHunks(),
+		Evidence: concat(
+			runs(3, result.SideHead, "fail", failSig, failMsg),
+			runs(1, result.SideBase, "build-error", "", msg)),
+		Failure:  afterFailure,
+		Findings: result.Findings{{Code: note.BaseBuildFails, Detail: "# example.com/calc [example.com/calc.test]"}},
+		Stats:    result.Stats{Strategy: "after", Trials: 4, Builds: 2, WallSeconds: 1.46961404},
+	})
+}
+
 // unexplained runs in command mode; its best answer did not pass.
 func unexplained() *result.Report {
 	return fixture(&result.Report{
@@ -314,5 +334,6 @@ var fixtures = []struct {
 	{"flaky-regression", flakyRegression},
 	{"flaky-on-both", flakyOnBoth},
 	{"head-build-fails", headBuildFails},
+	{"base-build-fails", baseBuildFails},
 	{"unexplained", unexplained},
 }

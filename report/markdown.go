@@ -96,6 +96,12 @@ func render(b *strings.Builder, r *result.Report, d detail) {
 			fmt.Fprintf(b, "%s Why it fails (found by intervention)\n\n", sub)
 			renderTree(b, r, d, true)
 		}
+	case result.NotRegression:
+		if msg := baseBuildOutput(r); msg != "" {
+			b.WriteString("The compiler says, on base:\n\n")
+			b.WriteString(fenced("text", clipLines(msg, d.diffLines)))
+			b.WriteString("\n")
+		}
 	case result.HeadBuildFails:
 		if r.Failure.Message != "" {
 			b.WriteString("The compiler says:\n\n")

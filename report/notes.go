@@ -24,7 +24,12 @@ func words(n result.Note) string {
 	case note.NewTest:
 		return "the test does not exist on base: it is new in this change, so its failure is not a regression"
 	case note.BaseBuildFails:
-		return "base does not build, so no regression can be proven: " + code(n.Detail)
+		// The engine keeps the output's first line, which is often the
+		// go command's "# package" header: that names no error.
+		if line := compilerLine(n.Detail); line != "" && !strings.HasPrefix(line, "# ") {
+			return "base does not build, so no regression can be proven: " + code(line)
+		}
+		return "base does not build, so no regression can be proven"
 	case note.FailsOnBase:
 		return fmt.Sprintf("the test fails on base too (%d of %s): the failure is not caused by this change", n.N, plural(n.M, "run", "runs"))
 	case note.FlakyOnBase:
@@ -51,20 +56,20 @@ func words(n result.Note) string {
 	case note.InterventionFailed:
 		return "the explanation by intervention could not run (" + code(n.Detail) + "): the root hunks are shown by failure rates only"
 	case note.InterventionSkip:
-		return fmt.Sprintf("too little of the budget (%s) was left to trace head and intervene: the root hunks are shown by failure rates only", plain(n.Limit))
+		return fmt.Sprintf("too little of the budget (%s) was left to trace head and intervene: the root hunks are shown by failure rates only", plain(budgetText(n.Limit)))
 	case note.BudgetSuspect:
-		return fmt.Sprintf("the budget (%s) ran out during the search: reverting %s stopped the failures in the search's runs, but was neither minimised nor proven", plain(n.Limit), hunks)
+		return fmt.Sprintf("the budget (%s) ran out during the search: reverting %s stopped the failures in the search's runs, but was neither minimised nor proven", plain(budgetText(n.Limit)), hunks)
 	case note.TimedOutOnBoth:
 		return fmt.Sprintf("the test timed out on head and on base alike (%s): raise --timeout (the Action's timeout input) if it needs longer", plural(n.N, "run", "runs"))
 	case note.BudgetClassify:
-		return fmt.Sprintf("the budget (%s) ran out while base and head were run: nothing could be concluded", plain(n.Limit))
+		return fmt.Sprintf("the budget (%s) ran out while base and head were run: nothing could be concluded", plain(budgetText(n.Limit)))
 	case note.BudgetNothing:
-		return fmt.Sprintf("the budget (%s) ran out during the search before any variant passed", plain(n.Limit))
+		return fmt.Sprintf("the budget (%s) ran out during the search before any variant passed", plain(budgetText(n.Limit)))
 	case note.BudgetUnminimised:
-		return fmt.Sprintf("the budget (%s) ran out during the search: reverting these %d hunks passed, but the set was not minimised and may hold hunks that are not needed; roles were not told apart", plain(n.Limit), n.N)
+		return fmt.Sprintf("the budget (%s) ran out during the search: reverting these %d hunks passed, but the set was not minimised and may hold hunks that are not needed; roles were not told apart", plain(budgetText(n.Limit)), n.N)
 	case note.SemanticBudget:
 		if n.Limit != "" {
-			return fmt.Sprintf("the semantic analysis used its budget (%s) while tracing: the root was found by the revert search alone", plain(n.Limit))
+			return fmt.Sprintf("the semantic analysis used its budget (%s) while tracing: the root was found by the revert search alone", plain(budgetText(n.Limit)))
 		}
 		return fmt.Sprintf("the semantic analysis used its budget after %s: the root was found by the revert search alone", plural(n.N, "cause", "causes"))
 	case note.LargeAux:
@@ -107,7 +112,7 @@ func words(n result.Note) string {
 	case note.ContrastSkipped:
 		return "the passing run was not compared with the failing run (" + code(n.Detail) + "): the tree shows the failing run alone"
 	case note.ContrastBudget:
-		return fmt.Sprintf("too little of the budget (%s) was left to trace the passing run: the tree shows the failing run alone", plain(n.Limit))
+		return fmt.Sprintf("too little of the budget (%s) was left to trace the passing run: the tree shows the failing run alone", plain(budgetText(n.Limit)))
 	case note.AlternativeRoot:
 		return fmt.Sprintf("reverting %s instead also makes the test pass; the root shown is the one the failing run executed nearer its failure", hunks)
 	case note.ExecutedRoot:
@@ -156,7 +161,7 @@ func words(n result.Note) string {
 		}
 		return w + "; the root hunks are those without which the rest compiles but fails, the auxiliary ones those without which it does not compile"
 	case note.MinimiseCut:
-		return fmt.Sprintf("minimising the reverted set stopped with %s of the budget left, to leave time for the proof and the explanation: the auxiliary hunks were reverted because the compiler asked for them but were not checked one by one, so some may not be needed, and the failure may depend on them as well as on the root", plain(n.Limit))
+		return fmt.Sprintf("minimising the reverted set stopped with %s of the budget left, to leave time for the proof and the explanation: the auxiliary hunks were reverted because the compiler asked for them but were not checked one by one, so some may not be needed, and the failure may depend on them as well as on the root", plain(budgetText(n.Limit)))
 	case note.RootByRole:
 		return hunks + " passes reverted with only what it needs to compile, so it is the root"
 	case note.ProofRepeat:
@@ -185,12 +190,21 @@ func Notes(r *result.Report) []string {
 	}
 	out := make([]string, 0, len(r.Findings))
 	for _, n := range r.Findings {
-		out = append(out, words(n))
+		if applies(r, n) {
+			out = append(out, words(n))
+		}
 	}
 	if r.Subtests != nil {
 		out = append(out, subtestNotes(r.Subtests)...)
 	}
 	return out
+}
+
+// applies reports whether n says anything about r. A cut minimisation
+// can only have left auxiliary hunks unchecked: without any in the
+// answer, the note would speak of hunks that are not there.
+func applies(r *result.Report, n result.Note) bool {
+	return n.Code != note.MinimiseCut || len(r.Aux) > 0
 }
 
 // notesMarkdown words the notes for Markdown from their data, which every

@@ -85,3 +85,63 @@ func TestCountWording(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationsRounded: a duration is shown rounded for people, whether
+// the report holds it as seconds or a note as the go command's duration
+// text.
+func TestDurationsRounded(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		want string
+	}{
+		{0.04, "0.0 s"},
+		{1.46961404, "1.5 s"},
+		{9.96, "10 s"},
+		{59.4, "59 s"},
+		{95, "95 s"},
+		{250.9, "4m11s"},
+		{700, "11m40s"},
+	} {
+		if got := seconds(tc.s); got != tc.want {
+			t.Errorf("seconds(%v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		limit, want string
+	}{
+		{"1.46961404s", "1.5 s"},
+		{"2m3.5004s", "2m04s"},
+		{"20m0s, 64 trials", "20m00s, 64 trials"},
+		{"64 trials", "64 trials"},
+	} {
+		n := result.Note{Code: note.MinimiseCut, Limit: tc.limit}
+		r := fixture(&result.Report{Status: result.Explained, Aux: []result.HunkID{1}, Findings: result.Findings{n}})
+		if got := Notes(r)[0]; !strings.Contains(got, "with "+tc.want+" of the budget left") {
+			t.Errorf("limit %q: %q, want it to hold %q", tc.limit, got, tc.want)
+		}
+	}
+}
+
+// TestMinimiseCutNeedsAux: the note that the auxiliary hunks were not
+// checked one by one is shown only where some were reverted.
+func TestMinimiseCutNeedsAux(t *testing.T) {
+	cut := result.Note{Code: note.MinimiseCut, Limit: "30s"}
+	for _, tc := range []struct {
+		name string
+		aux  []result.HunkID
+		want int
+	}{
+		{"no auxiliary hunk", nil, 0},
+		{"auxiliary hunks", []result.HunkID{1, 4}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := explainedDynamicOnly()
+			r.Aux = tc.aux
+			r.Proof.Reverted = append([]result.HunkID{2, 3}, tc.aux...)
+			r.Findings = result.Findings{cut}
+			if got := len(Notes(r)); got != tc.want {
+				t.Errorf("%d notes %q, want %d", got, Notes(r), tc.want)
+			}
+		})
+	}
+}

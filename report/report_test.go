@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
@@ -314,5 +316,40 @@ func TestAuxOnTree(t *testing.T) {
 	st.Passing = &result.Passing{Values: map[string]string{"s": `"a"`}}
 	if md = Markdown(res); !strings.Contains(md, "it is needed to compile, and it changes behaviour too") {
 		t.Errorf("a step that ran otherwise is not called a change of behaviour:\n%s", md)
+	}
+}
+
+// TestBaseBuildFailsQuotesCompiler: when base does not build, the verdict
+// quotes the compiler's error line, not the go command's "# package"
+// header, and the full report shows base's compiler output.
+func TestBaseBuildFailsQuotesCompiler(t *testing.T) {
+	const line = "calc/calc_test.go:6:9: undefined: F"
+	md := []byte(Markdown(baseBuildFails()))
+	doc := gfm.Parser().Parse(text.NewReader(md))
+	var spans, blocks int
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.CodeSpan:
+			// The verdict is the paragraph right after the title.
+			if string(n.Text(md)) == line && n.Parent() == doc.FirstChild().NextSibling() {
+				spans++
+			}
+		case *ast.FencedCodeBlock:
+			var body strings.Builder
+			for i := 0; i < n.Lines().Len(); i++ {
+				seg := n.Lines().At(i)
+				body.Write(seg.Value(md))
+			}
+			if strings.Contains(body.String(), line) {
+				blocks++
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	if spans != 1 || blocks != 1 {
+		t.Errorf("the compiler's line is quoted in %d verdicts and %d code blocks, want 1 and 1:\n%s", spans, blocks, md)
 	}
 }

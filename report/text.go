@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/culprit-dev/culprit/analyzer/result"
@@ -119,15 +121,32 @@ func hunkRefs(ids []result.HunkID) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
-// seconds formats a duration in seconds for people.
+// seconds formats a duration in seconds for people: to a tenth of a
+// second under ten seconds, to the second above. The bounds are where the
+// rounded value changes form, so that 9.96 s reads "10 s", not "10.0 s".
+// The JSON keeps the exact value.
 func seconds(s float64) string {
 	switch {
-	case s < 10:
+	case s < 9.95:
 		return fmt.Sprintf("%.1f s", s)
-	case s < 120:
+	case s < 119.5:
 		return fmt.Sprintf("%.0f s", s)
 	}
-	return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
+	n := int(math.Round(s))
+	return fmt.Sprintf("%dm%02ds", n/60, n%60)
+}
+
+// budgetText rounds the durations of a budget as the engine words it, in
+// the go command's form ("1.46961404s", "20m0s, 64 trials"), to the form
+// of seconds; any other part stays as it is.
+func budgetText(limit string) string {
+	parts := strings.Split(limit, ", ")
+	for i, p := range parts {
+		if d, err := time.ParseDuration(p); err == nil {
+			parts[i] = seconds(d.Seconds())
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // firstLine returns the first non-blank line of s, trimmed.

@@ -88,6 +88,9 @@ func verdictIn(r *result.Report, v voice) string {
 		case r.Findings.Has(note.TimedOutOnBoth):
 			return who + " times out on base and on head alike; raise the timeout if it needs longer."
 		case r.Findings.Has(note.BaseBuildFails):
+			if msg := compilerLine(baseBuildOutput(r)); msg != "" {
+				return who + " cannot be checked on base, which does not build (" + v.code(clip(msg, 200)) + "), so no regression can be proven."
+			}
 			return who + " cannot be checked on base, which does not build, so no regression can be proven."
 		case r.Findings.Has(note.Identical):
 			return "base and head are identical, so " + who + " cannot have regressed."
@@ -126,6 +129,17 @@ func compilerLine(msg string) string {
 		}
 	}
 	return firstLine(msg)
+}
+
+// baseBuildOutput is the compiler's output of the first base run that did
+// not build, or "".
+func baseBuildOutput(r *result.Report) string {
+	for _, e := range r.Evidence {
+		if e.Side == result.SideBase && e.Outcome == "build-error" && e.Message != "" {
+			return e.Message
+		}
+	}
+	return ""
 }
 
 // shareOf gives "2 of the PR's 4 hunks", "all 3 of the PR's hunks".
