@@ -13,10 +13,11 @@ import (
 )
 
 // code renders s as an inline code span that survives any backticks in s.
-// Newlines become spaces: a span cannot hold them. The text is defanged
-// as well: see defang for why a code span is not trusted to hold it.
+// A statement over several lines is shown on one (oneLine): a span cannot
+// hold line breaks. The text is defanged as well: see defang for why a
+// code span is not trusted to hold it.
 func code(s string) string {
-	s = defang(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	s = defang(oneLine(s))
 	if s == "" {
 		return "` `"
 	}
@@ -25,6 +26,20 @@ func code(s string) string {
 		return ticks + " " + s + " " + ticks
 	}
 	return ticks + s + ticks
+}
+
+// oneLine joins the lines of a statement's source with one space each,
+// dropping the indentation around the breaks (a composite literal's
+// fields), and keeps the spacing within each line as written.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), " ")
 }
 
 // fenced renders body as a fenced code block that no line of body can

@@ -204,7 +204,7 @@ func stepLabel(s result.Statement) string {
 // the text is defanged first, as everywhere outside a code block.
 func mermaidText(s string) string {
 	var b strings.Builder
-	for _, r := range defang(s) {
+	for _, r := range defang(oneLine(s)) {
 		switch r {
 		case '"':
 			b.WriteString("#quot;")

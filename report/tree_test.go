@@ -110,11 +110,16 @@ func TestCode(t *testing.T) {
 		{"`a`", "`` `a` ``"},
 		{"", "` `"},
 		{"a\nb", "`a b`"},
+		{"g.AddRoute(Route{\n\t\tMethod:  m,\n\t\tPath: p,\n\t})", "`g.AddRoute(Route{ Method:  m, Path: p, })`"},
+		{"x := \"a\tb\"", "`x := \"a\tb\"`"},
 	}
 	for _, tc := range tests {
 		if got := code(tc.in); got != tc.want {
 			t.Errorf("code(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+	if got, want := mermaidText("f(T{\n\t\tA: 1,\n\t})"), "f#40;T#123; A: 1, #125;#41;"; got != want {
+		t.Errorf("mermaidText = %q, want %q", got, want)
 	}
 	if got, want := fenced("diff", "+```\n"), "````diff\n+```\n````\n"; got != want {
 		t.Errorf("fenced = %q, want %q", got, want)
