@@ -43,7 +43,11 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 	switch {
 	case err == nil:
 		var found *search.Found
-		found, err = loop.run(ctx, req.SemanticBudget, start, b, res, candidates, opt)
+		var why *result.Note
+		found, why, err = loop.run(ctx, req.SemanticBudget, start, b, res, candidates, opt)
+		if why != nil {
+			res.Notes.Add(*why)
+		}
 		loop.record(res, start)
 		// The causes are derived: the solver's memory is not needed
 		// by the searches, the comparison or the tree.
@@ -116,6 +120,8 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		MaxBytes: req.TraceBytes,
 		TraceDir: dir,
 		Probe:    true,
+
+		Passthrough: req.EnvPassthrough,
 	}
 	began := time.Now()
 	tr, err := trace.Run(ctx, cfg)
@@ -219,16 +225,16 @@ const (
 	idleSolverCalls = 256
 )
 
-// run is Algorithm 1. It returns nil, nil when the causes never led to a
-// root, so that the caller falls back.
+// run is Algorithm 1. When the causes never led to a root it returns why,
+// as the note the report gives, and the caller falls back to the search
+// over all candidates.
 //
 // Each cause is derived under what is left of the semantic share: share
 // less the time since start, not counting the loop's revert searches.
-func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Time, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, error) {
+func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Time, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, *result.Note, error) {
 	first, err := l.an.Failure()
 	if err != nil {
-		res.Notes.Add(result.Note{Code: note.NoFailureInTrace, Detail: err.Error()})
-		return nil, nil
+		return nil, &result.Note{Code: note.NoFailureInTrace, Detail: err.Error()}, nil
 	}
 	l.failure = first.Failure
 	pending := []semantic.Target{first}
@@ -242,14 +248,13 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 	touchedN := 0
 	for len(pending) > 0 {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if idle >= maxIdleCauses && l.an.Stats().SolverCalls >= idleSolverCalls {
 			// Critical predicates lie ever further from the failure;
 			// those that add nothing to the search are not worth the
 			// semantic share they use.
-			res.Notes.Add(result.Note{Code: note.CausesIdle, N: len(causes), M: idle})
-			return nil, nil
+			return nil, &result.Note{Code: note.CausesIdle, N: len(causes), M: idle}, nil
 		}
 		t := pending[0]
 		pending = pending[1:]
@@ -258,8 +263,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 		spent := semanticSpent(semCtx)
 		cancel()
 		if spent {
-			res.Notes.Add(result.Note{Code: note.SemanticBudget, N: len(causes)})
-			return nil, nil
+			return nil, &result.Note{Code: note.SemanticBudget, N: len(causes)}, nil
 		}
 		if err != nil {
 			res.Notes.Add(result.Note{Code: note.CauseFailed, Detail: err.Error()})
@@ -286,20 +290,19 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 			b.enter(PhaseSemantic)
 			l.searching += time.Since(began)
 			if err != nil {
-				return found, err
+				return found, nil, err
 			}
 			if len(found.Root) > 0 {
 				l.causes, l.lineHunk = causes, l.hunkAt(res.Hunks)
 				res.Tree = l.tree(nil)
-				return found, nil
+				return found, nil, nil
 			}
 		}
 		pending = append(pending, l.an.CriticalPredicates(c)...)
 		// Nearest to the failure first: the latest event.
 		slices.SortStableFunc(pending, func(a, b semantic.Target) int { return b.Event - a.Event })
 	}
-	res.Notes.Add(result.Note{Code: note.CausesTouchNothing, N: len(causes)})
-	return nil, nil
+	return nil, &result.Note{Code: note.CausesTouchNothing, N: len(causes)}, nil
 }
 
 // mayMatter returns the hunks of spec (the test's own) that can change
@@ -462,15 +465,6 @@ func (l *afterLoop) modPath(file string) (string, bool) {
 // hunk whose head lines hold it, 0 if none.
 func (l *afterLoop) hunkAt(hunks []diffhunks.Hunk) func(file string, line int) diffhunks.ID {
 	return func(file string, line int) diffhunks.ID {
-		file = l.repoPath(file)
-		for _, h := range hunks {
-			if h.File != file {
-				continue
-			}
-			if h.Kind == diffhunks.Modify && h.Head.Contains(line) || h.Kind == diffhunks.Add || h.Kind == diffhunks.Rename {
-				return h.ID
-			}
-		}
-		return 0
+		return diffhunks.HeadAt(hunks, l.repoPath(file), line)
 	}
 }

@@ -11,14 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/proc"
-	"github.com/culprit-dev/culprit/internal/version"
 )
 
 // ErrNoSuchTest means the named test does not exist (or did not run).
@@ -73,7 +71,9 @@ func (req *Request) validate() error {
 }
 
 // Explain finds the minimal set of hunks between req.Base and req.Head whose
-// revert makes the failing test pass, proves it, and explains it.
+// revert makes the failing test pass, proves it, and explains it. It runs
+// the phases of doc.go in order; a phase that settles the answer (an
+// identical change, a test that is no regression, a spent budget) ends it.
 func Explain(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
 	req.setDefaults()
@@ -85,189 +85,49 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if req.Progress != nil {
 		req.Progress(Progress{Phase: PhaseHunks})
 	}
-	// The commits are resolved once: the hunks, the trials and the report
-	// all name the same two, even if a branch moves during the analysis.
-	baseSHA, err := diffhunks.Commit(ctx, req.Dir, req.Base)
+	ch, err := prepare(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	headSHA, err := diffhunks.Commit(ctx, req.Dir, req.Head)
-	if err != nil {
-		return nil, err
-	}
-	set, err := diffhunks.FromGit(ctx, req.Dir, baseSHA, headSHA)
-	if err != nil {
-		return nil, fmt.Errorf("splitting %s..%s into hunks: %w", req.Base, req.Head, err)
-	}
-	var mod module
-	if req.Mode == ModeGo {
-		if req.Test.Package == "" {
-			pkg, err := findTestPackage(ctx, req.Dir, req.Head, req.Test.Name)
-			if err != nil {
-				return nil, err
-			}
-			req.Test.Package = pkg
-		}
-		if mod, err = moduleOf(ctx, req.Dir, req.Head, req.Test.Package); err != nil {
-			return nil, err
-		}
-	}
-	res := &Result{
-		Test:    req.Test,
-		Base:    req.Base,
-		Head:    req.Head,
-		BaseSHA: baseSHA,
-		HeadSHA: headSHA,
-		Tool:    version.Tool(),
-		Hunks:   set.Hunks(),
-		Stats:   Stats{Strategy: req.Strategy},
-	}
+	res := ch.result()
 	if len(res.Hunks) == 0 {
 		res.Status = result.NotRegression
 		res.Notes.Add(result.Note{Code: note.Identical})
 		res.Stats.Wall = time.Since(start)
 		return res, nil
 	}
-
-	runner, err := newRunner(ctx, req, headSHA, set, mod)
+	a, err := ch.begin(ctx, start)
 	if err != nil {
 		return nil, err
 	}
-	b := newBudget(runner, start, req.MaxTrials, req.Progress)
-	var earlier trial.Stats // of a runner replaced to explain a subtest
-	defer func() {
-		b.enter(PhaseDone)
-		b.Runner.Close()
-		st := b.Runner.Stats()
-		res.Stats.Trials = earlier.Trials + st.Trials
-		res.Stats.Builds = earlier.Builds + st.Builds
-		res.Stats.TypeChecks = earlier.TypeChecks + st.TypeChecks
-		res.Stats.CacheHits = earlier.CacheHits + st.CacheHits
-		res.Stats.Wall = time.Since(start)
-	}()
+	defer a.finish(res, start)
 
-	all := ids(res.Hunks)
-	cls, err := classify(ctx, b, all, req.Reruns, req.Workers)
-	if spent(ctx, err) {
-		res.Status = result.Unexplained
-		res.Notes.Add(result.Note{Code: note.BudgetClassify, Limit: limit(req)})
-		return res, nil
+	if next, err := a.verdict(ctx, res); !next || err != nil {
+		return answer(res, err)
 	}
-	if errors.Is(err, ErrNoSuchTest) {
-		return nil, missingSubtest(ctx, req, headSHA, set, mod, err)
+	if next, err := a.leaf(ctx, res); !next || err != nil {
+		return answer(res, err)
 	}
-	if err != nil {
+	s, err := a.search(ctx, res)
+	defer s.failing.close()
+	if next, err := a.settle(ctx, res, s, err); !next || err != nil {
+		return answer(res, err)
+	}
+	if err := a.roles(ctx, res, s); err != nil {
 		return nil, err
 	}
-	res.Evidence = cls.runs
-	res.Flakiness = cls.rates
-	for _, n := range cls.notes {
-		res.Notes.Add(n)
+	prove(res, s.found)
+	if res.Status == result.Explained && s.failing != nil {
+		a.explain(ctx, res, s)
 	}
-	if cls.status == result.FlakyRegression {
-		res.Status = result.FlakyRegression
-		if err := searchFlaky(ctx, req, b, res); err != nil {
-			return nil, err
-		}
-		if req.Mode == ModeGo && b.check(ctx) == nil {
-			raceEvidence(ctx, b, median(headRuns(res.Evidence)), req.Workers, res)
-		}
-		if req.Mode == ModeGo && res.Proof != nil && res.Proof.Passed() && len(res.Root) > 0 {
-			explainFlaky(ctx, req, b, mod, res)
-		}
-		return res, nil
-	}
-	if cls.status != "" {
-		res.Status = cls.status
-		return res, nil
-	}
-	if req.Mode == ModeGo {
-		var head, base []trial.Result
-		for _, r := range cls.runs {
-			if len(r.Reverted) == 0 {
-				head = append(head, r)
-			} else {
-				base = append(base, r)
-			}
-		}
-		choice := chooseSubtest(head, base)
-		res.Subtests = choice
-		switch {
-		case choice.Leaf == "" && len(choice.New) > 0:
-			res.Status = result.NotRegression
-			return res, nil
-		case choice.Leaf != "" && choice.Leaf != gotest.TestName(req.Test.Name):
-			// Explain the leaf: a runner of its own, so that every
-			// variant runs it alone.
-			earlier = b.Runner.Stats()
-			b.Runner.Close()
-			req.Test.Name = choice.Leaf
-			res.Test.Name = choice.Leaf
-			r, err := newRunner(ctx, req, headSHA, set, mod)
-			if err != nil {
-				return nil, err
-			}
-			b.Runner = r
-		}
-	}
+	return res, nil
+}
 
-	candidates, spec := revertible(res.Hunks, req.Test)
-	res.Spec = spec
-	if len(spec) > 0 {
-		res.Notes.Add(result.Note{Code: note.SpecHunks, N: len(spec)})
-	}
-	// The failure's stack, when it shows changed code, guides a large
-	// search; the semantic analysis adds what the traced run executed.
-	// A fifth of the budget is kept for the proof and the comparison: a
-	// large change's minimisation stops short of it.
-	opt := search.Options{Revertible: all, Spec: spec, Parallel: req.Workers, Hint: failureOrder(res, nil), Reserve: req.Budget / 5}
-	b.enter(PhaseSearch)
-	var found *search.Found
-	var failing *afterLoop // the failing run's analysis, when there is one
-	switch req.Strategy {
-	case StrategyAfter:
-		if req.Mode != ModeGo {
-			res.Notes.Add(result.Note{Code: note.CommandModeDynamic})
-			found, err = search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
-			break
-		}
-		var loop *afterLoop
-		found, loop, err = explainAfter(ctx, req, mod, b, res, candidates, opt)
-		defer loop.close()
-		failing = loop
-	case StrategyDynamic:
-		found, err = search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
-	case StrategyDDMin:
-		found, err = search.DDMin(ctx, b, res.Hunks, candidates, opt)
-	case StrategyOneByOne:
-		found, err = search.OneByOne(ctx, b, res.Hunks, candidates, opt)
-	}
-	if spent(ctx, err) {
-		concludeSpent(res, b, req)
-		return res, nil
-	}
-	if errors.Is(err, search.ErrProofFailed) {
-		// The variant passed during the search but not when run again:
-		// report it as a suspicion, never as a proven culprit.
-		res.Status = result.Flaky
-		res.Tree = nil
-		res.Notes.Add(result.Note{Code: note.FlakyProof, Hunks: found.Suspect})
-		return res, nil
-	}
+// answer is what Explain returns after a phase ended the analysis: the
+// result so far, or the phase's error.
+func answer(res *Result, err error) (*Result, error) {
 	if err != nil {
-		return nil, fmt.Errorf("searching for the culprit hunks: %w", err)
-	}
-	if err := preferUses(ctx, b, found, res.Hunks); err != nil && !spent(ctx, err) {
-		return nil, fmt.Errorf("telling root from auxiliary hunks: %w", err)
-	}
-	if found, err = nearest(ctx, b, res, found, candidates, failing, opt); err != nil && !spent(ctx, err) {
-		return nil, fmt.Errorf("choosing the root nearest the failure: %w", err)
-	}
-	conclude(res, found)
-	if res.Status == result.Explained && failing != nil {
-		b.enter(PhaseContrast)
-		compare(ctx, req, b, failing, res)
-		treeRoots(res, candidates)
+		return nil, err
 	}
 	return res, nil
 }
@@ -358,6 +218,7 @@ func newRunner(ctx context.Context, req Request, head string, set *diffhunks.Set
 		TestCommand:  req.Test.Command,
 		Timeout:      req.Timeout,
 		Workers:      req.Workers,
+		Passthrough:  req.EnvPassthrough,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("preparing trials: %w", err)
@@ -368,9 +229,9 @@ func newRunner(ctx context.Context, req Request, head string, set *diffhunks.Set
 // largeAux is how many auxiliary hunks make the report say why they remain.
 const largeAux = 5
 
-// conclude records a search's answer; only a passing proof run makes the
-// result Explained.
-func conclude(res *Result, found *search.Found) {
+// prove records the search's answer and its proof: only a passing proof
+// run makes the result Explained.
+func prove(res *Result, found *search.Found) {
 	if found == nil || len(found.Root) == 0 {
 		res.Status = result.Unexplained
 		res.Tree = nil
