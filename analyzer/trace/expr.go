@@ -30,20 +30,8 @@ func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
 		out.Op, out.Const = ExprConst, Value{Kind: ValPointer, Nil: true}
 		return out
 	}
-	if _, ok := tv.Type.(*types.Tuple); ok {
-		// A comma-ok map index or receive (v, ok := m[k] / <-ch) yields two
-		// values, which a read wrapper cannot pass through: record only
-		// its operands.
-		switch x := unparen(e).(type) {
-		case *ast.IndexExpr:
-			out.Args = []*Expr{r.expr(x.X, st), r.expr(x.Index, st)}
-			return out
-		case *ast.UnaryExpr:
-			if x.Op == token.ARROW {
-				out.Args = []*Expr{r.expr(x.X, st)}
-				return out
-			}
-		}
+	if _, ok := tv.Type.(*types.Tuple); ok && r.commaOK(e, st, out) {
+		return out
 	}
 	switch x := e.(type) {
 	case *ast.ParenExpr:
@@ -101,15 +89,7 @@ func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
 	case *ast.CallExpr:
 		return r.callExpr(x, st, out)
 	case *ast.CompositeLit:
-		for _, el := range x.Elts {
-			if kv, ok := el.(*ast.KeyValueExpr); ok {
-				if _, isStruct := r.under(x).(*types.Struct); !isStruct {
-					out.Args = append(out.Args, r.expr(kv.Key, st))
-				}
-				el = kv.Value
-			}
-			out.Args = append(out.Args, r.expr(el, st))
-		}
+		out.Args = r.elements(x, st)
 	case *ast.FuncLit:
 		r.funcLit(x)
 	case *ast.TypeAssertExpr:
@@ -125,6 +105,39 @@ func (r *rewriter) expr(e ast.Expr, st *Site) *Expr {
 		}
 	}
 	return out
+}
+
+// commaOK records the operands of a comma-ok map index or receive
+// (v, ok := m[k] / <-ch), which yields two values that a read wrapper
+// cannot pass through. It reports whether e was one.
+func (r *rewriter) commaOK(e ast.Expr, st *Site, out *Expr) bool {
+	switch x := unparen(e).(type) {
+	case *ast.IndexExpr:
+		out.Args = []*Expr{r.expr(x.X, st), r.expr(x.Index, st)}
+		return true
+	case *ast.UnaryExpr:
+		if x.Op == token.ARROW {
+			out.Args = []*Expr{r.expr(x.X, st)}
+			return true
+		}
+	}
+	return false
+}
+
+// elements instruments a composite literal's elements, and the keys of a
+// map or slice literal (a struct literal's keys are field names).
+func (r *rewriter) elements(lit *ast.CompositeLit, st *Site) []*Expr {
+	var args []*Expr
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if _, isStruct := r.under(lit).(*types.Struct); !isStruct {
+				args = append(args, r.expr(kv.Key, st))
+			}
+			el = kv.Value
+		}
+		args = append(args, r.expr(el, st))
+	}
+	return args
 }
 
 // structLitAddr instruments &T{...} of a struct type T as its own

@@ -1,0 +1,259 @@
+// The queries over a decoded trace: its events, sites and frames by id,
+// and the def-use index the semantic engine, the comparison and the
+// interventions read.
+
+package trace
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Event returns event i.
+func (t *Trace) Event(i int) *Event { return &t.Events[i] }
+
+// Site returns the site with the given id.
+func (t *Trace) Site(id SiteID) *Site { return &t.Sites[id] }
+
+// Frame returns the frame with the given id.
+func (t *Trace) Frame(id FrameID) *Frame { return &t.Frames[id] }
+
+// SiteOf returns the site of event i.
+func (t *Trace) SiteOf(i int) *Site { return &t.Sites[t.Events[i].Site] }
+
+// FuncOf returns the function site of event i's frame.
+func (t *Trace) FuncOf(i int) *Site { return &t.Sites[t.Frames[t.Events[i].Frame].Func] }
+
+// index builds the def-use index once. The trace must not change after
+// its first lookup.
+func (t *Trace) index() {
+	t.once.Do(func() {
+		t.defs = map[Loc][]int{}
+		t.callee = map[int]FrameID{}
+		t.byFrame = map[FrameID][]int{}
+		for i := range t.Events {
+			ev := &t.Events[i]
+			for _, w := range ev.Writes {
+				if w.Loc.Kind != LocNone {
+					t.defs[w.Loc] = append(t.defs[w.Loc], i)
+				}
+			}
+			t.byFrame[ev.Frame] = append(t.byFrame[ev.Frame], i)
+			for _, mv := range ev.Moves {
+				t.noteMove(i, mv)
+			}
+		}
+		for id := 1; id < len(t.Frames); id++ {
+			if c := t.Frames[id].Call; c >= 0 {
+				t.callee[c] = FrameID(id)
+			}
+		}
+	})
+}
+
+// LastDef returns the index of the last event before event `before` that
+// wrote loc, or -1 if none did (the location is an input).
+func (t *Trace) LastDef(loc Loc, before int) int {
+	if loc.Kind == LocNone {
+		return -1
+	}
+	t.index()
+	ds := t.defs[loc]
+	k := sort.SearchInts(ds, before)
+	if k == 0 {
+		return -1
+	}
+	return ds[k-1]
+}
+
+// Def returns the event that defined the value read in operand slot of event
+// i, or -1 when the read is an input: no traced definition, unknown identity,
+// or the defined value differs from the one read (an untraced write came
+// between). A later write of the whole variable (or of an enclosing field)
+// defines the part too, with a value the trace does not break down, so the
+// part is then an input as well. Memory copied as it was (Event.Moves) is
+// followed back to the write of its source.
+func (t *Trace) Def(i, slot int) int {
+	d, _ := t.DefWrite(i, slot)
+	return d
+}
+
+// DefWrite is Def with the write that defined the value: of the location
+// read, or of the memory it was copied from.
+func (t *Trace) DefWrite(i, slot int) (int, Item) {
+	it, ok := t.Events[i].Read(slot)
+	if !ok || it.Loc.Kind == LocNone {
+		return -1, Item{}
+	}
+	loc, before, below := it.Loc, i, 0
+	d := t.LastDef(loc, before)
+	for hop := 0; loc.Kind == LocAddr && hop < maxMoveHops; hop++ {
+		m, j, src, ok := t.movedInto(loc.Addr, d, before, below)
+		if !ok {
+			break
+		}
+		loc, before, below = Loc{Kind: LocAddr, Addr: src}, m, j
+		d = t.LastDef(loc, before)
+	}
+	if d < 0 {
+		return -1, Item{}
+	}
+	for p := it.Loc; p.Path != ""; {
+		p.Path = parentPath(p.Path)
+		if w := t.LastDef(p, i); w > d {
+			return -1, Item{}
+		}
+	}
+	for _, w := range t.Events[d].Writes {
+		if w.Loc == loc && w.Value == it.Value {
+			return d, w
+		}
+	}
+	return -1, Item{}
+}
+
+// Bounds on following moves: how many copies of copies, and how many
+// events with a move into an address's page one step looks through.
+const (
+	maxMoveHops = 64
+	maxMoveScan = 1 << 14
+	movePage    = 12 // log2 of the page size moves are indexed by
+)
+
+// noteMove indexes move mv of event i under each page its destination
+// covers.
+func (t *Trace) noteMove(i int, mv Move) {
+	if mv.Len == 0 {
+		return
+	}
+	if t.moved == nil {
+		t.moved = map[uint64][]int{}
+	}
+	for p := mv.Dst >> movePage; p <= (mv.Dst+mv.Len-1)>>movePage; p++ {
+		if evs := t.moved[p]; len(evs) == 0 || evs[len(evs)-1] != i {
+			t.moved[p] = append(evs, i)
+		}
+	}
+}
+
+// movedInto returns the latest move to addr after event `after` and
+// before the first `below` moves of event `before` (moves of one event are
+// in the order they happened, all before its writes): the event, the
+// move's index in it, and the address addr was copied from. Only the
+// events with a move into addr's page are looked at.
+func (t *Trace) movedInto(addr uint64, after, before, below int) (int, int, uint64, bool) {
+	t.index()
+	evs := t.moved[addr>>movePage]
+	k := sort.SearchInts(evs, before+1)
+	for n := 0; k > 0 && n < maxMoveScan; n++ {
+		k--
+		m := evs[k]
+		if m <= after {
+			break
+		}
+		mv := t.Events[m].Moves
+		j := len(mv)
+		if m == before {
+			j = below
+		}
+		for j--; j >= 0; j-- {
+			if addr >= mv[j].Dst && addr-mv[j].Dst < mv[j].Len {
+				return m, j, mv[j].Src + (addr - mv[j].Dst), true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// parentPath drops the last field or index step of a location path
+// (".a.b" -> ".a", ".a[2]" -> ".a", ".a" -> "").
+func parentPath(p string) string {
+	if k := strings.LastIndexAny(p, ".["); k >= 0 {
+		return p[:k]
+	}
+	return ""
+}
+
+// Callee returns the frame entered by the Call event i, or 0 if the callee
+// was not instrumented or never entered.
+func (t *Trace) Callee(i int) FrameID {
+	t.index()
+	return t.callee[i]
+}
+
+// FrameEvents returns the events of frame f in order. The slice is
+// shared: callers must not change it.
+func (t *Trace) FrameEvents(f FrameID) []int {
+	t.index()
+	return t.byFrame[f]
+}
+
+// LastCall returns the latest Call or CallExt event of site call in the
+// frame of event i, before i; -1 if there is none.
+func (t *Trace) LastCall(i int, call SiteID) int {
+	evs := t.FrameEvents(t.Events[i].Frame)
+	for k := sort.SearchInts(evs, i) - 1; k >= 0; k-- {
+		e := &t.Events[evs[k]]
+		if e.Site == call && (e.Kind == EvCall || e.Kind == EvCallExt) {
+			return evs[k]
+		}
+	}
+	return -1
+}
+
+// Failures returns the indices of the failure events in order: EvFail
+// events, and for each panic that was not recovered the EvPanic of its
+// innermost frame (the statement where a runtime panic occurred).
+func (t *Trace) Failures() []int {
+	var out []int
+	for i := range t.Events {
+		switch t.Events[i].Kind {
+		case EvFail:
+			out = append(out, i)
+		case EvPanic:
+			if !t.unwinding(i) && !t.recovered(i) {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// recovered reports whether the panic that the EvPanic event i reports
+// was recovered: a frame further up its goroutine's unwinding chain
+// returned normally.
+func (t *Trace) recovered(i int) bool {
+	fr := t.Events[i].Frame
+	for fr != 0 {
+		f := &t.Frames[fr]
+		if f.Exit < 0 {
+			return false
+		}
+		if t.Events[f.Exit].Kind == EvReturn {
+			return true
+		}
+		p := f.Parent
+		if p == 0 || t.Frames[p].Goroutine != f.Goroutine {
+			return false
+		}
+		fr = p
+	}
+	return false
+}
+
+// unwinding reports whether the EvPanic event i continues a panic already
+// reported by a frame it called.
+func (t *Trace) unwinding(i int) bool {
+	g := t.Frames[t.Events[i].Frame].Goroutine
+	for j := i - 1; j >= 0; j-- {
+		e := &t.Events[j]
+		if t.Frames[e.Frame].Goroutine != g {
+			continue
+		}
+		return e.Kind == EvPanic && t.Frames[e.Frame].Parent == t.Events[i].Frame
+	}
+	return false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
