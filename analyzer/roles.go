@@ -130,20 +130,15 @@ func hunkAtPath(hunks []diffhunks.Hunk, file string, line int) diffhunks.ID {
 			return 0
 		}
 	}
-	best, bestLen := diffhunks.ID(0), -1
+	// The longest repository path the printed one names decides.
+	best := ""
 	for _, h := range hunks {
 		match := h.File == file || strings.HasSuffix(file, "/"+h.File) || bare && path.Base(h.File) == file
-		if !match || len(h.File) <= bestLen || !holds(h, line) {
-			continue
+		if match && len(h.File) > len(best) && diffhunks.HeadAt(hunks, h.File, line) != 0 {
+			best = h.File
 		}
-		best, bestLen = h.ID, len(h.File)
 	}
-	return best
-}
-
-// holds reports whether line of the hunk's file in head is the hunk's.
-func holds(h diffhunks.Hunk, line int) bool {
-	return h.Kind == diffhunks.Modify && h.Head.Contains(line) || h.Kind == diffhunks.Add || h.Kind == diffhunks.Rename
+	return diffhunks.HeadAt(hunks, best, line)
 }
 
 // executed lists the hunks whose code the traced failing run executed up
@@ -153,10 +148,6 @@ func (l *afterLoop) executed(hunks []diffhunks.Hunk) []diffhunks.ID {
 		return nil
 	}
 	end := l.runEnd()
-	byFile := map[string][]diffhunks.Hunk{}
-	for _, h := range hunks {
-		byFile[h.File] = append(byFile[h.File], h)
-	}
 	atSite := map[trace.SiteID]diffhunks.ID{}
 	seen := map[diffhunks.ID]bool{}
 	var out []diffhunks.ID
@@ -164,13 +155,7 @@ func (l *afterLoop) executed(hunks []diffhunks.Hunk) []diffhunks.ID {
 		site := l.tr.SiteOf(i)
 		id, ok := atSite[site.ID]
 		if !ok {
-			file := l.repoPath(site.Pos.File)
-			for _, h := range byFile[file] {
-				if holds(h, site.Pos.Line) {
-					id = h.ID
-					break
-				}
-			}
+			id = diffhunks.HeadAt(hunks, l.repoPath(site.Pos.File), site.Pos.Line)
 			atSite[site.ID] = id
 		}
 		if id != 0 && !seen[id] {

@@ -30,3 +30,21 @@ func VariantLine(hunks []Hunk, revert []ID, file string, line int) (head int, ne
 	}
 	return head, near, false
 }
+
+// HeadAt is the one rule for which hunk holds line of file at head (file
+// relative to the repository): a Modify hunk whose head lines hold it, or
+// the file's whole-file hunk when head's file is new (Add) or renamed
+// (Rename), as every line of it then comes from the change. It returns
+// 0 when no hunk holds the line: code head shares with base. Lines of a
+// variant are mapped to head with VariantLine first.
+func HeadAt(hunks []Hunk, file string, line int) ID {
+	for _, h := range hunks {
+		if h.File != file {
+			continue
+		}
+		if h.Kind == Modify && h.Head.Contains(line) || h.Kind == Add || h.Kind == Rename {
+			return h.ID
+		}
+	}
+	return 0
+}

@@ -138,10 +138,8 @@ func (sd side) repoPath(file string) string {
 // it, 0 if none does.
 func (sd side) headLine(file string, line int) (int, diffhunks.ID) {
 	if !sd.revert {
-		for _, h := range sd.hunks {
-			if h.File == file && (h.Kind == diffhunks.Modify && h.Head.Contains(line) || h.Kind == diffhunks.Add) && slices.Contains(sd.proof, h.ID) {
-				return line, h.ID
-			}
+		if id := diffhunks.HeadAt(sd.hunks, file, line); slices.Contains(sd.proof, id) {
+			return line, id
 		}
 		return line, 0
 	}
