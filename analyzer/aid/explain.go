@@ -102,7 +102,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 		cs[i].Item = ob.item(cs[i])
 	}
 	d.mergeCycles(cs)
-	g := newGIWP(ctx, r, ob, cs, d, opt)
+	g := newGIWP(r, ob, cs, d, opt)
 	var pool []int
 	for _, i := range d.order {
 		if cs[i].Item == "" {
@@ -117,7 +117,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 	if n := len(d.order) - len(pool); n > 0 {
 		ex.Notes.Add(result.Note{Code: note.Unintervenable, N: n})
 	}
-	if err := g.run(pool); err != nil {
+	if err := g.run(ctx, pool); err != nil {
 		return nil, fmt.Errorf("intervening: %w", err)
 	}
 	if g.out {
@@ -129,7 +129,7 @@ func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Ex
 		}
 		ex.Notes.Add(result.Note{Code: note.InterventionBudget, N: len(g.tests), M: open})
 	}
-	checked, err := g.placebos()
+	checked, err := g.placebos(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("running placebos: %w", err)
 	}

@@ -56,7 +56,6 @@ type testedRun struct {
 
 // giwp is one pass of group intervention with pruning over a pool.
 type giwp struct {
-	ctx  context.Context
 	r    Runner
 	ob   *Observation
 	cs   []*Candidate
@@ -86,9 +85,9 @@ type seen struct {
 	waited  time.Duration
 }
 
-func newGIWP(ctx context.Context, r Runner, ob *Observation, cs []*Candidate, d *dag, opt Options) *giwp {
+func newGIWP(r Runner, ob *Observation, cs []*Candidate, d *dag, opt Options) *giwp {
 	return &giwp{
-		ctx: ctx, r: r, ob: ob, cs: cs, d: d, opt: opt,
+		r: r, ob: ob, cs: cs, d: d, opt: opt,
 		sprt:           stats.NewSPRT(ob.Rate.Lo),
 		confirmed:      map[int]bool{},
 		discarded:      map[int]bool{},
@@ -104,8 +103,8 @@ func (g *giwp) decided(i int) bool {
 }
 
 // exhausted reports whether the budget is spent.
-func (g *giwp) exhausted() bool {
-	if g.used >= g.opt.MaxRuns || g.ctx.Err() != nil {
+func (g *giwp) exhausted(ctx context.Context) bool {
+	if g.used >= g.opt.MaxRuns || ctx.Err() != nil {
 		g.out = true
 	}
 	return g.out
@@ -113,34 +112,34 @@ func (g *giwp) exhausted() bool {
 
 // test runs the group's spec until the SPRT or the counterexample rule
 // decides, the runs turn out invalid, or the budget ends.
-func (g *giwp) test(group []int) (Intervention, []testedRun, error) {
+func (g *giwp) test(ctx context.Context, group []int) (Intervention, []testedRun, error) {
 	var items []string
 	for _, i := range group {
 		if it := g.cs[i].Item; !slices.Contains(items, it) {
 			items = append(items, it)
 		}
 	}
-	return g.runTest(Intervention{Items: items, Candidates: slices.Clone(group)}, g.judge, 0)
+	return g.runTest(ctx, Intervention{Items: items, Candidates: slices.Clone(group)}, g.judge, 0)
 }
 
 // runTest runs iv's spec with the SPRT; judge says whether a run counts.
 // A limit > 0 caps the test's runs (the test is then undecided).
-func (g *giwp) runTest(iv Intervention, judge func(seen, []int) (testedRun, runClass), limit int) (Intervention, []testedRun, error) {
+func (g *giwp) runTest(ctx context.Context, iv Intervention, judge func(seen, []int) (testedRun, runClass), limit int) (Intervention, []testedRun, error) {
 	group := iv.Candidates
 	iv.Verdict = Undecided
 	spec := strings.Join(iv.Items, ";")
 	var valid []testedRun
 	invalid := 0
-	for !g.exhausted() && (limit <= 0 || iv.Runs < limit) {
+	for !g.exhausted(ctx) && (limit <= 0 || iv.Runs < limit) {
 		var runs []seen
 		if kept := g.kept[spec]; iv.Runs < len(kept) {
 			runs = kept[iv.Runs:min(len(kept), iv.Runs+g.opt.Workers)]
 			iv.Reused += len(runs)
 		} else {
 			n := min(g.opt.Workers, g.opt.MaxRuns-g.used)
-			raw, err := batch(g.ctx, g.r, spec, n)
+			raw, err := batch(ctx, g.r, spec, n)
 			if err != nil {
-				if g.ctx.Err() != nil {
+				if ctx.Err() != nil {
 					g.out = true
 					break
 				}
@@ -238,10 +237,10 @@ func (g *giwp) outcome(rn Run) seen {
 }
 
 // run is GIWP over pool, in topological order, earliest first.
-func (g *giwp) run(pool []int) error {
-	for len(pool) > 0 && !g.exhausted() {
+func (g *giwp) run(ctx context.Context, pool []int) error {
+	for len(pool) > 0 && !g.exhausted(ctx) {
 		half := pool[:(len(pool)+1)/2]
-		iv, runs, err := g.test(half)
+		iv, runs, err := g.test(ctx, half)
 		if err != nil {
 			return err
 		}
@@ -250,7 +249,7 @@ func (g *giwp) run(pool []int) error {
 			if len(half) == 1 {
 				g.confirmed[half[0]] = true
 				g.effect[half[0]] = len(g.tests) - 1
-			} else if err := g.run(slices.Clone(half)); err != nil {
+			} else if err := g.run(ctx, slices.Clone(half)); err != nil {
 				return err
 			}
 		case Persists:
@@ -268,7 +267,7 @@ func (g *giwp) run(pool []int) error {
 				// apart, so that only the culprit item is lost.
 				k := (len(half) + 1) / 2
 				for _, part := range [][]int{slices.Clone(half[:k]), slices.Clone(half[k:])} {
-					if err := g.run(part); err != nil {
+					if err := g.run(ctx, part); err != nil {
 						return err
 					}
 				}
@@ -316,7 +315,7 @@ const placeboRuns = 5
 // stops anyway, the timing, not the predicate, stopped it, and the link
 // is downgraded to correlated. Links whose runner reported no wait are not
 // checked; placebos returns how many were.
-func (g *giwp) placebos() (int, error) {
+func (g *giwp) placebos(ctx context.Context) (int, error) {
 	checked := 0
 	for i, c := range g.cs {
 		k, ok := g.effect[i]
@@ -324,12 +323,12 @@ func (g *giwp) placebos() (int, error) {
 		if !g.confirmed[i] || !ok || !serial || g.tests[k].waited <= 0 || g.tests[k].applied <= 0 {
 			continue
 		}
-		if g.exhausted() {
+		if g.exhausted(ctx) {
 			break
 		}
 		wait := g.tests[k].waited / time.Duration(g.tests[k].applied)
 		iv := Intervention{Items: []string{fmt.Sprintf("delay:%s=%s", fn, wait)}, Candidates: []int{i}, Placebo: true}
-		iv, _, err := g.runTest(iv, g.judgePlacebo, placeboRuns*g.tests[k].Runs)
+		iv, _, err := g.runTest(ctx, iv, g.judgePlacebo, placeboRuns*g.tests[k].Runs)
 		if err != nil {
 			return checked, err
 		}

@@ -237,7 +237,7 @@ func TestPrune(t *testing.T) {
 		{false, false, false, false, true},
 		{false, false, false, false, false},
 	}
-	g := newGIWP(context.Background(), nil, &Observation{}, nil, &dag{reach: reach}, Options{})
+	g := newGIWP(nil, &Observation{}, nil, &dag{reach: reach}, Options{})
 	runs := []testedRun{
 		{holds: []bool{true, false, true, false}},
 		{holds: []bool{true, false, true, false}},
@@ -355,14 +355,14 @@ func TestPlacebo(t *testing.T) {
 			d := buildDAG(ob, cs)
 			p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
 			cs[p1].Item = fmt.Sprintf("serial:%d", simFunc)
-			g := newGIWP(ctx, r, ob, cs, d, opt)
-			if err := g.run([]int{p1}); err != nil {
+			g := newGIWP(r, ob, cs, d, opt)
+			if err := g.run(ctx, []int{p1}); err != nil {
 				t.Fatal(err)
 			}
 			if !g.confirmed[p1] {
 				t.Fatalf("serial on P1 did not confirm it: %+v", g.tests)
 			}
-			n, err := g.placebos()
+			n, err := g.placebos(ctx)
 			if err != nil || n != 1 {
 				t.Fatalf("placebos checked %d (err %v), want 1", n, err)
 			}
@@ -391,11 +391,11 @@ func TestPlaceboBound(t *testing.T) {
 	cs := ob.selectCandidates(opt)
 	p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
 	cs[p1].Item = fmt.Sprintf("serial:%d", simFunc)
-	g := newGIWP(ctx, r, ob, cs, buildDAG(ob, cs), opt)
-	if err := g.run([]int{p1}); err != nil {
+	g := newGIWP(r, ob, cs, buildDAG(ob, cs), opt)
+	if err := g.run(ctx, []int{p1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.placebos(); err != nil {
+	if _, err := g.placebos(ctx); err != nil {
 		t.Fatal(err)
 	}
 	confirm, placebo := g.tests[0], g.tests[len(g.tests)-1]
@@ -424,12 +424,12 @@ func TestSameSpecReused(t *testing.T) {
 	p2 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP2 })
 	spec := fmt.Sprintf("force:%d=0", simP1) // P2 is gone whenever P1 is
 	cs[p1].Item, cs[p2].Item = spec, spec
-	g := newGIWP(ctx, s, ob, cs, buildDAG(ob, cs), opt)
-	first, _, err := g.test([]int{p1})
+	g := newGIWP(s, ob, cs, buildDAG(ob, cs), opt)
+	first, _, err := g.test(ctx, []int{p1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, err := g.test([]int{p2})
+	second, _, err := g.test(ctx, []int{p2})
 	if err != nil {
 		t.Fatal(err)
 	}

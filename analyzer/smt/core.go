@@ -44,7 +44,7 @@ func (c *Context) MinimalCore(ctx context.Context, hard, soft []Term) (core *Cor
 			core.Calls = c.calls - start
 		}
 	}()
-	m := &mus{c: c, ctx: ctx, s: c.newSolver(), minimal: true}
+	m := &mus{c: c, s: c.newSolver(), minimal: true}
 	// The solver's state (the clauses bit-blasted, what it learnt) is
 	// Z3's memory, which Go's collector would free only when it
 	// finalises the solver: release it when the search returns.
@@ -61,7 +61,7 @@ func (c *Context) MinimalCore(ctx context.Context, hard, soft []Term) (core *Cor
 	for i := range all {
 		all[i] = i
 	}
-	unsat, err := m.unsat(all)
+	unsat, err := m.unsat(ctx, all)
 	if err != nil {
 		if errors.Is(err, ErrUnknown) {
 			return nil, fmt.Errorf("checking the whole formula: %w", err)
@@ -71,7 +71,7 @@ func (c *Context) MinimalCore(ctx context.Context, hard, soft []Term) (core *Cor
 	if !unsat {
 		return nil, ErrSatisfiable
 	}
-	d, err := m.qx(nil, true, all)
+	d, err := m.qx(ctx, nil, true, all)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,6 @@ func (c *Context) MinimalCore(ctx context.Context, hard, soft []Term) (core *Cor
 
 type mus struct {
 	c       *Context
-	ctx     context.Context
 	s       *z3.Solver
 	sel     []z3.Bool
 	minimal bool
@@ -90,13 +89,13 @@ type mus struct {
 // unsat reports whether hard ∧ the soft clauses in set is unsatisfiable.
 // An unknown answer counts as satisfiable (and marks the result
 // non-minimal), so that no clause is dropped without proof.
-func (m *mus) unsat(set []int) (bool, error) {
+func (m *mus) unsat(ctx context.Context, set []int) (bool, error) {
 	m.s.Push()
 	defer m.s.Pop()
 	for _, i := range set {
 		m.s.Assert(m.sel[i])
 	}
-	sat, err := m.c.check(m.ctx, m.s)
+	sat, err := m.c.check(ctx, m.s)
 	if errors.Is(err, ErrUnknown) {
 		m.minimal = false
 		return false, nil
@@ -109,9 +108,9 @@ func (m *mus) unsat(set []int) (bool, error) {
 
 // qx returns a minimal D ⊆ cs such that b ∪ D is unsatisfiable, given that
 // b ∪ cs is. changed says whether b grew since the caller last checked it.
-func (m *mus) qx(b []int, changed bool, cs []int) ([]int, error) {
+func (m *mus) qx(ctx context.Context, b []int, changed bool, cs []int) ([]int, error) {
 	if changed {
-		unsat, err := m.unsat(b)
+		unsat, err := m.unsat(ctx, b)
 		if err != nil {
 			return nil, err
 		}
@@ -124,11 +123,11 @@ func (m *mus) qx(b []int, changed bool, cs []int) ([]int, error) {
 	}
 	half := len(cs) / 2
 	c1, c2 := cs[:half], cs[half:]
-	d2, err := m.qx(concat(b, c1), true, c2)
+	d2, err := m.qx(ctx, concat(b, c1), true, c2)
 	if err != nil {
 		return nil, err
 	}
-	d1, err := m.qx(concat(b, d2), len(d2) > 0, c1)
+	d1, err := m.qx(ctx, concat(b, d2), len(d2) > 0, c1)
 	if err != nil {
 		return nil, err
 	}
