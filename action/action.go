@@ -14,7 +14,6 @@ import (
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/internal/ghclient"
-	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -81,7 +80,6 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	if ru.cfg, err = readConfig(a, r.Getenv); err != nil {
 		return err
 	}
-	proc.SetPassthrough(ru.cfg.EnvPassthrough)
 	if ru.gc, err = a.Context(); err != nil {
 		return fmt.Errorf("reading the workflow context: %w", err)
 	}

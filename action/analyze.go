@@ -46,7 +46,7 @@ type analysis struct {
 // distinct failures.
 func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githubactions.Action) (*analysis, error) {
 	opts := analyzer.Options{Strategy: cfg.Strategy, Timeout: cfg.Timeout, BuildCommand: cfg.BuildCommand,
-		Budget: cfg.Budget, MaxTrials: cfg.MaxTrials}
+		Budget: cfg.Budget, MaxTrials: cfg.MaxTrials, EnvPassthrough: cfg.EnvPassthrough}
 	if cfg.TestCommand != "" {
 		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: analyzer.ModeCommand,
 			Test: analyzer.TestRef{Command: cfg.TestCommand}, Options: opts}

@@ -197,7 +197,7 @@ func mergeBase(ctx context.Context, dir, base, head string) (string, error) {
 }
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	res, err := proc.Run(ctx, proc.Cmd{Name: "git", Args: args, Dir: dir, Env: append(proc.Env(), "GIT_TERMINAL_PROMPT=0")})
+	res, err := proc.Run(ctx, proc.Cmd{Name: "git", Args: args, Dir: dir, Env: append(proc.Env(nil), "GIT_TERMINAL_PROMPT=0")})
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 	}

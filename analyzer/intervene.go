@@ -97,7 +97,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	if req.Timeout > 0 {
 		timeout = min(timeout, req.Timeout)
 	}
-	bin, err := trace.Build(ctx, trace.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout})
+	bin, err := trace.Build(ctx, trace.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout, Passthrough: req.EnvPassthrough})
 	if err != nil {
 		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return

@@ -62,6 +62,10 @@ type Options struct {
 	// tracer's default (256 MiB). A failing run whose trace fills it is
 	// traced again with fewer packages instrumented.
 	TraceBytes int64
+	// EnvPassthrough names the environment variables the tests need
+	// beyond the allow-list of internal/proc; every other variable is
+	// withheld from the pull request's code.
+	EnvPassthrough []string
 	// Progress, when set, is called at each phase and as trials start and
 	// end. It must return quickly.
 	Progress func(Progress)

@@ -278,7 +278,7 @@ func goflags(env []string) []string {
 
 // environ is the environment of the go commands and test runs of a trace:
 // the process's, without its secrets, and cfg.Env.
-func (cfg Config) environ() []string { return append(proc.Env(), cfg.Env...) }
+func (cfg Config) environ() []string { return append(proc.Env(cfg.Passthrough), cfg.Env...) }
 
 // pattern is the -test.run pattern of the traced runs.
 func (cfg Config) pattern() string {

@@ -15,6 +15,9 @@ type Config struct {
 	Timeout  time.Duration // passed to go test -timeout; default 2 minutes
 	MaxBytes int64         // trace size bound; default 256 MiB
 	Env      []string      // extra environment for go test ("K=V")
+	// Passthrough names the variables beyond the allow-list that the
+	// build and the test get (proc.Env).
+	Passthrough []string
 	// Packages, when not empty, limits instrumentation to these package
 	// directories (relative to Dir, "." for the root); calls into other
 	// packages of the module are observed, not traced.

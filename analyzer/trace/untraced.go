@@ -18,7 +18,7 @@ func Untraced(ctx context.Context, dir, pkg string) ([]Skip, error) {
 		return nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
 	}
 	defer os.RemoveAll(tmp)
-	in, err := instrument(ctx, dir, pkg, tmp, proc.Env(), nil, nil, nil)
+	in, err := instrument(ctx, dir, pkg, tmp, proc.Env(nil), nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}

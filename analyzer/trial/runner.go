@@ -63,6 +63,9 @@ type Config struct {
 	// Env is added to the inherited environment, from which the runner's
 	// secrets are removed (internal/proc).
 	Env []string
+	// Passthrough names the variables beyond the allow-list that the
+	// builds and tests get (proc.Env).
+	Passthrough []string
 }
 
 // Stats counts the work done.
@@ -291,7 +294,7 @@ func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, e
 
 // env is the environment of every build and test.
 func (r *Runner) env(modFiles bool) []string {
-	env := append(proc.Env(), r.cfg.Env...)
+	env := append(proc.Env(r.cfg.Passthrough), r.cfg.Env...)
 	env = append(env, "GOTOOLCHAIN=local")
 	if modFiles && !strings.Contains(lookup(env, "GOFLAGS"), "-mod=") {
 		// A variant with go.mod or go.sum reverted may need them updated

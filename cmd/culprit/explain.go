@@ -18,6 +18,7 @@ type explainFlags struct {
 	reruns, workers, maxTrials int
 	quiet                      bool
 	failOn                     failOn
+	passthrough                []string
 }
 
 func (f *explainFlags) register(fs *flag.FlagSet) {
@@ -35,7 +36,7 @@ func (f *explainFlags) register(fs *flag.FlagSet) {
 	// The pull request's builds and tests get an allow-list of the
 	// environment (internal/proc); another variable they need is named here.
 	fs.Func("env-passthrough", "comma-separated `names` of environment variables the tests need beyond the allow-list of what builds and tests use (PATH, HOME, GO*, CGO_*, locale, proxies…); every other variable is withheld from the pull request's code", func(s string) error {
-		proc.SetPassthrough(proc.ParsePassthrough(s))
+		f.passthrough = proc.ParsePassthrough(s)
 		return nil
 	})
 }
@@ -78,6 +79,8 @@ func (f *explainFlags) options(stderr io.Writer) (opt analyzer.Options, stop fun
 		Workers:   f.workers,
 		Budget:    f.budget,
 		MaxTrials: f.maxTrials,
+
+		EnvPassthrough: f.passthrough,
 	}
 	if f.quiet {
 		return opt, func() {}

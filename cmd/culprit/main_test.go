@@ -224,3 +224,32 @@ func materialize(t *testing.T, path string) (*scenario.Scenario, *scenario.Repo)
 	}
 	return sc, repo
 }
+
+// --env-passthrough hands a variable beyond the allow-list to the tests of
+// that analysis: with it the regression is explained; without it the test
+// fails on base as well.
+func TestEnvPassthroughReachesTheTests(t *testing.T) {
+	t.Setenv("CULPRIT_SUM_FIXTURE", "on")
+	sc, repo := materialize(t, "testdata/env-passthrough.txtar")
+	status := func(extra ...string) string {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"explain", "--repo", repo.Dir, "--base", repo.Base, "--head", repo.Head,
+			"--run", sc.Test, "--strategy", "dynamic", "--format", "json", "--quiet"}, extra...)
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("explain %v: %v\n%s", extra, err, stderr.String())
+		}
+		var doc struct {
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+			t.Fatalf("report is not JSON: %v\n%s", err, stdout.String())
+		}
+		return doc.Status
+	}
+	if got := status("--env-passthrough", "CULPRIT_SUM_FIXTURE"); got != "explained" {
+		t.Errorf("with the variable passed through: status %s, want explained", got)
+	}
+	if got := status(); got == "explained" {
+		t.Errorf("without it: status %s, but the tests should not have seen the variable", got)
+	}
+}

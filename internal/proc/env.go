@@ -2,8 +2,8 @@ package proc
 
 import (
 	"os"
+	"slices"
 	"strings"
-	"sync"
 )
 
 // The environment of a pull request's code is built from an allow-list, not
@@ -78,45 +78,25 @@ func setOf(names ...string) map[string]bool {
 	return m
 }
 
-var (
-	passMu      sync.Mutex
-	passthrough = map[string]bool{}
-)
-
-// SetPassthrough names variables that Env keeps in addition to its
-// allow-list (the Action's env-passthrough input), whatever they hold: the
-// user chose to hand them to the pull request's code. It replaces the
-// earlier list.
-func SetPassthrough(names []string) {
-	m := map[string]bool{}
-	for _, n := range names {
-		if n = strings.TrimSpace(n); n != "" {
-			m[n] = true
-		}
-	}
-	passMu.Lock()
-	passthrough = m
-	passMu.Unlock()
-}
-
 // ParsePassthrough splits a list of variable names separated by commas,
 // spaces or newlines.
 func ParsePassthrough(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
 }
 
-// Env returns the parent's variables that are allow-listed or passed
-// through, and GOTOOLCHAIN=local even when GOTOOLCHAIN is passed through (a
-// test run must not download a toolchain chosen by the code under test).
-// It is the environment of every process culprit starts on a pull request's
-// code.
-func Env() []string {
-	passMu.Lock()
-	defer passMu.Unlock()
+// Env returns the parent's variables that are allow-listed or named in
+// passthrough (the Action's env-passthrough input: the user chose to hand
+// them to the pull request's code, whatever they hold), and
+// GOTOOLCHAIN=local even when GOTOOLCHAIN is passed through (a test run
+// must not download a toolchain chosen by the code under test). It is the
+// environment of every process culprit starts on a pull request's code;
+// each command names its own passthrough, so that no setting outlives the
+// analysis that asked for it.
+func Env(passthrough []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if name != "GOTOOLCHAIN" && (allowed[name] || passthrough[name]) {
+		if name != "GOTOOLCHAIN" && (allowed[name] || slices.Contains(passthrough, name)) {
 			env = append(env, kv)
 		}
 	}

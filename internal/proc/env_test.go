@@ -25,8 +25,8 @@ func TestEnvDropsUnlistedSecrets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(tc.name, tc.value)
-			if i := slices.IndexFunc(Env(), func(kv string) bool { return strings.HasPrefix(kv, tc.name+"=") }); i >= 0 {
-				t.Errorf("Env() has %s", Env()[i])
+			if i := slices.IndexFunc(Env(nil), func(kv string) bool { return strings.HasPrefix(kv, tc.name+"=") }); i >= 0 {
+				t.Errorf("Env(nil) has %s", Env(nil)[i])
 			}
 		})
 	}
@@ -86,10 +86,8 @@ func TestEnv(t *testing.T) {
 				t.Setenv(name, value)
 				names[name] = true
 			}
-			SetPassthrough(tc.pass)
-			t.Cleanup(func() { SetPassthrough(nil) })
 			var got []string
-			for _, kv := range Env() {
+			for _, kv := range Env(tc.pass) {
 				if name, _, _ := strings.Cut(kv, "="); names[name] {
 					got = append(got, kv)
 				}
@@ -102,16 +100,14 @@ func TestEnv(t *testing.T) {
 	}
 }
 
-func TestSetPassthroughReplaces(t *testing.T) {
+// A passthrough list holds for the command it is given to only.
+func TestPassthroughPerCommand(t *testing.T) {
 	t.Setenv("API_KEY", "k")
-	SetPassthrough([]string{"API_KEY"})
-	t.Cleanup(func() { SetPassthrough(nil) })
-	if !slices.Contains(Env(), "API_KEY=k") {
+	if !slices.Contains(Env([]string{"API_KEY"}), "API_KEY=k") {
 		t.Fatal("API_KEY dropped although passed through")
 	}
-	SetPassthrough(nil)
-	if slices.Contains(Env(), "API_KEY=k") {
-		t.Error("API_KEY kept after the passthrough list was cleared")
+	if slices.Contains(Env(nil), "API_KEY=k") {
+		t.Error("API_KEY kept for a command that did not pass it through")
 	}
 }
 
@@ -140,8 +136,6 @@ func TestEnvRunsGo(t *testing.T) {
 	t.Setenv("GH_PAT", "ghp_leaked")
 	t.Setenv("API_TOKEN", "passed")
 	t.Setenv("CI", "true")
-	SetPassthrough([]string{"API_TOKEN"})
-	t.Cleanup(func() { SetPassthrough(nil) })
 	ctx := context.Background()
 
 	vars := []string{"GOROOT", "GOPATH", "GOCACHE", "GOMODCACHE", "GOENV", "GOPROXY", "GOFLAGS", "CGO_ENABLED", "CC"}
@@ -185,7 +179,7 @@ func TestProbe(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err = Run(ctx, Cmd{Name: "go", Args: []string{"test", "-count=1", "."}, Dir: dir, Timeout: 2 * time.Minute})
+	res, err = Run(ctx, Cmd{Name: "go", Args: []string{"test", "-count=1", "."}, Dir: dir, Passthrough: []string{"API_TOKEN"}, Timeout: 2 * time.Minute})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("go test under Env: exit %d, %v\n%s%s", res.ExitCode, err, res.Stdout, res.Stderr)
 	}

@@ -36,7 +36,7 @@ func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 func GitInput(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
 	res, err := Run(ctx, Cmd{
 		Name: "git", Args: args, Dir: dir, Timeout: GitTimeout, Stdin: stdin,
-		Env: append(Env(), "GIT_TERMINAL_PROMPT=0"),
+		Env: append(Env(nil), "GIT_TERMINAL_PROMPT=0"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("git %s: %w", args[0], err)

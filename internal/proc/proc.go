@@ -22,8 +22,12 @@ type Cmd struct {
 	Name string
 	Args []string
 	Dir  string
-	// Env is the complete environment; nil means Env(). PWD=Dir is added.
+	// Env is the complete environment; nil means Env(Passthrough).
+	// PWD=Dir is added.
 	Env []string
+	// Passthrough names the variables beyond the allow-list that the
+	// command gets when Env is nil (see Env).
+	Passthrough []string
 	// Timeout, when positive, kills the process group after that long.
 	Timeout time.Duration
 	// Stdout and Stderr, when set, receive the output instead of Result.
@@ -55,7 +59,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd.Dir = c.Dir
 	env := c.Env
 	if env == nil {
-		env = Env()
+		env = Env(c.Passthrough)
 	}
 	if c.Dir != "" {
 		// os.Getwd in the child trusts $PWD when it names the directory.

@@ -13,7 +13,6 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
-	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // secrets are what a GitHub runner (and the bot's host) holds that a pull
@@ -30,8 +29,8 @@ var secrets = []string{
 	"PLAIN_SETTING",
 }
 
-// setSecrets puts every secret, one passed-through credential and an
-// allow-listed variable into this process's environment.
+// setSecrets puts every secret, one credential to pass through (passed)
+// and an allow-listed variable into this process's environment.
 func setSecrets(t *testing.T) {
 	for _, s := range secrets {
 		t.Setenv(s, "leaked-"+s)
@@ -39,9 +38,10 @@ func setSecrets(t *testing.T) {
 	t.Setenv("DEPLOY_KEY", "passed")
 	t.Setenv("CI", "kept")
 	t.Setenv("GOTOOLCHAIN", "auto")
-	proc.SetPassthrough([]string{"DEPLOY_KEY"})
-	t.Cleanup(func() { proc.SetPassthrough(nil) })
 }
+
+// passed is the passthrough list the runs below are given.
+var passed = []string{"DEPLOY_KEY"}
 
 // leakModule writes a git repository whose TestLeak fails when it can read
 // any secret, misses the passed-through or the allow-listed variable, or runs
@@ -88,7 +88,7 @@ func TestTrialSeesNoSecret(t *testing.T) {
 	setSecrets(t)
 	dir, head := leakModule(t)
 	ctx := context.Background()
-	r, err := trial.New(ctx, trial.Config{Dir: dir, Head: head, Variants: noVariants{}, Pkg: ".", Test: "TestLeak", Timeout: 2 * time.Minute})
+	r, err := trial.New(ctx, trial.Config{Dir: dir, Head: head, Variants: noVariants{}, Pkg: ".", Test: "TestLeak", Timeout: 2 * time.Minute, Passthrough: passed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestTrialSeesNoSecret(t *testing.T) {
 func TestTraceSeesNoSecret(t *testing.T) {
 	setSecrets(t)
 	dir, _ := leakModule(t)
-	tr, err := trace.Run(context.Background(), trace.Config{Dir: dir, Pkg: ".", Test: "TestLeak", TraceDir: t.TempDir()})
+	tr, err := trace.Run(context.Background(), trace.Config{Dir: dir, Pkg: ".", Test: "TestLeak", TraceDir: t.TempDir(), Passthrough: passed})
 	if err != nil {
 		t.Fatal(err)
 	}
