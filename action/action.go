@@ -49,6 +49,10 @@ type run struct {
 	culprits   int
 	reportJSON string
 	annotated  bool
+	// commentID and commentURL name the sticky comment posted or
+	// updated, zero when none was.
+	commentID  int64
+	commentURL string
 }
 
 // Run runs the Action. Errors are reported as an error annotation and
@@ -209,7 +213,12 @@ func (ru *run) detailsURL() string {
 // outputs sets the Action's outputs; without a runner output file (a local
 // run) it logs them instead.
 func (ru *run) outputs() {
-	out := [][2]string{{"status", ru.status}, {"culprits", strconv.Itoa(ru.culprits)}, {"report-json", ru.reportJSON}}
+	id := ""
+	if ru.commentID != 0 {
+		id = strconv.FormatInt(ru.commentID, 10)
+	}
+	out := [][2]string{{"status", ru.status}, {"culprits", strconv.Itoa(ru.culprits)}, {"report-json", ru.reportJSON},
+		{"comment-id", id}, {"comment-url", ru.commentURL}}
 	for _, kv := range out {
 		if ru.Getenv("GITHUB_OUTPUT") == "" {
 			infof(ru.a, "output %s=%s", kv[0], kv[1])

@@ -65,11 +65,12 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*result.Report, 
 	// Test names, values and notes come from the pull request.
 	body = strings.Replace(body, report.Marker, ru.marker(), 1)
 	body = neutral(body, details, ru.marker())
-	how, url, err := c.UpsertComment(ctx, ru.marker(), body)
+	how, posted, err := c.UpsertComment(ctx, ru.marker(), body)
 	if err != nil {
 		return err
 	}
-	infof(ru.a, "culprit: %s the pull request comment %s", how, url)
+	ru.commentID, ru.commentURL = posted.GetID(), posted.GetHTMLURL()
+	infof(ru.a, "culprit: %s the pull request comment %s", how, ru.commentURL)
 	return nil
 }
 

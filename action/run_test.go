@@ -43,6 +43,11 @@ func TestRunCreatesThenEditsOneComment(t *testing.T) {
 		if _, err := os.Stat(out["report-json"]); err != nil {
 			t.Errorf("run %d: report-json: %v", i+1, err)
 		}
+		// Both runs name the one sticky comment: created, then updated.
+		if posted := srv.IssueComments(prNum); len(posted) != 1 || out["comment-id"] != strconv.FormatInt(posted[0].ID, 10) ||
+			out["comment-url"] == "" || out["comment-url"] != posted[0].HTMLURL {
+			t.Errorf("run %d: comment outputs %q %q, comments %+v", i+1, out["comment-id"], out["comment-url"], posted)
+		}
 		if !strings.Contains(env.summary(), "TestF") {
 			t.Errorf("run %d: the summary does not name TestF:\n%s", i+1, env.summary())
 		}

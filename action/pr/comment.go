@@ -26,16 +26,16 @@ const (
 // edits that comment when it exists and creates it otherwise, so reruns
 // never add a second one. A body at or over MaxBody is refused here, before
 // GitHub would answer 422.
-func (c *Client) UpsertComment(ctx context.Context, marker, body string) (Posted, string, error) {
+func (c *Client) UpsertComment(ctx context.Context, marker, body string) (Posted, *github.IssueComment, error) {
 	if !strings.Contains(body, marker) {
-		return "", "", fmt.Errorf("comment body lacks the marker %q: a rerun could not find it", marker)
+		return "", nil, fmt.Errorf("comment body lacks the marker %q: a rerun could not find it", marker)
 	}
 	if n := utf8.RuneCountInString(body); n >= MaxBody {
-		return "", "", fmt.Errorf("comment body has %d characters, over GitHub's limit of %d", n, MaxBody-1)
+		return "", nil, fmt.Errorf("comment body has %d characters, over GitHub's limit of %d", n, MaxBody-1)
 	}
 	ours, err := c.stickies(ctx, marker)
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	if len(ours) > 0 {
 		old := ours[0]
@@ -43,20 +43,20 @@ func (c *Client) UpsertComment(ctx context.Context, marker, body string) (Posted
 		// stays, the others go.
 		for _, extra := range ours[1:] {
 			if _, err := c.gh.Issues.DeleteComment(ctx, c.owner, c.repo, extra.GetID()); err != nil {
-				return "", "", fmt.Errorf("deleting duplicate comment %d on #%d: %w", extra.GetID(), c.number, err)
+				return "", nil, fmt.Errorf("deleting duplicate comment %d on #%d: %w", extra.GetID(), c.number, err)
 			}
 		}
 		ed, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, old.GetID(), &github.IssueComment{Body: &body})
 		if err != nil {
-			return "", "", fmt.Errorf("editing comment %d on #%d: %w", old.GetID(), c.number, err)
+			return "", nil, fmt.Errorf("editing comment %d on #%d: %w", old.GetID(), c.number, err)
 		}
-		return Updated, ed.GetHTMLURL(), nil
+		return Updated, ed, nil
 	}
 	cr, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, c.number, &github.IssueComment{Body: &body})
 	if err != nil {
-		return "", "", fmt.Errorf("commenting on #%d: %w", c.number, err)
+		return "", nil, fmt.Errorf("commenting on #%d: %w", c.number, err)
 	}
-	return Created, cr.GetHTMLURL(), nil
+	return Created, cr, nil
 }
 
 // FindComment returns the sticky comment, the oldest of ours with the
