@@ -212,14 +212,11 @@ func failureLast(steps []Step, start item) []Step {
 	return steps
 }
 
-// divergence is the index of the first aligned failing branch whose
-// outcome is proven to differ, else of the failure's last step, else -1.
+// divergence is the index of the first failing step where the runs part
+// (parts), else of the failure's last step, else -1.
 func (c *Comparison) divergence(steps []Step, start item) int {
 	for k, s := range steps {
-		if s.Side != Failing || s.Const != nil || c.runs[Failing].tr.Event(s.Event).Kind != trace.EvBranch {
-			continue
-		}
-		if c.Counterpart(Failing, s.Event) >= 0 && c.provenDifferent(Failing, s.Event) {
+		if s.Side == Failing && s.Const == nil && c.parts(s.Event) {
 			return k
 		}
 	}
@@ -230,6 +227,21 @@ func (c *Comparison) divergence(steps []Step, start item) int {
 		}
 	}
 	return div
+}
+
+// parts reports whether the runs part at failing event e: an aligned
+// branch whose outcome is proven to differ, or a step the passing run has
+// no counterpart for although it ran the frame that holds it (an early
+// return taken, a statement the change added). A step whose frame has no
+// counterpart either is not where the runs part: the call into that frame
+// is, or the frame lies in a goroutine the two runs could not align.
+func (c *Comparison) parts(e int) bool {
+	tr := c.runs[Failing].tr
+	if c.Counterpart(Failing, e) >= 0 {
+		return tr.Event(e).Kind == trace.EvBranch && c.provenDifferent(Failing, e)
+	}
+	fr := tr.Frame(tr.Event(e).Frame)
+	return fr.Entry >= 0 && fr.Entry != e && c.Counterpart(Failing, fr.Entry) >= 0
 }
 
 // writerWindow bounds how far back untracedWriters looks.
