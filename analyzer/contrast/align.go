@@ -131,6 +131,9 @@ func (c *Comparison) differs(s Side, i, j int) bool {
 	if len(a) != len(b) {
 		return true
 	}
+	if len(a) == 0 && c.runs[s].tr.Event(i).Kind == trace.EvReturn && c.forwardsDifference(s, i) {
+		return true
+	}
 	for k := range a {
 		if eq, known := c.sameIn(s, a[k], b[k]); !eq || !known {
 			return true

@@ -276,3 +276,21 @@ func TestPathFromOutOfRangeHandler(t *testing.T) {
 	pathReaches(t, src("func(c *Ctx) {}"), src("func(c *Ctx) { c.handlers = c.handlers[:1] }"), "TestRun",
 		"p.go:11 c.handlers[c.index](c)")
 }
+
+// TestPathThroughForwardedResult: `return check(p)` hands check's results
+// on, and its return event records no values of its own. The change makes
+// check fail; the path must go from the test's comparison through the
+// forwarding return into check, not stop at the call as if the results
+// were alike.
+func TestPathThroughForwardedResult(t *testing.T) {
+	src := func(bad string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nimport \"errors\"\n\nvar errBad = errors.New(\"bad\")\n\n" +
+				"func Match(p string) (bool, error) {\n\treturn check(p)\n}\n\n" +
+				"func check(p string) (bool, error) {\n\tif p == " + bad + " {\n\t\treturn false, errBad\n\t}\n\treturn false, nil\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestMatch(t *testing.T) {\n\tok, err := Match(\"a\")\n\tif ok || err != nil {\n\t\tt.Fatal(ok, err)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src(`"b"`), src(`"a"`), "TestMatch", `p.go:12 p == "a"`, "p.go:8 return check(p)")
+}

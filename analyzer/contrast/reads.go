@@ -54,6 +54,19 @@ func (c *Comparison) reads(s Side, e int) []read {
 	return out
 }
 
+// forwardsDifference reports whether return event i of run s, which
+// records no values of its own because it hands a call's results on
+// (`return f(x)`), returns a call result that differs between the runs:
+// the return is then as different as that result.
+func (c *Comparison) forwardsDifference(s Side, i int) bool {
+	for _, call := range callSites(c.runs[s].tr.SiteOf(i)) {
+		if ret := c.callResult(s, i, call); ret >= 0 && c.relevant(s, ret) {
+			return true
+		}
+	}
+	return false
+}
+
 // namedResults are the reads of a bare `return` of named results, which
 // the tracer records as the results' values only: each result reads the
 // variable the frame's entry zeroed (the entry's last writes, one per
