@@ -338,6 +338,31 @@ func stringValue(s string) Value {
 
 var failMethods = map[string]bool{"Error": true, "Errorf": true, "Fatal": true, "Fatalf": true, "Fail": true, "FailNow": true}
 
+// tbMethods are the methods of testing.TB, by name.
+var tbMethods = map[string]bool{
+	"Attr": true, "ArtifactDir": true, "Chdir": true, "Cleanup": true, "Context": true, "Error": true, "Errorf": true,
+	"Fail": true, "FailNow": true, "Failed": true, "Fatal": true, "Fatalf": true, "Helper": true, "Log": true,
+	"Logf": true, "Name": true, "Output": true, "Setenv": true, "Skip": true, "SkipNow": true, "Skipf": true,
+	"Skipped": true, "TempDir": true,
+}
+
+// testingLike reports whether t is an interface a test helper declares to
+// take a *testing.T (a TestingT with Errorf and FailNow, say): one of at
+// least two methods, all of them testing.TB's. A logger's interface has
+// methods of its own (Info, With) and is not one.
+func testingLike(t types.Type) bool {
+	iface, ok := t.Underlying().(*types.Interface)
+	if !ok || iface.NumMethods() < 2 {
+		return false
+	}
+	for i := 0; i < iface.NumMethods(); i++ {
+		if !tbMethods[iface.Method(i).Name()] {
+			return false
+		}
+	}
+	return true
+}
+
 func isTestify(path string) bool {
 	return strings.HasPrefix(path, "github.com/stretchr/testify/assert") || strings.HasPrefix(path, "github.com/stretchr/testify/require")
 }
@@ -354,6 +379,9 @@ func (r *rewriter) callKind(c *ast.CallExpr) (SiteKind, *types.Func) {
 	case path == "testing" && sig != nil && sig.Recv() != nil && failMethods[fn.Name()]:
 		return SiteFail, fn
 	case isTestify(path) && fn.Exported() && fn.Name() != "New":
+		return SiteFail, fn
+	case sig != nil && sig.Recv() != nil && failMethods[fn.Name()] && testingLike(sig.Recv().Type()):
+		// A helper package's own TestingT: the test hands it its *testing.T.
 		return SiteFail, fn
 	case r.scope(fn.Pkg()) && !r.leftAlone(fn.Origin().Pos()):
 		return SiteCall, fn
