@@ -51,6 +51,9 @@ func prepare(ctx context.Context, req Request) (*change, error) {
 	if ch.mod, err = moduleOf(ctx, req.Dir, req.Head, ch.req.Test.Package); err != nil {
 		return nil, err
 	}
+	if err := checkWorkspace(ctx, req.Dir, ch.mod); err != nil {
+		return nil, err
+	}
 	return ch, nil
 }
 

@@ -253,3 +253,43 @@ func TestEnvPassthroughReachesTheTests(t *testing.T) {
 		t.Errorf("without it: status %s, but the tests should not have seen the variable", got)
 	}
 }
+
+// A module that builds in a go.work above the repository, or one GOWORK
+// names, is refused with the reason before any trial: each trial checks
+// out the repository alone, where that workspace does not apply.
+func TestWorkspaceOutsideRepositoryRefused(t *testing.T) {
+	parent := t.TempDir()
+	sc, err := scenario.Load("../../testdata/unused-var.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := sc.Materialize(filepath.Join(parent, "repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(parent, "go.work")
+	if err := os.WriteFile(work, []byte("go 1.22\n\nuse ./repo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	explain := func() string {
+		var stdout, stderr bytes.Buffer
+		args := []string{"explain", "--repo", repo.Dir, "--base", repo.Base, "--head", repo.Head, "--run", sc.Test, "--quiet",
+			"--strategy", "dynamic", "--out", filepath.Join(t.TempDir(), "report.md")}
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			return err.Error()
+		}
+		return "no error"
+	}
+	if got := explain(); !strings.Contains(got, "Go workspace "+work) || !strings.Contains(got, "GOWORK=off") {
+		t.Errorf("with %s above the repository: %s", work, got)
+	}
+	t.Setenv("GOWORK", work)
+	if got := explain(); !strings.Contains(got, "GOWORK names the Go workspace "+work) {
+		t.Errorf("with GOWORK=%s: %s", work, got)
+	}
+	// The module builds on its own: GOWORK=off, as the message says.
+	t.Setenv("GOWORK", "off")
+	if got := explain(); got != "no error" {
+		t.Errorf("with GOWORK=off: %s", got)
+	}
+}
