@@ -44,7 +44,7 @@ type Config struct {
 	Budget         time.Duration // of each analysis
 	MaxTrials      int
 	Strategy       analyzer.Strategy
-	Comment        bool
+	Comment        Commenting
 	ReviewComments bool
 	Annotations    bool
 	BuildCommand   string
@@ -133,7 +133,7 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 	for _, b := range []struct {
 		name string
 		dst  *bool
-	}{{"comment", &c.Comment}, {"review-comments", &c.ReviewComments}, {"annotations", &c.Annotations}} {
+	}{{"review-comments", &c.ReviewComments}, {"annotations", &c.Annotations}} {
 		if *b.dst, err = boolInput(a, b.name, true); err != nil {
 			return nil, err
 		}
@@ -255,8 +255,23 @@ func defaultCommentID(parts ...string) string {
 	return id + "-" + tag
 }
 
+// Commenting says when the sticky pull request comment is posted. In
+// every mode an existing comment is edited only when its text changes.
+type Commenting string
+
+const (
+	// CommentOnFailures posts when a test failed; a comment of an
+	// earlier run is corrected when none fails any more.
+	CommentOnFailures Commenting = "on-failures"
+	// CommentAlways also posts when no test failed.
+	CommentAlways Commenting = "always"
+	// CommentOff never comments: the annotations and the job summary
+	// carry the result.
+	CommentOff Commenting = "off"
+)
+
 // choose reads and checks the inputs that name one of a set: mode,
-// fail-on (whose default depends on the mode) and strategy.
+// fail-on (whose default depends on the mode), comment and strategy.
 func (c *Config) choose(a *githubactions.Action) error {
 	switch c.Mode {
 	case "":
@@ -270,6 +285,16 @@ func (c *Config) choose(a *githubactions.Action) error {
 		return err
 	}
 	c.FailOn = failOn
+	switch v := strings.TrimSpace(input(a, "comment")); v {
+	case "", "true", string(CommentOnFailures):
+		c.Comment = CommentOnFailures
+	case "false", string(CommentOff):
+		c.Comment = CommentOff
+	case string(CommentAlways):
+		c.Comment = CommentAlways
+	default:
+		return fmt.Errorf("input comment: %q is not one of on-failures (or true), always, off (or false)", v)
+	}
 	switch c.Strategy {
 	case "":
 		c.Strategy = analyzer.StrategyAfter

@@ -93,6 +93,12 @@ func TestRunBadInput(t *testing.T) {
 		// Nothing to say and no earlier comment: no write.
 		calls: map[string]int{"GET /user": 1, listComments: 1, listReview: 1},
 	}, {
+		name:    "no failing test, comment always",
+		payload: func(r *scenario.Repo) any { return prPayload(r, r.Base, r.Base) },
+		inputs:  func(*testing.T, *scenario.Repo) []string { return []string{"INPUT_COMMENT", "always"} },
+		status:  "no-failing-tests",
+		calls:   map[string]int{"GET /user": 1, listComments: 1, createComment: 1, listReview: 1},
+	}, {
 		name:    "test that does not exist",
 		inputs:  func(*testing.T, *scenario.Repo) []string { return []string{"INPUT_TESTS", "TestNope"} },
 		status:  "error",

@@ -23,7 +23,7 @@ const reviewPrefix = "<!-- culprit:"
 func (ru *run) post(ctx context.Context, c *pr.Client, head string, reps []*result.Report, details string) error {
 	ru.a.Group("culprit: posting to the pull request")
 	defer ru.a.EndGroup()
-	if ru.cfg.Comment {
+	if ru.cfg.Comment != CommentOff {
 		if err := ru.sticky(ctx, c, reps, details); err != nil {
 			if pr.IsPermission(err) {
 				ru.fallback(reps, err)
@@ -54,6 +54,15 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*result.Report, 
 		body := ru.marker() + "\n### culprit\n\nNo failing regression test on this pull request's latest run: earlier findings no longer apply."
 		if details != "" {
 			body += fmt.Sprintf(" ([run](%s))", details)
+		}
+		if ru.cfg.Comment == CommentAlways {
+			how, posted, err := c.UpsertComment(ctx, ru.marker(), body+"\n")
+			if err != nil {
+				return err
+			}
+			ru.commentID, ru.commentURL = posted.GetID(), posted.GetHTMLURL()
+			infof(ru.a, "culprit: %s the pull request comment %s: no failing test", how, ru.commentURL)
+			return nil
 		}
 		ok, err := c.UpdateComment(ctx, ru.marker(), body+"\n")
 		if ok {

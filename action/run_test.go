@@ -33,11 +33,16 @@ func TestRunCreatesThenEditsOneComment(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
 			set("INPUT_TEST_RESULTS", results)
+		if i == 1 {
+			// Another finding (one more root hunk): the comment's text
+			// changes.
+			ex.hunks = 1
+		}
 		if err := env.run(ex); err != nil {
 			t.Fatalf("run %d: %v\n%s", i+1, err, env.out.String())
 		}
 		out := env.outputs()
-		if out["status"] != "explained" || out["culprits"] != "2" {
+		if out["status"] != "explained" || out["culprits"] != strconv.Itoa(2+i) {
 			t.Errorf("run %d: outputs %v", i+1, out)
 		}
 		if _, err := os.Stat(out["report-json"]); err != nil {
@@ -54,7 +59,7 @@ func TestRunCreatesThenEditsOneComment(t *testing.T) {
 	}
 	want := analyzer.Request{Dir: repo.Dir, Base: repo.Base, Head: repo.Head, Mode: analyzer.ModeGo,
 		Test:    analyzer.TestRef{Package: "./calc", Name: "TestF"},
-		Options: analyzer.Options{Strategy: analyzer.StrategyAfter, Budget: analyzer.DefaultBudget}}
+		Options: analyzer.Options{Strategy: analyzer.StrategyAfter, Budget: analyzer.DefaultBudget, EnvPassthrough: []string{}}}
 	if d := cmp.Diff([]analyzer.Request{want, want}, ex.reqs); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}
@@ -65,7 +70,9 @@ func TestRunCreatesThenEditsOneComment(t *testing.T) {
 		createComment: 1,
 		"PATCH /repos/octo/calc/issues/comments/" + itoa(comments[0].ID): 1,
 		listReview:   2,
-		createReview: 1,
+		// The second run's new culprit line gets a review comment of its
+		// own; the two lines the first run commented on keep theirs.
+		createReview: 2,
 	})
 	if len(comments) != 1 || !strings.HasPrefix(comments[0].Body, stickyMarker) {
 		t.Fatalf("comments: %+v", comments)
@@ -77,8 +84,47 @@ func TestRunCreatesThenEditsOneComment(t *testing.T) {
 	for _, c := range srv.ReviewComments(prNum) {
 		lines = append(lines, c.Line)
 	}
-	if d := cmp.Diff([]int{8, 17}, lines); d != "" {
+	if d := cmp.Diff([]int{8, 17, 1}, lines); d != "" {
 		t.Errorf("review comment lines (-want +got):\n%s", d)
+	}
+}
+
+// A run whose comment would say what the comment already says leaves it
+// alone: no edit, and the outputs still name it.
+func TestRunKeepsAnUnchangedComment(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	results := goTestJSON(t, repo.Dir)
+	for i := 0; i < 2; i++ {
+		env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+			set("INPUT_TEST_RESULTS", results, "INPUT_REVIEW_COMMENTS", "false")
+		if err := env.run(&canned{}); err != nil {
+			t.Fatalf("run %d: %v\n%s", i+1, err, env.out.String())
+		}
+		if posted := srv.IssueComments(prNum); len(posted) != 1 || env.outputs()["comment-id"] != strconv.FormatInt(posted[0].ID, 10) {
+			t.Errorf("run %d: comment-id %q, comments %d", i+1, env.outputs()["comment-id"], len(posted))
+		}
+	}
+	diffCalls(t, srv, map[string]int{"GET /user": 2, listComments: 2, createComment: 1})
+}
+
+// comment: off posts no comment; a bad value is refused before any work.
+func TestRunCommentOff(t *testing.T) {
+	repo := loadScenario(t, nil)
+	srv := newServer(t, repo)
+	env := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_COMMENT", "off", "INPUT_REVIEW_COMMENTS", "false")
+	if err := env.run(&canned{}); err != nil {
+		t.Fatalf("run: %v\n%s", err, env.out.String())
+	}
+	diffCalls(t, srv, map[string]int{})
+	if out := env.outputs(); out["status"] != "explained" || out["comment-id"] != "" {
+		t.Errorf("outputs: %v", out)
+	}
+	bad := newRunnerEnv(t, srv, repo, "pull_request", prPayload(repo, repo.Base, repo.Head)).
+		set("INPUT_TEST_RESULTS", goTestJSON(t, repo.Dir), "INPUT_COMMENT", "sometimes")
+	if err := bad.run(&canned{}); err == nil || !strings.Contains(err.Error(), `input comment: "sometimes"`) {
+		t.Errorf("comment: sometimes: %v", err)
 	}
 }
 

@@ -19,6 +19,8 @@ type Posted string
 const (
 	Created Posted = "created"
 	Updated Posted = "updated"
+	// Kept: the comment already said the same; it is left as it is.
+	Kept Posted = "kept"
 )
 
 // UpsertComment makes body the pull request's sticky comment: the one
@@ -45,6 +47,9 @@ func (c *Client) UpsertComment(ctx context.Context, marker, body string) (Posted
 			if _, err := c.gh.Issues.DeleteComment(ctx, c.owner, c.repo, extra.GetID()); err != nil {
 				return "", nil, fmt.Errorf("deleting duplicate comment %d on #%d: %w", extra.GetID(), c.number, err)
 			}
+		}
+		if old.GetBody() == body {
+			return Kept, old, nil
 		}
 		ed, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, old.GetID(), &github.IssueComment{Body: &body})
 		if err != nil {
@@ -105,6 +110,9 @@ func (c *Client) UpdateComment(ctx context.Context, marker, body string) (bool, 
 	old, err := c.FindComment(ctx, marker)
 	if err != nil || old == nil {
 		return false, err
+	}
+	if old.GetBody() == body {
+		return true, nil
 	}
 	if _, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, old.GetID(), &github.IssueComment{Body: &body}); err != nil {
 		return false, fmt.Errorf("editing comment %d on #%d: %w", old.GetID(), c.number, err)
