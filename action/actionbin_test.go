@@ -22,7 +22,7 @@ import (
 // standIn is a culprit-action that only reports.
 const standIn = "#!/bin/bash\n{ echo status=explained; echo culprits=2; echo report-json=; } >> \"$GITHUB_OUTPUT\"\n"
 
-var wantStandInOutputs = map[string]string{"status": "explained", "culprits": "2", "report-json": ""}
+var wantStandInOutputs = map[string]string{"status": "explained", "culprits": "2", "report-json": "", "comment-id": "", "comment-url": ""}
 
 // noGoPath is a PATH with the shell tools a runner has but no Go.
 const noGoPath = "/usr/bin:/bin"

@@ -166,6 +166,9 @@ func evalExpr(t *testing.T, s string, ctx map[string]string) string {
 	return exprRE.ReplaceAllStringFunc(s, func(m string) string {
 		expr := exprRE.FindStringSubmatch(m)[1]
 		v, ok := ctx[expr]
+		if !ok && strings.HasPrefix(expr, "steps.") && strings.Contains(expr, ".outputs.") {
+			return "" // an output the step did not set is empty, as on a runner
+		}
 		if !ok {
 			t.Fatalf("action.yml: unsupported expression %q", m)
 		}
@@ -339,6 +342,8 @@ func TestActionYAMLInputsMatchTheProgram(t *testing.T) {
 		outs = append(outs, name+"="+v.(map[string]any)["value"].(string))
 	}
 	want := []string{
+		"comment-id=${{ steps.culprit.outputs.comment-id }}",
+		"comment-url=${{ steps.culprit.outputs.comment-url }}",
 		"culprits=${{ steps.culprit.outputs.culprits }}",
 		"report-json=${{ steps.culprit.outputs.report-json }}",
 		"status=${{ steps.culprit.outputs.status }}",
