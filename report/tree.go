@@ -210,12 +210,10 @@ func mermaidText(s string) string {
 			b.WriteString("#quot;")
 		case '#':
 			b.WriteString("#35;")
-		case '&':
-			b.WriteString("#amp;")
-		case '<':
-			b.WriteString("#lt;")
-		case '>':
-			b.WriteString("#gt;")
+		case '&', '<', '>':
+			// Decimal codes: Mermaid decodes these in every version,
+			// while GitHub's showed the named #gt; as it is.
+			fmt.Fprintf(&b, "#%d;", r)
 		case '[', ']', '(', ')', '{', '}', '|', '`', ';':
 			fmt.Fprintf(&b, "#%d;", r)
 		case '\n', '\r', '\t':

@@ -13,14 +13,14 @@ func TestMermaidText(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
-		{"x < y", "x #lt; y"},
+		{"x < y", "x #60; y"},
 		{`s == "a"`, "s == #quot;a#quot;"},
-		{"a[i] > m{k}", "a#91;i#93; #gt; m#123;k#125;"},
+		{"a[i] > m{k}", "a#91;i#93; #62; m#123;k#125;"},
 		{"f(x) | g", "f#40;x#41; #124; g"},
-		{"p && q", "p #amp;#amp; q"},
+		{"p && q", "p #38;#38; q"},
 		{"hunk #3", "hunk #35;3"},
 		{"`raw`; next", "#96;raw#96;#59; next"},
-		{"<br/>", "#lt;\u200bbr/#gt;"}, // defanged before it is escaped
+		{"<br/>", "#60;\u200bbr/#62;"}, // defanged before it is escaped
 		{"two\nlines", "two lines"},
 		{"ünïcödé 日本", "ünïcödé 日本"},
 	}
