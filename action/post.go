@@ -56,13 +56,7 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*result.Report, 
 			body += fmt.Sprintf(" ([run](%s))", details)
 		}
 		if ru.cfg.Comment == CommentAlways {
-			how, posted, err := c.UpsertComment(ctx, ru.marker(), body+"\n")
-			if err != nil {
-				return err
-			}
-			ru.commentID, ru.commentURL = posted.GetID(), posted.GetHTMLURL()
-			infof(ru.a, "culprit: %s the pull request comment %s: no failing test", how, ru.commentURL)
-			return nil
+			return ru.upsert(ctx, c, body+"\n", ": no failing test")
 		}
 		ok, err := c.UpdateComment(ctx, ru.marker(), body+"\n")
 		if ok {
@@ -74,12 +68,18 @@ func (ru *run) sticky(ctx context.Context, c *pr.Client, reps []*result.Report, 
 	// Test names, values and notes come from the pull request.
 	body = strings.Replace(body, report.Marker, ru.marker(), 1)
 	body = neutral(body, details, ru.marker())
+	return ru.upsert(ctx, c, body, "")
+}
+
+// upsert posts or edits the sticky comment, records it for the outputs
+// and logs what it did (what, when set, says why it was posted).
+func (ru *run) upsert(ctx context.Context, c *pr.Client, body, what string) error {
 	how, posted, err := c.UpsertComment(ctx, ru.marker(), body)
 	if err != nil {
 		return err
 	}
 	ru.commentID, ru.commentURL = posted.GetID(), posted.GetHTMLURL()
-	infof(ru.a, "culprit: %s the pull request comment %s", how, ru.commentURL)
+	infof(ru.a, "culprit: %s the pull request comment %s%s", how, ru.commentURL, what)
 	return nil
 }
 

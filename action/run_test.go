@@ -69,7 +69,7 @@ func TestRunCreatesThenEditsOneComment(t *testing.T) {
 		listComments:  2,
 		createComment: 1,
 		"PATCH /repos/octo/calc/issues/comments/" + itoa(comments[0].ID): 1,
-		listReview:   2,
+		listReview: 2,
 		// The second run's new culprit line gets a review comment of its
 		// own; the two lines the first run commented on keep theirs.
 		createReview: 2,
@@ -438,8 +438,8 @@ func TestDefaultCommentIDKeepsJobsApart(t *testing.T) {
 		"GET /user":   3,
 		listComments:  3,
 		createComment: 2,
-		listReview:   3,
-		createReview: 2,
+		listReview:    3,
+		createReview:  2,
 	})
 	type sticky struct {
 		ID     int64

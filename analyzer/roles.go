@@ -131,14 +131,17 @@ func hunkAtPath(hunks []diffhunks.Hunk, file string, line int) diffhunks.ID {
 		}
 	}
 	// The longest repository path the printed one names decides.
-	best := ""
+	best, bestLen := diffhunks.ID(0), -1
 	for _, h := range hunks {
 		match := h.File == file || strings.HasSuffix(file, "/"+h.File) || bare && path.Base(h.File) == file
-		if match && len(h.File) > len(best) && diffhunks.HeadAt(hunks, h.File, line) != 0 {
-			best = h.File
+		if !match || len(h.File) <= bestLen {
+			continue
+		}
+		if id := diffhunks.HeadAt(hunks, h.File, line); id != 0 {
+			best, bestLen = id, len(h.File)
 		}
 	}
-	return diffhunks.HeadAt(hunks, best, line)
+	return best
 }
 
 // executed lists the hunks whose code the traced failing run executed up

@@ -41,18 +41,10 @@ func TestWalkWindows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			name := filepath.Join(t.TempDir(), eventsFile)
 			file := make([]uint64, hdrWords, hdrWords+len(tt.words))
 			file[0], file[1] = magic, uint64(hdrWords+len(tt.words))
 			file = append(file, tt.words...)
-			if err := os.WriteFile(name, asBytes(file), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ev, err := openEvents(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ev.Close()
+			ev := writeEvents(t, file)
 			for chunk := uint64(1); chunk <= uint64(len(file))+1; chunk++ {
 				var got []string
 				w := ev.window()
@@ -74,18 +66,26 @@ func TestWalkWindows(t *testing.T) {
 // TestReadShortFile: a file shorter than the tail its header names is
 // read up to its end.
 func TestReadShortFile(t *testing.T) {
-	name := filepath.Join(t.TempDir(), eventsFile)
 	file := []uint64{magic, 100, 0, 0, 0, 0, 0, 0, blockMark<<56 | 3, 16, 1<<48 | 1}
-	if err := os.WriteFile(name, asBytes(file), 0o644); err != nil {
+	ev := writeEvents(t, file)
+	n, complete, err := walk(ev.window(), nil)
+	if err != nil || n != 1 || !complete || ev.tail != uint64(len(file)) {
+		t.Errorf("walk = %d, %v, %v; tail %d, want 1 record, complete, tail %d", n, complete, err, ev.tail, len(file))
+	}
+}
+
+// writeEvents writes the words of an event file and opens it; the test
+// closes it.
+func writeEvents(t *testing.T, words []uint64) *events {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), eventsFile)
+	if err := os.WriteFile(name, asBytes(words), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ev, err := openEvents(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ev.Close()
-	n, complete, err := walk(ev.window(), nil)
-	if err != nil || n != 1 || !complete || ev.tail != uint64(len(file)) {
-		t.Errorf("walk = %d, %v, %v; tail %d, want 1 record, complete, tail %d", n, complete, err, ev.tail, len(file))
-	}
+	t.Cleanup(func() { ev.Close() })
+	return ev
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,8 +174,7 @@ func benchCorpus(ctx context.Context, dir, only, reports string, strats []string
 // tree reach the truth, so that the cases changes were tuned on and the
 // validation cases are reported apart.
 type summary struct {
-	sets  []string
-	count map[string]*[3]int // cases, root hits (yes or equivalent), tree reaches
+	count map[string]*[3]int // by set: cases, root hits (yes or equivalent), tree reaches
 }
 
 // add counts one row of the table (columns as benchCase makes them).
@@ -186,7 +186,6 @@ func (s *summary) add(set string, row []string) {
 	if n == nil {
 		n = new([3]int)
 		s.count[set] = n
-		s.sets = append(s.sets, set)
 	}
 	n[0]++
 	if row[4] == "yes" || row[4] == "equivalent" {
@@ -200,8 +199,7 @@ func (s *summary) add(set string, row []string) {
 func (s *summary) print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nset\tcases\troot hits truth\ttree reaches truth")
-	sort.Strings(s.sets)
-	for _, set := range s.sets {
+	for _, set := range slices.Sorted(maps.Keys(s.count)) {
 		n := s.count[set]
 		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%d/%d\n", set, n[0], n[1], n[0], n[2], n[0])
 	}
