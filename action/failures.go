@@ -62,20 +62,20 @@ func readTestResults(path string) (*gotest.Run, error) {
 // runTests runs `go test -json` on head in dir (a checkout of head) and
 // parses what it printed. A non-zero exit is expected: tests fail.
 func runTests(ctx context.Context, dir string, pkgs []string, pattern string) (*gotest.Run, error) {
-	args := []string{"test", "-json", "-count=1"}
+	inv := proc.GoInvocation{Verb: "test", BuildFlags: []string{"-json", "-count=1"}, Args: pkgs, Dir: dir}
 	if pattern != "" {
-		args = append(args, "-run", pattern)
+		inv.BuildFlags = append(inv.BuildFlags, "-run", pattern)
 	}
-	args = append(args, pkgs...)
 	var out, stderr bytes.Buffer
-	res, err := proc.Run(ctx, proc.Cmd{Name: "go", Args: args, Dir: dir, Stdout: &out, Stderr: &stderr})
+	inv.Stdout, inv.Stderr = &out, &stderr
+	res, err := inv.Run(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("running go %s: %w", strings.Join(args, " "), err)
+		return nil, fmt.Errorf("running %s: %w", inv, err)
 	}
 	runFailed := res.ExitCode != 0
 	run, err := gotest.Parse(&out)
 	if err != nil {
-		return nil, fmt.Errorf("reading the output of go %s: %w", strings.Join(args, " "), err)
+		return nil, fmt.Errorf("reading the output of %s: %w", inv, err)
 	}
 	if len(run.Tests) == 0 && len(run.Packages) == 0 && runFailed {
 		// go test failed before any package ran: a setup or module error.

@@ -24,7 +24,7 @@ func checkWorkspace(ctx context.Context, repo string, mod module) error {
 		return fmt.Errorf("GOWORK names the Go workspace %s by its path, which every trial would build instead of its own checkout: unset GOWORK (a go.work inside the repository is found from the module) or set GOWORK=off", v)
 	}
 	dir := filepath.Join(repo, filepath.FromSlash(mod.dir))
-	res, err := proc.Run(ctx, proc.Cmd{Name: "go", Args: []string{"env", "GOWORK"}, Dir: dir, Timeout: time.Minute})
+	res, err := proc.GoInvocation{Verb: "env", Args: []string{"GOWORK"}, Dir: dir, Timeout: time.Minute}.Run(ctx)
 	if err != nil || res.ExitCode != 0 {
 		return nil // the go command says what is wrong when the trials run it
 	}

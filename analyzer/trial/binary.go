@@ -42,8 +42,8 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 		r.count(func(s *Stats) { s.Builds++ })
 		bin := filepath.Join(dir, "test.bin")
 		cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
-		args := append([]string{"test", "-c", "-vet=off", "-o", bin, "-overlay", overlay}, flags...)
-		out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(false), "go", append(args, r.cfg.Pkg)...)
+		args := append([]string{"-c", "-vet=off", "-o", bin, "-overlay", overlay}, flags...)
+		out, err := r.goCommand(ctx, cwd, false, "test", append(args, r.cfg.Pkg)...)
 		if err != nil {
 			return "", err
 		}
@@ -63,7 +63,7 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 func (r *Runner) test2json(ctx context.Context) (string, error) {
 	return r.once(ctx, "test2json", func() (string, error) {
 		bin := filepath.Join(r.tmp, "test2json")
-		out, err := execute(ctx, r.cfg.Timeout, r.tmp, r.env(false), "go", "build", "-o", bin, "cmd/test2json")
+		out, err := r.goCommand(ctx, r.tmp, false, "build", "-o", bin, "cmd/test2json")
 		if err != nil {
 			return "", err
 		}

@@ -21,5 +21,20 @@ type run struct {
 // result.
 func execute(ctx context.Context, timeout time.Duration, dir string, env []string, name string, args ...string) (run, error) {
 	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: timeout})
-	return run{stdout: res.Stdout, stderr: res.Stderr, exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration}, err
+	return fromResult(res), err
+}
+
+// goCommand runs the go command in dir, at the trial's timeout, with the
+// runner's environment and passthrough (proc.GoEnv), and -mod=mod when
+// the variant reverts go.mod or go.sum (modFlag).
+func (r *Runner) goCommand(ctx context.Context, dir string, modFiles bool, verb string, args ...string) (run, error) {
+	res, err := proc.GoInvocation{
+		Verb: verb, Args: args, ModFlag: modFlag(modFiles),
+		Env: r.cfg.Env, Passthrough: r.cfg.Passthrough, Dir: dir, Timeout: r.cfg.Timeout,
+	}.Run(ctx)
+	return fromResult(res), err
+}
+
+func fromResult(res proc.Result) run {
+	return run{stdout: res.Stdout, stderr: res.Stderr, exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration}
 }

@@ -292,16 +292,20 @@ func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, e
 	return string(out), err
 }
 
-// env is the environment of every build and test.
+// env is the environment of the user's commands and of the test binaries,
+// which may run go themselves: the go command's (goCommand).
 func (r *Runner) env(modFiles bool) []string {
-	env := append(proc.Env(r.cfg.Passthrough), r.cfg.Env...)
-	env = append(env, "GOTOOLCHAIN=local")
-	if modFiles && !strings.Contains(lookup(env, "GOFLAGS"), "-mod=") {
-		// A variant with go.mod or go.sum reverted may need them updated
-		// on the fly; the worktree is ours to change.
-		env = append(env, "GOFLAGS="+strings.TrimSpace(lookup(env, "GOFLAGS")+" -mod=mod"))
+	return proc.GoEnv(r.cfg.Passthrough, r.cfg.Env, modFlag(modFiles))
+}
+
+// modFlag is the -mod of a variant's build: one with go.mod or go.sum
+// reverted may need them updated on the fly; the worktree is ours to
+// change.
+func modFlag(modFiles bool) string {
+	if modFiles {
+		return "mod"
 	}
-	return env
+	return ""
 }
 
 func pathJoin(a, b string) string {
@@ -315,14 +319,4 @@ func pathJoin(a, b string) string {
 		return a
 	}
 	return a + "/" + b
-}
-
-// lookup returns the value of the last key=value entry for key in env.
-func lookup(env []string, key string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
-			return v
-		}
-	}
-	return ""
 }

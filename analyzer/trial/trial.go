@@ -217,10 +217,10 @@ func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []stri
 	if build {
 		return r.goList(ctx, cwd, c, extra, modFiles)
 	}
-	args := []string{"test", "-json", "-vet=off", "-count=1", "-timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10*time.Second).String(),
+	args := []string{"-json", "-vet=off", "-count=1", "-timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10*time.Second).String(),
 		"-run", gotest.RunPattern(r.cfg.Test)}
 	args = append(append(args, extra...), r.cfg.Pkg)
-	out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(modFiles), "go", args...)
+	out, err := r.goCommand(ctx, cwd, modFiles, "test", args...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -232,9 +232,9 @@ func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []stri
 // -export), about three times faster than go test -c, and reports a
 // BuildError with the compiler's messages when any of them fails.
 func (r *Runner) goList(ctx context.Context, cwd string, c classifier, extra []string, modFiles bool) (Result, error) {
-	args := append([]string{"list", "-test", "-export", "-e", "-json=Error,DepsErrors"}, extra...)
+	args := append([]string{"-test", "-export", "-e", "-json=Error,DepsErrors"}, extra...)
 	args = append(args, r.cfg.Pkg)
-	out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(modFiles), "go", args...)
+	out, err := r.goCommand(ctx, cwd, modFiles, "list", args...)
 	if err != nil {
 		return Result{}, err
 	}

@@ -75,7 +75,7 @@ type typeChecker struct {
 func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 	tc.off = true
 	cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
-	out, err := execute(ctx, r.cfg.Timeout, cwd, r.env(false), "go", "list", "-deps", "-test", "-export",
+	out, err := r.goCommand(ctx, cwd, false, "list", "-deps", "-test", "-export",
 		"-json=ImportPath,Name,Dir,ForTest,Export,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Deps,ImportMap,Module", r.cfg.Pkg)
 	if err != nil || out.exitCode != 0 || out.timedOut {
 		return

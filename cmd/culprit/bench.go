@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -20,6 +19,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/internal/scenario"
 	"github.com/culprit-dev/culprit/internal/scenario/request"
 )
@@ -187,9 +187,10 @@ func trialOverhead(ctx context.Context, stdout io.Writer) error {
 	var plain, traced []time.Duration
 	for i := 0; i <= n; i++ {
 		start := time.Now()
-		cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-run", "^"+sc.Test+"$", sc.Pkg)
-		cmd.Dir = r.HeadDir()
-		_ = cmd.Run() // the test fails on head; only the time matters
+		// The test fails on head; only the time matters. The plain run gets
+		// the go command's environment as the trial does, so that the two
+		// differ only in what is measured.
+		_, _ = proc.GoInvocation{Verb: "test", BuildFlags: []string{"-count=1", "-run", "^" + sc.Test + "$"}, Args: []string{sc.Pkg}, Dir: r.HeadDir()}.Run(ctx)
 		d := time.Since(start)
 		start = time.Now()
 		if _, err := r.Repeat(ctx, nil, 1); err != nil {

@@ -39,7 +39,7 @@ var allowed = setOf(
 	// The go command's settings, as go help environment lists them, without
 	// the ones it computes and never reads (GOEXE, GOGCCFLAGS, GOHOSTARCH,
 	// GOHOSTOS, GOMOD, GOTELEMETRY, GOTELEMETRYDIR, GOTOOLDIR, GOVERSION).
-	// GOTOOLCHAIN is Env's own.
+	// GOTOOLCHAIN is GoEnv's own.
 	"GO111MODULE", "GOARCH", "GOAUTH", "GOBIN", "GOCACHE", "GOCACHEPROG",
 	"GOCOVERDIR", "GODEBUG", "GOENV", "GOEXPERIMENT", "GOFIPS140", "GOFLAGS",
 	"GOINSECURE", "GOMODCACHE", "GONOPROXY", "GONOSUMDB", "GOOS", "GOPATH",
@@ -87,12 +87,21 @@ func ParsePassthrough(s string) []string {
 // Env returns the parent's variables that are allow-listed or named in
 // passthrough (the Action's env-passthrough input: the user chose to hand
 // them to the pull request's code, whatever they hold), and
-// GOTOOLCHAIN=local even when GOTOOLCHAIN is passed through (a test run
-// must not download a toolchain chosen by the code under test). It is the
+// GOTOOLCHAIN=local even when GOTOOLCHAIN is passed through. It is the
 // environment of every process culprit starts on a pull request's code;
 // each command names its own passthrough, so that no setting outlives the
 // analysis that asked for it.
-func Env(passthrough []string) []string {
+func Env(passthrough []string) []string { return GoEnv(passthrough, nil, "") }
+
+// GoEnv is the environment of the go command, and of any process that may
+// run it (a user's build command, a test that runs go): Env(passthrough),
+// then extra, then GOTOOLCHAIN=local, which neither passthrough nor extra
+// can change (a build must not download a toolchain chosen by the code
+// under test). With modFlag set, -mod=modFlag is added to GOFLAGS unless
+// GOFLAGS already has a -mod flag, which the user chose: GOFLAGS rather
+// than the command line, so that a go command run by a user's script gets
+// it too.
+func GoEnv(passthrough, extra []string, modFlag string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
@@ -100,5 +109,20 @@ func Env(passthrough []string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "GOTOOLCHAIN=local")
+	env = append(append(env, extra...), "GOTOOLCHAIN=local")
+	if flags := lookup(env, "GOFLAGS"); modFlag != "" && !strings.Contains(flags, "-mod=") {
+		env = append(env, "GOFLAGS="+strings.TrimSpace(flags+" -mod="+modFlag))
+	}
+	return env
+}
+
+// lookup returns the value of the last NAME=value entry for name in env,
+// the one a child sees.
+func lookup(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
