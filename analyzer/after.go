@@ -17,6 +17,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/semantic"
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -87,7 +88,7 @@ func semanticSpent(semCtx context.Context) bool {
 type afterLoop struct {
 	an   *semantic.Analysis
 	tr   *trace.Trace
-	cfg  trace.Config // how the failing run was traced
+	cfg  instrument.Config // how the failing run was traced
 	took time.Duration
 	// searching is the time the loop spent in revert searches of the
 	// hunks its causes touch: search time, not semantic analysis.
@@ -112,7 +113,7 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 	if err != nil {
 		return nil, err
 	}
-	cfg := trace.Config{
+	cfg := instrument.Config{
 		Dir:      modRoot,
 		Pkg:      pkg,
 		Test:     req.Test.Name,
@@ -124,7 +125,7 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		Passthrough: req.EnvPassthrough,
 	}
 	began := time.Now()
-	tr, err := trace.Run(ctx, cfg)
+	tr, err := instrument.Run(ctx, cfg)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("tracing %s: %w", req.Test.Name, err)
@@ -157,7 +158,7 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 // are more likely to fit. The narrower trace replaces the first when it
 // holds the whole failing run; otherwise the first stands. Either way the
 // trace kept, its config and its directory are returned.
-func narrowTrace(ctx context.Context, tr *trace.Trace, cfg trace.Config, mod module, res *Result) (*trace.Trace, trace.Config, string) {
+func narrowTrace(ctx context.Context, tr *trace.Trace, cfg instrument.Config, mod module, res *Result) (*trace.Trace, instrument.Config, string) {
 	pkgs := changedPackages(res.Hunks, mod)
 	// Only worth it when the first trace instrumented another package.
 	wider := slices.ContainsFunc(tr.Sites[1:], func(s trace.Site) bool {
@@ -172,7 +173,7 @@ func narrowTrace(ctx context.Context, tr *trace.Trace, cfg trace.Config, mod mod
 	}
 	narrow := cfg
 	narrow.Packages, narrow.TraceDir = pkgs, dir
-	again, err := trace.Run(ctx, narrow)
+	again, err := instrument.Run(ctx, narrow)
 	if err != nil || !again.Result.Failed || again.Truncated {
 		os.RemoveAll(dir)
 		return tr, cfg, cfg.TraceDir

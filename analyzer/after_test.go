@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/testfiles"
 )
@@ -50,8 +50,8 @@ func TestOther(t *testing.T) {
 func TestMayMatter(t *testing.T) {
 	dir := t.TempDir()
 	testfiles.Write(t, dir, mayMatterModule)
-	cfg := trace.Config{Dir: dir, Pkg: "./mm", Test: "TestDouble", Timeout: time.Minute, TraceDir: t.TempDir()}
-	tr, err := trace.Run(context.Background(), cfg)
+	cfg := instrument.Config{Dir: dir, Pkg: "./mm", Test: "TestDouble", Timeout: time.Minute, TraceDir: t.TempDir()}
+	tr, err := instrument.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

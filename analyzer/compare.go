@@ -10,7 +10,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/contrast"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
-	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -52,7 +52,7 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 		// only what the change made differ.
 		cfg.Probe, cfg.Functions = false, failing.tr.Functions()
 	}
-	passing, err := trace.Run(ctx, cfg)
+	passing, err := instrument.Run(ctx, cfg)
 	switch {
 	case err != nil:
 		skip(fmt.Sprintf("tracing the passing run: %v", err))

@@ -12,6 +12,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 )
 
 // Shares of the explanation by intervention (FLAKY.md §5): tracing head
@@ -56,7 +57,7 @@ type InterventionTest struct {
 
 // tracedHead runs head's traced test binary for the explanation.
 type tracedHead struct {
-	bin     *trace.Binary
+	bin     *instrument.Binary
 	timeout time.Duration
 }
 
@@ -66,7 +67,7 @@ func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
 		// than the runtime's default expiry; a deadlock still ends.
 		spec += ";expire=" + serialExpiry.String()
 	}
-	tr, err := h.bin.Run(ctx, trace.RunOptions{Intervene: spec, Timeout: h.timeout})
+	tr, err := h.bin.Run(ctx, instrument.RunOptions{Intervene: spec, Timeout: h.timeout})
 	if err != nil {
 		return aid.Run{}, err
 	}
@@ -97,7 +98,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	if req.Timeout > 0 {
 		timeout = min(timeout, req.Timeout)
 	}
-	bin, err := trace.Build(ctx, trace.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout, Passthrough: req.EnvPassthrough})
+	bin, err := instrument.Build(ctx, instrument.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout, Passthrough: req.EnvPassthrough})
 	if err != nil {
 		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return

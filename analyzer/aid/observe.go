@@ -28,7 +28,7 @@ type Run struct {
 }
 
 // Runner runs the traced test once. The analyzer adapts the build that
-// trace.Build makes to it; every run shares that build, so site ids are
+// instrument.Build makes to it; every run shares that build, so site ids are
 // the same across runs.
 type Runner interface {
 	// Run runs the test once with the intervention spec ("" for none).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 	"github.com/culprit-dev/culprit/internal/testfiles"
 	"github.com/google/go-cmp/cmp"
 )
@@ -90,7 +91,7 @@ func (r *traceRunner) Run(ctx context.Context, spec string) (Run, error) {
 	if err := os.MkdirAll(td, 0o755); err != nil {
 		return Run{}, err
 	}
-	tr, err := trace.Run(ctx, trace.Config{Dir: r.dir, Pkg: "./counter", Test: "TestAdd", TraceDir: td, Timeout: time.Minute})
+	tr, err := instrument.Run(ctx, instrument.Config{Dir: r.dir, Pkg: "./counter", Test: "TestAdd", TraceDir: td, Timeout: time.Minute})
 	if err != nil {
 		return Run{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 	"github.com/culprit-dev/culprit/internal/testfiles"
 	"golang.org/x/tools/txtar"
 )
@@ -37,7 +38,7 @@ func traceFailing(t *testing.T, dir, pkg, test string) *trace.Trace {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	tr, err := trace.Run(ctx, trace.Config{Dir: dir, Pkg: pkg, Test: test, TraceDir: t.TempDir()})
+	tr, err := instrument.Run(ctx, instrument.Config{Dir: dir, Pkg: pkg, Test: test, TraceDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("tracing %s: %v", test, err)
 	}

@@ -13,7 +13,7 @@ import (
 	"unsafe"
 )
 
-// Event file layout (see package rt): 8 header words (magic, tail, capacity,
+// Event file layout (see package instrument/rt): 8 header words (magic, tail, capacity,
 // truncated flag, interventions applied and expired, nanoseconds waited for serial locks), then blocks up to the tail. A block is [blockMark | its
 // length in words] [frame id] and records; a record is [n<<48 | kind<<40 |
 // overflow<<39 | panic kind<<32 | site] followed by its items, n counting the header; a
@@ -50,7 +50,7 @@ func Read(dir string) (*Trace, error) {
 	if ev.tail >= hdrWords {
 		t.Intervention = Intervened{Applied: ev.hdr[hApplied], Expired: ev.hdr[hExpired], Waited: time.Duration(ev.hdr[hWaited])}
 	}
-	t.Sites = tab.sites()
+	t.Sites = tab.SiteList()
 	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}}
 	d.elidedReads()
 	n, _, err := walk(ev.window(), nil)
@@ -412,7 +412,7 @@ func (d *decoder) rebuild(e *Event, overflow bool) {
 	d.locals[e.Frame] = known
 }
 
-// Item tags (see package rt): value kind in bits 0-3, role 4-5, location
+// Item tags (see package instrument/rt): value kind in bits 0-3, role 4-5, location
 // kind 6-7, payload words 8-11, the inline flag 12, the slot 16-31 and an
 // inline value in 32-63.
 const (

@@ -30,10 +30,10 @@ type Trace struct {
 	// appear as inputs (reads whose value no traced event defined).
 	Skipped []Skip
 	// Unentered counts the functions left uninstrumented because the
-	// probe run never entered them (Config.Probe); should the traced run
+	// probe run never entered them (instrument.Config.Probe); should the traced run
 	// enter one after all, it is observed at its calls.
 	Unentered int
-	// Result is the outcome of the traced test run (set by Run).
+	// Result is the outcome of the traced test run (set by instrument.Run).
 	Result RunResult
 	// Intervention counts what the run's intervention hooks did.
 	Intervention Intervened
@@ -69,7 +69,7 @@ type RunResult struct {
 }
 
 // Intervened counts what the intervention hooks of one run did (see
-// RunOptions.Intervene).
+// instrument.RunOptions.Intervene).
 type Intervened struct {
 	Applied uint64 // serial locks taken, branches forced, delays slept, yields made
 	Expired uint64 // serial waits given up after the expiry
@@ -171,7 +171,7 @@ type Operand struct {
 	Global bool
 	Path   string // field path / constant index below Obj (".x", "[2]"), "" for the whole variable
 	// Elided marks a read the runtime does not record: the decoder rebuilds
-	// it from the frame's last write of the local Obj (elide.go).
+	// it from the frame's last write of the local Obj (instrument/elide.go).
 	Elided bool `json:",omitempty"`
 	// Names gives, for a read through an index, selector or star
 	// expression (xs[i], p.x, *p), the Obj of each never-address-taken

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"text/tabwriter"
 
-	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 )
 
 // traceCmd is `culprit trace --skipped`: it instruments a package as the
@@ -28,7 +28,7 @@ func traceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "culprit trace: only --skipped is supported: it lists what the tracer leaves untraced")
 		return errUsage
 	}
-	skips, err := trace.Untraced(ctx, *dir, *pkg)
+	skips, err := instrument.Untraced(ctx, *dir, *pkg)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -105,7 +105,7 @@ func TestTrialSeesNoSecret(t *testing.T) {
 func TestTraceSeesNoSecret(t *testing.T) {
 	setSecrets(t)
 	dir, _ := leakModule(t)
-	tr, err := trace.Run(context.Background(), trace.Config{Dir: dir, Pkg: ".", Test: "TestLeak", TraceDir: t.TempDir(), Passthrough: passed})
+	tr, err := instrument.Run(context.Background(), instrument.Config{Dir: dir, Pkg: ".", Test: "TestLeak", TraceDir: t.TempDir(), Passthrough: passed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,121 @@
+package instrument
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// probeModule's test enters lib.Used, never lib.Unused, and then panics,
+// as failing regression tests often do.
+var probeModule = map[string][]byte{
+	"go.mod": []byte("module example.com/m\n\ngo 1.22\n"),
+	"lib/lib.go": []byte(`package lib
+
+var Base = 40
+
+func Used(n int) int {
+	return Base + n
+}
+
+func Unused(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += i
+	}
+	return s
+}
+`),
+	"p/p.go": []byte(`package p
+
+import "example.com/m/lib"
+
+func Get(m map[string]int, k string) int {
+	return lib.Used(m[k])
+}
+`),
+	"p/p_test.go": []byte(`package p
+
+import "testing"
+
+func TestX(t *testing.T) {
+	var m map[string]int
+	if Get(m, "a") != 40 {
+		t.Fatal("wrong")
+	}
+	m["a"] = 2 // assignment to entry in nil map
+}
+
+func TestOther(t *testing.T) {
+	_ = Get(nil, "b")
+}
+`),
+}
+
+// TestProbe traces a panicking test with and without the probe. With it,
+// the function the test never entered is left uninstrumented and counted,
+// the entered one is traced as before, and the run's events are the same,
+// as the left function has none. Given the probed trace's functions by
+// name, a build instruments the same ones.
+func TestProbe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	defer func(n int) { probeMinBytes = n }(probeMinBytes)
+	probeMinBytes = 0 // the module is small; the probe runs whatever its size
+	dir := writeTree(t, probeModule)
+	traced := func(probe bool, funcs map[string]bool) *trace.Trace {
+		tr, err := Run(context.Background(), Config{Dir: dir, Pkg: "./p", Test: "TestX", Timeout: time.Minute, TraceDir: t.TempDir(),
+			Probe: probe, Functions: funcs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Result.Passed {
+			t.Fatalf("TestX passed under tracing:\n%s", tr.Result.Output)
+		}
+		return tr
+	}
+	full, probed := traced(false, nil), traced(true, nil)
+	// A build told the probed build's functions instruments the same.
+	same := traced(false, probed.Functions())
+	if full.Unentered != 0 {
+		t.Errorf("without the probe, %d functions unentered", full.Unentered)
+	}
+	if probed.Unentered != 1 {
+		t.Errorf("with the probe, %d functions unentered, want 1 (lib.Unused)", probed.Unentered)
+	}
+	for f, want := range map[string]bool{
+		"example.com/m/lib.Used":   true,
+		"example.com/m/lib.Unused": false,
+		"example.com/m/p.Get":      true,
+		"example.com/m/p.TestX":    true,
+	} {
+		if !full.Functions()[f] {
+			t.Errorf("without the probe, %s is not instrumented", f)
+		}
+		if got := probed.Functions()[f]; got != want {
+			t.Errorf("with the probe, %s instrumented: %v, want %v", f, got, want)
+		}
+		if got := same.Functions()[f]; got != want {
+			t.Errorf("given the probed functions, %s instrumented: %v, want %v", f, got, want)
+		}
+	}
+	kinds := func(tr *trace.Trace) string {
+		var b strings.Builder
+		for i := range tr.Events {
+			// Kinds and statements: a pointer's value differs from run to run.
+			fmt.Fprintf(&b, "%v %s\n", tr.Event(i).Kind, tr.SiteOf(i).Text)
+		}
+		return b.String()
+	}
+	if kinds(full) != kinds(probed) {
+		t.Errorf("the probed run's events differ:\nwithout the probe:\n%s\nwith it:\n%s", kinds(full), kinds(probed))
+	}
+	if kinds(same) != kinds(probed) {
+		t.Errorf("the run given the probed functions differs:\n%s\nprobed:\n%s", kinds(same), kinds(probed))
+	}
+}
