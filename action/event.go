@@ -196,15 +196,16 @@ func mergeBase(ctx context.Context, dir, base, head string) (string, error) {
 	return strings.TrimSpace(out), nil
 }
 
+// git is proc.Git with the whole command line in its error (proc names
+// only git's subcommand): the job log then shows which revision a fetch
+// or a merge-base was given.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	res, err := proc.Run(ctx, proc.Cmd{Name: "git", Args: args, Dir: dir, Env: append(proc.Env(nil), "GIT_TERMINAL_PROMPT=0")})
-	if err != nil {
-		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	out, err := proc.Git(ctx, dir, args...)
+	var ge *proc.GitError
+	if errors.As(err, &ge) {
+		return "", fmt.Errorf("git %s: exit %d: %s", strings.Join(args, " "), ge.ExitCode, ge.Stderr)
 	}
-	if res.ExitCode != 0 {
-		return "", fmt.Errorf("git %s: exit %d: %s", strings.Join(args, " "), res.ExitCode, strings.TrimSpace(string(res.Stderr)))
-	}
-	return string(res.Stdout), nil
+	return string(out), err
 }
 
 // str walks nested JSON objects and returns the string at the end.

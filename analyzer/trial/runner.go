@@ -142,11 +142,11 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	}
 	cfg.Dir = dir
 	r := &Runner{cfg: cfg, sem: make(chan struct{}, cfg.Workers), cache: map[string]*call{}}
-	out, err := r.git(ctx, dir, "rev-parse", "--show-toplevel")
+	out, err := proc.Git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, err
 	}
-	r.repo = strings.TrimSpace(out)
+	r.repo = strings.TrimSpace(string(out))
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
@@ -154,10 +154,10 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		r.prefix = filepath.ToSlash(rel)
 	}
 	r.pkgDir = pathJoin(r.prefix, strings.TrimPrefix(filepath.ToSlash(cfg.Pkg), "./"))
-	if out, err = r.git(ctx, dir, "rev-parse", "--verify", cfg.Head+"^{commit}"); err != nil {
+	if out, err = proc.Git(ctx, dir, "rev-parse", "--verify", cfg.Head+"^{commit}"); err != nil {
 		return nil, err
 	}
-	r.head = strings.TrimSpace(out)
+	r.head = strings.TrimSpace(string(out))
 	if r.tmp, err = os.MkdirTemp("", tmpPattern); err != nil {
 		return nil, fmt.Errorf("trial: %w", err)
 	}
@@ -170,7 +170,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	// again.
 	worktreeMu.Lock()
 	_ = r.removeStale(ctx)
-	_, _ = r.git(ctx, r.repo, "worktree", "prune")
+	_, _ = proc.Git(ctx, r.repo, "worktree", "prune")
 	worktreeMu.Unlock()
 	// The go command's work directories (go-build*) live under tmp too: a
 	// build killed on timeout or interrupt cannot remove its own, Close
@@ -225,14 +225,14 @@ func (r *Runner) close() error {
 	r.pool = nil
 	r.poolMu.Unlock()
 	for _, wt := range wts {
-		if _, err := r.git(ctx, r.repo, "worktree", "remove", "--force", wt); err != nil {
+		if _, err := proc.Git(ctx, r.repo, "worktree", "remove", "--force", wt); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if err := os.RemoveAll(r.tmp); err != nil {
 		errs = append(errs, fmt.Errorf("trial: removing %s: %w", r.tmp, err))
 	}
-	if _, err := r.git(ctx, r.repo, "worktree", "prune"); err != nil {
+	if _, err := proc.Git(ctx, r.repo, "worktree", "prune"); err != nil {
 		errs = append(errs, err)
 	}
 	// Released last: until the worktrees are gone, another runner must
@@ -251,7 +251,7 @@ func (r *Runner) addWorktree(ctx context.Context) (string, error) {
 	r.poolMu.Unlock()
 	// The user's hooks (post-checkout) have no business running on our
 	// private checkouts.
-	if _, err := r.git(ctx, r.repo, "-c", "core.hooksPath=/dev/null", "worktree", "add", "--quiet", "--detach", wt, r.head); err != nil {
+	if _, err := proc.Git(ctx, r.repo, "-c", "core.hooksPath=/dev/null", "worktree", "add", "--quiet", "--detach", wt, r.head); err != nil {
 		return "", err
 	}
 	return wt, nil
@@ -275,21 +275,16 @@ func (r *Runner) takeWorktree(ctx context.Context) (string, error) {
 // putWorktree restores wt to head and makes it idle again. A worktree that
 // cannot be restored is dropped (Close still removes it with tmp).
 func (r *Runner) putWorktree(ctx context.Context, wt string) error {
-	if _, err := r.git(ctx, wt, "checkout", "--quiet", "--force", r.head, "--", "."); err != nil {
+	if _, err := proc.Git(ctx, wt, "checkout", "--quiet", "--force", r.head, "--", "."); err != nil {
 		return err
 	}
-	if _, err := r.git(ctx, wt, "clean", "-fdq"); err != nil {
+	if _, err := proc.Git(ctx, wt, "clean", "-fdq"); err != nil {
 		return err
 	}
 	r.poolMu.Lock()
 	r.pool = append(r.pool, wt)
 	r.poolMu.Unlock()
 	return nil
-}
-
-func (r *Runner) git(ctx context.Context, dir string, args ...string) (string, error) {
-	out, err := proc.Git(ctx, dir, args...)
-	return string(out), err
 }
 
 // env is the environment of the user's commands and of the test binaries,

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // A runner's worktrees live in a directory of its own (tmpPattern) and
@@ -46,13 +48,13 @@ func lockOwner(dir string) (*os.File, error) {
 // so is one whose runner is alive, in this process or another. The caller
 // holds worktreeMu.
 func (r *Runner) removeStale(ctx context.Context) error {
-	out, err := r.git(ctx, r.repo, "worktree", "list", "--porcelain")
+	out, err := proc.Git(ctx, r.repo, "worktree", "list", "--porcelain")
 	if err != nil {
 		return err
 	}
 	byDir := map[string][]string{}
 	var dirs []string
-	for _, line := range strings.Split(out, "\n") {
+	for _, line := range strings.Split(string(out), "\n") {
 		wt, ok := strings.CutPrefix(line, "worktree ")
 		if !ok {
 			continue
@@ -94,7 +96,7 @@ func (r *Runner) removeIfDead(ctx context.Context, dir string, wts []string) err
 	}
 	var errs []error
 	for _, wt := range wts {
-		if _, err := r.git(ctx, r.repo, "worktree", "remove", "--force", wt); err != nil {
+		if _, err := proc.Git(ctx, r.repo, "worktree", "remove", "--force", wt); err != nil {
 			errs = append(errs, err)
 		}
 	}

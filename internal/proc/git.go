@@ -34,9 +34,19 @@ func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 
 // GitInput is Git with stdin as git's standard input.
 func GitInput(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
+	return git(ctx, dir, nil, stdin, args)
+}
+
+// GitEnv is Git with env added to git's environment: a fixed identity and
+// date, say, that make commit ids reproducible.
+func GitEnv(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
+	return git(ctx, dir, env, nil, args)
+}
+
+func git(ctx context.Context, dir string, env []string, stdin io.Reader, args []string) ([]byte, error) {
 	res, err := Run(ctx, Cmd{
 		Name: "git", Args: args, Dir: dir, Timeout: GitTimeout, Stdin: stdin,
-		Env: append(Env(nil), "GIT_TERMINAL_PROMPT=0"),
+		Env: append(append(Env(nil), env...), "GIT_TERMINAL_PROMPT=0"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("git %s: %w", args[0], err)

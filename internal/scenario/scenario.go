@@ -23,10 +23,9 @@
 package scenario
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -34,6 +33,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/proc"
 	"golang.org/x/tools/txtar"
 )
 
@@ -166,25 +166,27 @@ type Repo struct {
 // Materialize creates a git repository in dir (which must be empty or
 // absent) with the base tree committed first and the head tree on top.
 func (s *Scenario) Materialize(dir string) (*Repo, error) {
+	// A few local git commands on a small tree: nothing to cancel.
+	ctx := context.Background()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	r := &Repo{Dir: dir}
-	if _, err := git(dir, "init", "-q", "-b", "main"); err != nil {
+	if _, err := git(ctx, dir, "init", "-q", "-b", "main"); err != nil {
 		return nil, err
 	}
 	var err error
-	if r.Base, err = commitTree(dir, s.Base, "base"); err != nil {
+	if r.Base, err = commitTree(ctx, dir, s.Base, "base"); err != nil {
 		return nil, err
 	}
-	if r.Head, err = commitTree(dir, s.Head, "head"); err != nil {
+	if r.Head, err = commitTree(ctx, dir, s.Head, "head"); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-func commitTree(dir string, files map[string][]byte, msg string) (string, error) {
-	if _, err := git(dir, "rm", "-rq", "--ignore-unmatch", "."); err != nil {
+func commitTree(ctx context.Context, dir string, files map[string][]byte, msg string) (string, error) {
+	if _, err := git(ctx, dir, "rm", "-rq", "--ignore-unmatch", "."); err != nil {
 		return "", err
 	}
 	names := make([]string, 0, len(files))
@@ -205,32 +207,28 @@ func commitTree(dir string, files map[string][]byte, msg string) (string, error)
 			return "", err
 		}
 	}
-	if _, err := git(dir, "add", "-A"); err != nil {
+	if _, err := git(ctx, dir, "add", "-A"); err != nil {
 		return "", err
 	}
-	if _, err := git(dir, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
+	if _, err := git(ctx, dir, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
 		return "", err
 	}
-	out, err := git(dir, "rev-parse", "HEAD")
-	return strings.TrimSpace(out), err
+	out, err := git(ctx, dir, "rev-parse", "HEAD")
+	return strings.TrimSpace(string(out)), err
 }
 
-func git(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	// A fixed identity and date make commit ids reproducible and keep the
-	// user's git configuration out of the way.
-	cmd.Env = append(os.Environ(),
-		"GIT_AUTHOR_NAME=culprit", "GIT_AUTHOR_EMAIL=culprit@example.com",
-		"GIT_COMMITTER_NAME=culprit", "GIT_COMMITTER_EMAIL=culprit@example.com",
-		"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out.String(), nil
+// gitEnv is a fixed identity and date, which make commit ids reproducible,
+// and no system or global configuration, which keeps the user's out of
+// the way.
+var gitEnv = []string{
+	"GIT_AUTHOR_NAME=culprit", "GIT_AUTHOR_EMAIL=culprit@example.com",
+	"GIT_COMMITTER_NAME=culprit", "GIT_COMMITTER_EMAIL=culprit@example.com",
+	"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z",
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+}
+
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return proc.GitEnv(ctx, dir, gitEnv, args...)
 }
 
 // Resolve maps hunk references ("file:line", "file:-line", "file") to the
