@@ -2,14 +2,14 @@ package action
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/culprit-dev/culprit/action/pr"
 	"github.com/culprit-dev/culprit/analyzer/result"
+	"github.com/culprit-dev/culprit/internal/ghclient"
 	"github.com/culprit-dev/culprit/report"
-	"github.com/google/go-github/v60/github"
 )
 
 // reviewPrefix starts every hidden marker culprit puts in a review
@@ -98,8 +98,7 @@ func (ru *run) review(ctx context.Context, c *pr.Client, head string, reps []*re
 	}
 	res, err := c.Review(ctx, head, ru.reviewPrefix(), want)
 	if err != nil {
-		var er *github.ErrorResponse
-		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == 422 {
+		if ghclient.Status(err) == http.StatusUnprocessableEntity {
 			return fmt.Errorf("GitHub refused the review (a culprit line outside the diff?): %w", err)
 		}
 		return err

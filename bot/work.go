@@ -127,7 +127,7 @@ func failedRunPullRequest(ctx context.Context, gh *github.Client, t *task, log *
 // is not a collaborator at all (404) has none.
 func permission(ctx context.Context, gh *github.Client, t *task) (string, error) {
 	p, _, err := gh.Repositories.GetPermissionLevel(ctx, t.owner, t.repo, t.author)
-	if statusCode(err) == http.StatusNotFound {
+	if ghclient.Status(err) == http.StatusNotFound {
 		return "none", nil
 	}
 	if err != nil {
@@ -193,7 +193,7 @@ func dispatchFailureMessage(err error, workflow string) string {
 	if ghclient.IsRateLimit(err) {
 		return fmt.Sprintf("culprit could not start `%s`: GitHub's API rate limit for the app is used up (%s). Run `/culprit` again later.", workflow, apiMessage(err))
 	}
-	switch statusCode(err) {
+	switch ghclient.Status(err) {
 	case http.StatusNotFound:
 		return fmt.Sprintf("culprit could not start: the workflow `.github/workflows/%s` was not found on the default branch `%s`. Add it (see the culprit README for an example) and run `/culprit` again.", workflow, ref)
 	case http.StatusUnprocessableEntity:
@@ -218,11 +218,10 @@ func dispatchFailureMessage(err error, workflow string) string {
 // ["head-sha"]`. Nil for any other error, or a message in another form,
 // which then gets the general answer to a 422.
 func unexpectedInputs(err error) []string {
-	var er *github.ErrorResponse
-	if !errors.As(err, &er) || statusCode(err) != http.StatusUnprocessableEntity {
+	if ghclient.Status(err) != http.StatusUnprocessableEntity {
 		return nil
 	}
-	_, list, ok := strings.Cut(er.Message, "Unexpected inputs provided:")
+	_, list, ok := strings.Cut(ghclient.Message(err), "Unexpected inputs provided:")
 	var names []string
 	if !ok || json.Unmarshal([]byte(list), &names) != nil {
 		return nil
@@ -237,33 +236,12 @@ func (s *Server) reply(ctx context.Context, gh *github.Client, t *task, body str
 	return nil
 }
 
-// statusCode is the HTTP status of a GitHub API error, or 0.
-func statusCode(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode
-	}
-	var rl *github.RateLimitError
-	if errors.As(err, &rl) && rl.Response != nil {
-		return rl.Response.StatusCode
-	}
-	var own *ghclient.RateLimitError
-	if errors.As(err, &own) {
-		return own.StatusCode
-	}
-	return 0
-}
-
+// apiMessage says what GitHub answered, for the pull request's readers.
 func apiMessage(err error) string {
-	var rl *ghclient.RateLimitError
-	if errors.As(err, &rl) {
-		return rl.Error()
+	if m := ghclient.Message(err); m != "" {
+		return m
 	}
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Message != "" {
-		return er.Message
-	}
-	if code := statusCode(err); code != 0 {
+	if code := ghclient.Status(err); code != 0 {
 		return http.StatusText(code)
 	}
 	return "the GitHub API could not be reached"

@@ -2,7 +2,6 @@ package pr
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -84,9 +83,6 @@ func IsPermission(err error) bool {
 	if ghclient.IsRateLimit(err) {
 		return false
 	}
-	var er *github.ErrorResponse
-	if !errors.As(err, &er) || er.Response == nil {
-		return false
-	}
-	return er.Response.StatusCode == http.StatusForbidden || er.Response.StatusCode == http.StatusNotFound
+	s := ghclient.Status(err)
+	return s == http.StatusForbidden || s == http.StatusNotFound
 }

@@ -15,6 +15,11 @@
 //     <time>") instead of GitHub's 403, so that no caller mistakes it for a
 //     missing permission. go-github wraps it in a *url.Error; use
 //     [IsRateLimit] or errors.As.
+//   - Errors are classified here only: [Status] is the HTTP status of any
+//     error go-github or [Transport] returns, [Message] what GitHub said.
+//     go-github picks among several error types for one status (a 403 is
+//     an *ErrorResponse, a *RateLimitError or an *AbuseRateLimitError by
+//     its headers), which callers need not know.
 //   - Server errors (500, 502, 503, 504) are retried, [MaxRetries] times
 //     after 1 s and 2 s (or Retry-After), only for requests that may be
 //     repeated: reads, PUT and DELETE, and the App installation-token
