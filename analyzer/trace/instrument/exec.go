@@ -53,7 +53,7 @@ func Build(ctx context.Context, cfg Config) (*Binary, error) {
 }
 
 func buildIn(ctx context.Context, cfg Config, tmp string) (*Binary, error) {
-	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, cfg.environ(), cfg.Packages, topLevelRuns(cfg.pattern()), cfg.prober(ctx))
+	in, err := instrument(ctx, cfg.Dir, cfg.Pkg, tmp, goEnv{cfg.Passthrough, cfg.Env}, cfg.Packages, topLevelRuns(cfg.pattern()), cfg.prober(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -161,15 +161,19 @@ var errLine = regexp.MustCompile(`(?m)^(?:# \S+\n)?((\S+\.go):\d+:\d+: .*)$`)
 // not compile is replaced by its original and listed as skipped.
 func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) error {
 	ov := filepath.Join(tmp, "overlay.json")
-	env := cfg.environ()
-	fast := runtimeGoidUsable(ctx, cfg.Dir, env)
+	fast := runtimeGoidUsable(ctx, cfg)
 	for attempt := 0; ; attempt++ {
 		if err := writeOverlay(ov, in.overlay); err != nil {
 			return err
 		}
-		args := append([]string{"test", "-c", "-o", bin, "-overlay", ov, "-vet=off"}, buildFlags(fast, goflags(env), in.modPath)...)
 		var buf bytes.Buffer
-		res, err := proc.Run(ctx, proc.Cmd{Name: "go", Args: append(args, cfg.Pkg), Dir: cfg.Dir, Env: env, Stdout: &buf, Stderr: &buf})
+		res, err := proc.GoInvocation{
+			Verb:       "test",
+			BuildFlags: append([]string{"-c", "-o", bin, "-overlay", ov, "-vet=off"}, buildFlags(fast, goflags(cfg.environ()), in.modPath)...),
+			Args:       []string{cfg.Pkg},
+			Env:        cfg.Env, Passthrough: cfg.Passthrough, Dir: cfg.Dir,
+			Stdout: &buf, Stderr: &buf,
+		}.Run(ctx)
 		if err != nil {
 			return fmt.Errorf("building traced test binary: %w", err)
 		}
@@ -217,8 +221,8 @@ func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) e
 // entry.
 
 // runtimeGoidUsable reports whether the go command in dir is go1.26 or later.
-func runtimeGoidUsable(ctx context.Context, dir string, env []string) bool {
-	res, err := proc.Run(ctx, proc.Cmd{Name: "go", Args: []string{"env", "GOVERSION"}, Dir: dir, Env: env})
+func runtimeGoidUsable(ctx context.Context, cfg Config) bool {
+	res, err := proc.GoInvocation{Verb: "env", Args: []string{"GOVERSION"}, Dir: cfg.Dir, Env: cfg.Env, Passthrough: cfg.Passthrough}.Run(ctx)
 	if err != nil || res.ExitCode != 0 {
 		return false
 	}
@@ -280,7 +284,7 @@ func goflags(env []string) []string {
 
 // environ is the environment of the go commands and test runs of a trace:
 // the process's, without its secrets, and cfg.Env.
-func (cfg Config) environ() []string { return append(proc.Env(cfg.Passthrough), cfg.Env...) }
+func (cfg Config) environ() []string { return proc.GoEnv(cfg.Passthrough, cfg.Env, "") }
 
 // pattern is the -test.run pattern of the traced runs.
 func (cfg Config) pattern() string {

@@ -58,7 +58,7 @@ type instrumented struct {
 // packages' non-test files the test enters (probe.go); the others are left
 // as they are and counted in the table's Unentered. When it cannot tell,
 // every function is instrumented.
-func instrument(ctx context.Context, dir, pkg, tmp string, env, only []string, runs func(string) bool, entered prober) (*instrumented, error) {
+func instrument(ctx context.Context, dir, pkg, tmp string, env goEnv, only []string, runs func(string) bool, entered prober) (*instrumented, error) {
 	roots, mod, target, err := load(ctx, dir, pkg, only, env)
 	if err != nil {
 		return nil, err
@@ -163,8 +163,8 @@ const graphMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiled
 // in the build cache. Asking go/packages for types would compile the
 // test's own packages too, for export data nobody reads: in a fresh
 // worktree that took kong's load from 0.6 s to 1.7 s.
-func load(ctx context.Context, dir, pkg string, only []string, env []string) ([]*packages.Package, *packages.Module, string, error) {
-	graph, err := packages.Load(&packages.Config{Context: ctx, Dir: dir, Env: env, Tests: true, Mode: graphMode}, pkg)
+func load(ctx context.Context, dir, pkg string, only []string, env goEnv) ([]*packages.Package, *packages.Module, string, error) {
+	graph, err := packages.Load(&packages.Config{Context: ctx, Dir: dir, Env: env.full(), Tests: true, Mode: graphMode}, pkg)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("loading %s: %w", pkg, err)
 	}
@@ -259,16 +259,25 @@ func load(ctx context.Context, dir, pkg string, only []string, env []string) ([]
 	return out, mod, target, nil
 }
 
+// goEnv is what the go commands of an instrumentation get beyond the
+// allow-list: proc.GoEnv's passthrough names and additions.
+type goEnv struct{ passthrough, extra []string }
+
+// full is the whole environment, for go/packages, which takes no other.
+func (e goEnv) full() []string { return proc.GoEnv(e.passthrough, e.extra, "") }
+
 // exportFiles returns the export data files of the packages ids and of
 // their dependencies, by import path, as go list gives them.
-func exportFiles(ctx context.Context, dir string, env []string, ids []string) (map[string]string, error) {
+func exportFiles(ctx context.Context, dir string, env goEnv, ids []string) (map[string]string, error) {
 	files := map[string]string{}
 	if len(ids) == 0 {
 		return files, nil
 	}
 	var stdout, stderr bytes.Buffer
-	res, err := proc.Run(ctx, proc.Cmd{Name: "go", Args: append([]string{"list", "-deps", "-export", "-json=ImportPath,Export", "--"}, ids...),
-		Dir: dir, Env: env, Stdout: &stdout, Stderr: &stderr})
+	res, err := proc.GoInvocation{
+		Verb: "list", BuildFlags: []string{"-deps", "-export", "-json=ImportPath,Export", "--"}, Args: ids,
+		Dir: dir, Env: env.extra, Passthrough: env.passthrough, Stdout: &stdout, Stderr: &stderr,
+	}.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing export data: %w", err)
 	}

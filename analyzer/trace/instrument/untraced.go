@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/culprit-dev/culprit/internal/proc"
-
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
 
@@ -20,7 +18,7 @@ func Untraced(ctx context.Context, dir, pkg string) ([]trace.Skip, error) {
 		return nil, fmt.Errorf("instrumenting %s: %w", pkg, err)
 	}
 	defer os.RemoveAll(tmp)
-	in, err := instrument(ctx, dir, pkg, tmp, proc.Env(nil), nil, nil, nil)
+	in, err := instrument(ctx, dir, pkg, tmp, goEnv{}, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
