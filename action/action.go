@@ -18,9 +18,9 @@ import (
 	"github.com/sethvargo/go-githubactions"
 )
 
-// Runner is one run of the Action. The zero value of every field but
+// Job is one run of the Action. The zero value of every field but
 // Getenv and Stdout is usable.
-type Runner struct {
+type Job struct {
 	Getenv func(string) string
 	Stdout io.Writer
 	// Explainer explains a failing test; nil means analyzer.Explain.
@@ -34,12 +34,12 @@ type Runner struct {
 
 // Run runs the Action with the runner's environment and output.
 func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	return (&Runner{Getenv: getenv, Stdout: stdout}).Run(ctx)
+	return (&Job{Getenv: getenv, Stdout: stdout}).Run(ctx)
 }
 
 // run holds what one Run has learned so far.
 type run struct {
-	*Runner
+	*Job
 	a   *githubactions.Action
 	cfg *Config
 	gc  *githubactions.GitHubContext
@@ -58,9 +58,9 @@ type run struct {
 // Run runs the Action. Errors are reported as an error annotation and
 // returned; the status output is "error" then. Verdicts (explained, not a
 // regression, …) are not errors.
-func (r *Runner) Run(ctx context.Context) (err error) {
+func (r *Job) Run(ctx context.Context) (err error) {
 	a := githubactions.New(githubactions.WithGetenv(r.Getenv), githubactions.WithWriter(r.Stdout))
-	ru := &run{Runner: r, a: a, status: StatusError}
+	ru := &run{Job: r, a: a, status: StatusError}
 	defer func() {
 		if p := recover(); p != nil {
 			// go-githubactions panics when a runner file cannot be

@@ -103,7 +103,7 @@ func (e *runnerEnv) set(kv ...string) *runnerEnv {
 
 func (e *runnerEnv) run(ex action.Explainer) error {
 	e.t.Helper()
-	r := &action.Runner{
+	r := &action.Job{
 		Getenv:    func(k string) string { return e.vars[k] },
 		Stdout:    &e.out,
 		Explainer: ex,

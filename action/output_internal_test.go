@@ -147,7 +147,7 @@ func TestJobSummaryIsInert(t *testing.T) {
 			return ""
 		}
 		a := githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(io.Discard))
-		ru := &run{Runner: &Runner{Getenv: getenv, Stdout: io.Discard}, a: a, status: string(result.Explained)}
+		ru := &run{Job: &Job{Getenv: getenv, Stdout: io.Discard}, a: a, status: string(result.Explained)}
 		ru.summary(reps, 2)
 		data, err := os.ReadFile(file)
 		if err != nil {

@@ -35,7 +35,7 @@
 //     correlated steps.
 //   - A confirmed serial link gets a delay placebo of the mean wait its
 //     runs reported (Run.Waited); only placebo runs where the predicate
-//     still occurs count. A runner that reports no wait gets no placebo,
+//     still occurs count. A traced test that reports no wait gets no placebo,
 //     and a note says how many links went unchecked.
 //   - Not in this version: count predicates and per-instance ordinals,
 //     branch pruning at junctions, DAG edges from intervened runs, gate

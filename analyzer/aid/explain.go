@@ -67,7 +67,7 @@ type Explanation struct {
 }
 
 // Explain observes traced head and explains its failure by intervention.
-func Explain(ctx context.Context, r Runner, opt Options) (*Explanation, error) {
+func Explain(ctx context.Context, r TracedTest, opt Options) (*Explanation, error) {
 	opt = opt.withDefaults()
 	if opt.MaxTotal > 0 {
 		opt.MaxObserve = min(opt.MaxObserve, max(opt.MaxTotal/2, 1))
@@ -88,7 +88,7 @@ func Explain(ctx context.Context, r Runner, opt Options) (*Explanation, error) {
 
 // Intervene selects the candidates of an observation, orders them in the
 // AC-DAG and runs GIWP over those with an intervention (FLAKY.md §2–§4).
-func Intervene(ctx context.Context, r Runner, ob *Observation, opt Options) (*Explanation, error) {
+func Intervene(ctx context.Context, r TracedTest, ob *Observation, opt Options) (*Explanation, error) {
 	opt = opt.withDefaults()
 	ex := &Explanation{}
 	ex.Traced.Runs, ex.Traced.Failures = ob.Runs, ob.Failures

@@ -56,7 +56,7 @@ type testedRun struct {
 
 // giwp is one pass of group intervention with pruning over a pool.
 type giwp struct {
-	r    Runner
+	r    TracedTest
 	ob   *Observation
 	cs   []*Candidate
 	d    *dag
@@ -85,7 +85,7 @@ type seen struct {
 	waited  time.Duration
 }
 
-func newGIWP(r Runner, ob *Observation, cs []*Candidate, d *dag, opt Options) *giwp {
+func newGIWP(r TracedTest, ob *Observation, cs []*Candidate, d *dag, opt Options) *giwp {
 	return &giwp{
 		r: r, ob: ob, cs: cs, d: d, opt: opt,
 		sprt:           stats.NewSPRT(ob.Rate.Lo),
@@ -313,7 +313,7 @@ const placeboRuns = 5
 // mean wait at the same function and no exclusion (FLAKY.md §4). Only runs
 // in which the candidate still holds count when they pass: if the failure
 // stops anyway, the timing, not the predicate, stopped it, and the link
-// is downgraded to correlated. Links whose runner reported no wait are not
+// is downgraded to correlated. Links whose runs reported no wait are not
 // checked; placebos returns how many were.
 func (g *giwp) placebos(ctx context.Context) (int, error) {
 	checked := 0

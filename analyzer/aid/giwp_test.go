@@ -103,7 +103,7 @@ func explainSimulated(t *testing.T, seed uint64) {
 		}
 	}
 	if n := len(s.specs) - ex.Traced.Runs; n != total {
-		t.Errorf("the runner ran %d intervened runs, the interventions count %d", n, total)
+		t.Errorf("the traced test ran %d intervened runs, the interventions count %d", n, total)
 	}
 	// The chain: confirmed P1, P2, P3 with X (unintervenable, after P1
 	// on the DAG) as a correlated step; S1 and the load effect are gone.

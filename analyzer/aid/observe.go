@@ -27,10 +27,10 @@ type Run struct {
 	Waited time.Duration
 }
 
-// Runner runs the traced test once. The analyzer adapts the build that
-// instrument.Build makes to it; every run shares that build, so site ids are
-// the same across runs.
-type Runner interface {
+// TracedTest is the traced test, run once per call. The analyzer adapts the
+// build that instrument.Build makes to it; every run shares that build, so
+// site ids are the same across runs.
+type TracedTest interface {
 	// Run runs the test once with the intervention spec ("" for none).
 	// A failing test is not an error.
 	Run(ctx context.Context, spec string) (Run, error)
@@ -119,7 +119,7 @@ func guardOf(tr *trace.Trace, f int) trace.SiteID {
 // until it has seen minFailing failing runs with one signature and
 // minPassing passing runs, or the budget (opt.MaxObserve runs, ctx)
 // ends.
-func Observe(ctx context.Context, r Runner, opt Options) (*Observation, error) {
+func Observe(ctx context.Context, r TracedTest, opt Options) (*Observation, error) {
 	opt = opt.withDefaults()
 	var all []*observed
 	kept := map[trace.SiteID]int{}
@@ -244,7 +244,7 @@ func (ob *Observation) derive(x *extracted) {
 }
 
 // batch runs n runs of spec at once and returns them in launch order.
-func batch(ctx context.Context, r Runner, spec string, n int) ([]Run, error) {
+func batch(ctx context.Context, r TracedTest, spec string, n int) ([]Run, error) {
 	out := make([]Run, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup

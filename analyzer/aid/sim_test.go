@@ -46,7 +46,7 @@ func simSites() []trace.Site {
 	return ss
 }
 
-// sim is a Runner over a simulated flaky program with a known causal
+// sim is a TracedTest over a simulated flaky program with a known causal
 // chain P1 → P2 → P3 → F. Each run draws its randomness from a PCG seeded
 // by the spec and the spec's run number, so a batch's outcomes are the
 // same whatever order its goroutines call in.
