@@ -223,7 +223,7 @@ func (g *giwp) outcome(rn Run) seen {
 	if rn.Trace == nil || rn.Applied == 0 {
 		return bad
 	}
-	o, ok := classify(rn.Trace)
+	o, ok := observeRun(rn.Trace)
 	if !ok || o.failing && o.sig != g.ob.Signature {
 		return bad
 	}

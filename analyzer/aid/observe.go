@@ -80,8 +80,8 @@ const (
 	maxObserve = 120
 )
 
-// classify reduces a run to its outcome, F and predicates.
-func classify(tr *trace.Trace) (*observed, bool) {
+// observeRun reduces a run to its outcome, F and predicates.
+func observeRun(tr *trace.Trace) (*observed, bool) {
 	switch {
 	case tr.Result.Failed:
 		end, sig, guard := len(tr.Events), trace.SiteID(0), trace.SiteID(0)
@@ -146,7 +146,7 @@ func Observe(ctx context.Context, r TracedTest, opt Options) (*Observation, erro
 			if rn.Trace == nil {
 				continue
 			}
-			o, ok := classify(rn.Trace)
+			o, ok := observeRun(rn.Trace)
 			if !ok {
 				continue
 			}

@@ -117,7 +117,7 @@ func (r *Runner) runBinary(ctx context.Context, t2j, bin string) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := c.classify(out)
+	res, err := c.result(out)
 	// test2json marks a test that the binary's exit cut short (os.Exit in
 	// the test) as failed; go test gives it no verdict. Only a test that
 	// reported its failure failed.

@@ -224,7 +224,7 @@ func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []stri
 	if err != nil {
 		return Result{}, err
 	}
-	return c.classify(out)
+	return c.result(out)
 }
 
 // goList compiles the test's package, its test variants and their

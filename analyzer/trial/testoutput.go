@@ -27,9 +27,9 @@ type classifier struct {
 	test       string
 }
 
-// classify turns the process's output into a Result whose texts name files
+// result turns the process's output into a Result whose texts name files
 // relative to the repository.
-func (c classifier) classify(out run) (Result, error) {
+func (c classifier) result(out run) (Result, error) {
 	res, err := c.verdict(out)
 	return c.unrooted(res), err
 }
