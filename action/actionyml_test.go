@@ -439,6 +439,7 @@ func TestActionYAML(t *testing.T) {
 	os.WriteFile(tool, []byte("#!/bin/sh\necho \"$TOOLEXEC_IMPORTPATH\" >> "+seen+"\nexec \"$@\"\n"), 0o755)
 	os.WriteFile(filepath.Join(tmp, "go.env"), []byte("GOFLAGS=-toolexec="+tool+"\n"), 0o644)
 	env.vars["GOENV"] = filepath.Join(tmp, "go.env")
+	builds := shimFreshCache(t, tmp, env.vars)
 	src := sourceHash(t, actionPath)
 	run := runComposite(t, actionPath, map[string]string{"max-tests": "1", "fail-on": "errors"}, env.vars)
 	if run.err != nil {
@@ -446,6 +447,9 @@ func TestActionYAML(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(seen); strings.Contains(string(data), "github.com/culprit-dev/culprit") {
 		t.Errorf("the action was built through the go env file's -toolexec:\n%.500s", data)
+	}
+	if data, _ := os.ReadFile(builds); !strings.Contains(string(data), "fresh mod verify\n") || !strings.Contains(string(data), "fresh build -mod=readonly -trimpath") {
+		t.Errorf("the action's build did not start from a new, empty build cache of its own; it ran:\n%s", data)
 	}
 	outputs, log := run.outputs, run.log
 	// This mode holds a token that can write: it builds afresh and
@@ -463,6 +467,45 @@ func TestActionYAML(t *testing.T) {
 	if strings.Contains(strings.Replace(log, "::add-mask::"+token, "", 1), token) {
 		t.Errorf("the token appears in the log")
 	}
+}
+
+// shimFreshCache puts a go first on PATH that passes every command to the
+// real go, except those the action runs with a build cache of its own
+// (GOCACHE=$RUNNER_TEMP/culprit-build.*): it notes in the returned log
+// whether that cache was new and empty, then runs them with the suite's
+// cache. The action's fresh build is then a real, complete build of its
+// sources whose compiled packages may come from the suite's cache after
+// the first run; the rule the action keeps, a cache no earlier job wrote,
+// is what the log checks (TestActionBinaryWriteTokenNeverRestored checks
+// the rest of that build's environment).
+func shimFreshCache(t *testing.T, tmp string, vars map[string]string) (log string) {
+	t.Helper()
+	real, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(real, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, log := filepath.Join(tmp, "shim"), filepath.Join(tmp, "builds.log")
+	script := fmt.Sprintf(`#!/bin/sh
+case "$GOCACHE" in
+'%s'/culprit-build.*)
+	if [ -z "$(ls -A "$GOCACHE")" ]; then state=fresh; else state=used; fi
+	echo "$state $*" >> '%s'
+	GOCACHE='%s' exec '%s' "$@" ;;
+esac
+exec '%s' "$@"
+`, vars["RUNNER_TEMP"], log, strings.TrimSpace(string(out)), real, real)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vars["PATH"] = dir + string(os.PathListSeparator) + os.Getenv("PATH")
+	return log
 }
 
 func sorted(s []string) []string {
