@@ -9,6 +9,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
+	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/report"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -48,7 +49,7 @@ func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githu
 	opts := analyzer.Options{Strategy: cfg.Strategy, Timeout: cfg.Timeout, BuildCommand: cfg.BuildCommand,
 		Budget: cfg.Budget, MaxTrials: cfg.MaxTrials, EnvPassthrough: cfg.EnvPassthrough}
 	if cfg.TestCommand != "" {
-		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: analyzer.ModeCommand,
+		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: trial.ModeCommand,
 			Test: analyzer.TestRef{Command: cfg.TestCommand}, Options: opts}
 		rep, err := explainOne(ctx, ex, req, a)
 		if err != nil {
@@ -90,7 +91,7 @@ func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githu
 		if len(g.Same) > 0 {
 			infof(a, "%s fails at %s like %s; explaining %s for all of them", g.Name, g.Signature, strings.Join(g.Same, ", "), g.Name)
 		}
-		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: analyzer.ModeGo,
+		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: trial.ModeGo,
 			Test: analyzer.TestRef{Package: g.Package, Name: g.Name}, Options: opts}
 		rep, err := explainOne(ctx, ex, req, a)
 		if err != nil {

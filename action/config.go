@@ -14,19 +14,19 @@ import (
 	"github.com/sethvargo/go-githubactions"
 )
 
-// Mode is what a run of the Action does.
-type Mode string
+// Task is what a run of the Action does.
+type Task string
 
 const (
 	// AnalyzeAndComment analyzes and posts in one job (same-repository
 	// pull requests, or any PR where the token may write).
-	AnalyzeAndComment Mode = "analyze-and-comment"
+	AnalyzeAndComment Task = "analyze-and-comment"
 	// Analyze only analyzes: report file, summary, outputs, annotations.
 	// The first half of the fork-safe pattern.
-	Analyze Mode = "analyze"
+	Analyze Task = "analyze"
 	// Comment only posts a report written by an Analyze run. The second
 	// half of the fork-safe pattern: it runs no pull-request code.
-	Comment Mode = "comment"
+	Comment Task = "comment"
 )
 
 // Config is the Action's inputs, parsed and checked.
@@ -37,7 +37,7 @@ type Config struct {
 	TestResults    string // a `go test -json` file
 	Base, Head     string
 	PRNumber       int
-	Mode           Mode
+	Mode           Task // the "mode" input
 	FailOn         FailOn
 	MaxTests       int
 	Timeout        time.Duration
@@ -80,7 +80,7 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 		TestResults:  input(a, "test-results"),
 		Base:         input(a, "base"),
 		Head:         input(a, "head"),
-		Mode:         Mode(input(a, "mode")),
+		Mode:         Task(input(a, "mode")),
 		Strategy:     analyzer.Strategy(input(a, "strategy")),
 		BuildCommand: input(a, "build-command"),
 		TestCommand:  input(a, "test-command"),

@@ -27,7 +27,7 @@ const (
 var errVerdictFails = errors.New("the verdict fails the step")
 
 // parseFailOn reads the fail-on input; empty takes the mode's default.
-func parseFailOn(s string, mode Mode) (FailOn, error) {
+func parseFailOn(s string, mode Task) (FailOn, error) {
 	switch f := FailOn(s); f {
 	case "":
 		if mode == Comment {

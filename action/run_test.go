@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -57,7 +58,7 @@ func TestRunCreatesThenEditsOneComment(t *testing.T) {
 			t.Errorf("run %d: the summary does not name TestF:\n%s", i+1, env.summary())
 		}
 	}
-	want := analyzer.Request{Dir: repo.Dir, Base: repo.Base, Head: repo.Head, Mode: analyzer.ModeGo,
+	want := analyzer.Request{Dir: repo.Dir, Base: repo.Base, Head: repo.Head, Mode: trial.ModeGo,
 		Test:    analyzer.TestRef{Package: "./calc", Name: "TestF"},
 		Options: analyzer.Options{Strategy: analyzer.StrategyAfter, Budget: analyzer.DefaultBudget, EnvPassthrough: []string{}}}
 	if d := cmp.Diff([]analyzer.Request{want, want}, ex.reqs); d != "" {

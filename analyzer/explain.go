@@ -24,7 +24,7 @@ var ErrNoSuchTest = errors.New("the named test does not exist")
 
 func (req *Request) setDefaults() {
 	if req.Mode == "" {
-		req.Mode = ModeGo
+		req.Mode = trial.ModeGo
 	}
 	if req.Strategy == "" {
 		req.Strategy = StrategyAfter
@@ -53,11 +53,11 @@ func (req *Request) validate() error {
 		return fmt.Errorf("unknown strategy %q (want after, dynamic, ddmin or one-by-one)", req.Strategy)
 	}
 	switch req.Mode {
-	case ModeGo:
+	case trial.ModeGo:
 		if req.Test.Name == "" {
 			return errors.New("no test name given")
 		}
-	case ModeCommand:
+	case trial.ModeCommand:
 		if req.Test.Command == "" {
 			return errors.New("command mode needs a test command")
 		}
@@ -204,14 +204,14 @@ func moduleOf(ctx context.Context, dir, rev, pkg string) (module, error) {
 // checked out from the commit head.
 func newRunner(ctx context.Context, req Request, head string, set *diffhunks.Set, mod module) (*trial.Runner, error) {
 	dir, pkg := req.Dir, req.Test.Package
-	if req.Mode == ModeGo {
+	if req.Mode == trial.ModeGo {
 		dir, pkg = filepath.Join(req.Dir, filepath.FromSlash(mod.dir)), mod.pkg
 	}
 	r, err := trial.New(ctx, trial.Config{
 		Dir:          dir,
 		Head:         head,
 		Variants:     set,
-		Mode:         string(req.Mode),
+		Mode:         req.Mode,
 		Pkg:          pkg,
 		Test:         req.Test.Name,
 		BuildCommand: req.BuildCommand,

@@ -40,7 +40,7 @@ func prepare(ctx context.Context, req Request) (*change, error) {
 	if ch.set, err = diffhunks.FromGit(ctx, req.Dir, ch.baseSHA, ch.headSHA); err != nil {
 		return nil, fmt.Errorf("splitting %s..%s into hunks: %w", req.Base, req.Head, err)
 	}
-	if req.Mode != ModeGo {
+	if req.Mode != trial.ModeGo {
 		return ch, nil
 	}
 	if ch.req.Test.Package == "" {
@@ -139,10 +139,10 @@ func (a *analysis) flaky(ctx context.Context, res *Result) error {
 	if err := searchFlaky(ctx, a.req, a.b, res); err != nil {
 		return err
 	}
-	if a.req.Mode == ModeGo && a.b.check(ctx) == nil {
+	if a.req.Mode == trial.ModeGo && a.b.check(ctx) == nil {
 		raceEvidence(ctx, a.b, median(headRuns(res.Evidence)), a.req.Workers, res)
 	}
-	if a.req.Mode == ModeGo && res.Proof != nil && res.Proof.Passed() && len(res.Root) > 0 {
+	if a.req.Mode == trial.ModeGo && res.Proof != nil && res.Proof.Passed() && len(res.Root) > 0 {
 		explainFlaky(ctx, a.req, a.b, a.mod, res)
 	}
 	return nil
@@ -153,7 +153,7 @@ func (a *analysis) flaky(ctx context.Context, res *Result) error {
 // variant runs it alone. A failure only in subtests that base lacks is no
 // regression.
 func (a *analysis) leaf(ctx context.Context, res *Result) (next bool, err error) {
-	if a.req.Mode != ModeGo {
+	if a.req.Mode != trial.ModeGo {
 		return true, nil
 	}
 	var head, base []trial.Result
@@ -212,7 +212,7 @@ func (a *analysis) search(ctx context.Context, res *Result) (*searched, error) {
 	var err error
 	switch a.req.Strategy {
 	case StrategyAfter:
-		if a.req.Mode != ModeGo {
+		if a.req.Mode != trial.ModeGo {
 			res.Notes.Add(result.Note{Code: note.CommandModeDynamic})
 			s.found, err = search.Asymmetric(ctx, a.b, res.Hunks, candidates, s.opt)
 			break

@@ -120,7 +120,7 @@ func (e *NoSuchSubtestError) Unwrap() error { return ErrNoSuchTest }
 // to list its subtests. Any other case keeps err.
 func missingSubtest(ctx context.Context, req Request, head string, set *diffhunks.Set, mod module, err error) error {
 	name, top := req.Test.Name, gotest.TopLevel(req.Test.Name)
-	if req.Mode != ModeGo || top == name {
+	if req.Mode != trial.ModeGo || top == name {
 		return err
 	}
 	req.Test.Name = top

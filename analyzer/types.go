@@ -8,21 +8,13 @@ import (
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
-// Mode selects how trials build and run the test.
-type Mode string
-
-const (
-	ModeGo      Mode = "go"      // go test -overlay on the named Go test
-	ModeCommand Mode = "command" // the user's shell commands; exit status decides
-)
-
 // TestRef names the failing test.
 type TestRef struct {
 	// Package is the Go package path relative to the repository ("./calc").
 	Package string `json:"package,omitempty"`
 	// Name is the test name, with subtests separated by "/".
 	Name string `json:"name,omitempty"`
-	// Command is the shell test command in ModeCommand.
+	// Command is the shell test command in trial.ModeCommand.
 	Command string `json:"command,omitempty"`
 }
 
@@ -46,7 +38,8 @@ type Options struct {
 	Reruns int
 	// Workers bounds trials run in parallel. Default 2.
 	Workers int
-	// BuildCommand is the shell build command in ModeCommand (optional).
+	// BuildCommand is the shell build command in trial.ModeCommand
+	// (optional).
 	BuildCommand string
 	// Budget bounds the whole analysis in wall time (DefaultBudget when
 	// zero). When it runs out the analysis stops and reports what it has:
@@ -77,7 +70,7 @@ type Request struct {
 	Base string // base revision
 	Head string // head revision
 	Test TestRef
-	Mode Mode
+	Mode trial.Mode
 	Options
 }
 

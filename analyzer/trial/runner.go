@@ -33,10 +33,12 @@ type modeVariants interface {
 var _ Variants = (*diffhunks.Set)(nil)
 var _ modeVariants = (*diffhunks.Set)(nil)
 
-// Modes of running a trial.
+// Mode selects how trials build and run the test.
+type Mode string
+
 const (
-	ModeGo      = "go"      // go test with an overlay, or in a worktree
-	ModeCommand = "command" // the user's shell commands in a worktree
+	ModeGo      Mode = "go"      // go test with an overlay, or in a worktree
+	ModeCommand Mode = "command" // the user's shell commands in a worktree; exit status decides
 )
 
 // DefaultTimeout bounds a trial when Config.Timeout is zero.
@@ -50,7 +52,7 @@ type Config struct {
 	// Head is the revision whose variants are tried.
 	Head     string
 	Variants Variants
-	Mode     string // ModeGo (default) or ModeCommand
+	Mode     Mode // ModeGo (default) or ModeCommand
 	// Pkg ("./calc") and Test ("TestF" or "TestF/sub") name the test in Go
 	// mode.
 	Pkg, Test string

@@ -178,7 +178,7 @@ func trialOverhead(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := trial.New(ctx, trial.Config{Dir: repo.Dir, Head: repo.Head, Variants: set, Mode: "go", Pkg: sc.Pkg, Test: sc.Test, Timeout: time.Minute, Workers: 1})
+	r, err := trial.New(ctx, trial.Config{Dir: repo.Dir, Head: repo.Head, Variants: set, Mode: trial.ModeGo, Pkg: sc.Pkg, Test: sc.Test, Timeout: time.Minute, Workers: 1})
 	if err != nil {
 		return err
 	}

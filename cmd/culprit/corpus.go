@@ -17,6 +17,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
+	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/report"
 )
@@ -215,7 +216,7 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 		o := opt
 		o.Strategy = analyzer.Strategy(s)
 		req := analyzer.Request{
-			Dir: filepath.Join(dir, c.Name), Base: "base", Head: "head", Mode: analyzer.ModeGo,
+			Dir: filepath.Join(dir, c.Name), Base: "base", Head: "head", Mode: trial.ModeGo,
 			Test: analyzer.TestRef{Package: c.Package, Name: c.Test}, Options: o,
 		}
 		res, err := analyzer.Explain(ctx, req)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/internal/proc"
 )
 
@@ -122,7 +123,7 @@ func explain(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	var ef explainFlags
 	ef.register(fs)
-	req := analyzer.Request{Mode: analyzer.ModeGo}
+	req := analyzer.Request{Mode: trial.ModeGo}
 	var mode string
 	fs.StringVar(&req.Dir, "repo", ".", "a directory of the git repository (its top level is found)")
 	fs.StringVar(&req.Base, "base", "", "base revision (where the test passes)")
@@ -135,12 +136,12 @@ func explain(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, explainSynopsis, args, stdout, stderr); err != nil {
 		return err
 	}
-	req.Mode = analyzer.Mode(mode)
+	req.Mode = trial.Mode(mode)
 	if req.Base == "" || req.Head == "" || (req.Test.Name == "" && req.Test.Command == "") {
 		fmt.Fprintln(stderr, "culprit explain: --base, --head and --run (or --test-command) are required")
 		return errUsage
 	}
-	if mode != string(analyzer.ModeGo) && mode != string(analyzer.ModeCommand) {
+	if req.Mode != trial.ModeGo && req.Mode != trial.ModeCommand {
 		fmt.Fprintf(stderr, "culprit explain: --mode %q: want go or command\n", mode)
 		return errUsage
 	}

@@ -5,6 +5,7 @@ package request
 
 import (
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/internal/scenario"
 )
 
@@ -15,7 +16,7 @@ func For(sc *scenario.Scenario, repo *scenario.Repo, strategy analyzer.Strategy)
 		Base: repo.Base,
 		Head: repo.Head,
 		Test: analyzer.TestRef{Package: sc.Pkg, Name: sc.Test, Command: sc.Command},
-		Mode: analyzer.ModeGo,
+		Mode: trial.ModeGo,
 		Options: analyzer.Options{
 			Strategy: strategy,
 			Timeout:  sc.Timeout,
@@ -26,7 +27,7 @@ func For(sc *scenario.Scenario, repo *scenario.Repo, strategy analyzer.Strategy)
 		},
 	}
 	if sc.Mode != "" {
-		req.Mode = analyzer.Mode(sc.Mode)
+		req.Mode = trial.Mode(sc.Mode)
 	}
 	return req
 }
