@@ -122,7 +122,7 @@ func explainOne(ctx context.Context, ex Explainer, req analyzer.Request, a *gith
 	for _, n := range report.Notes(r) {
 		infof(a, "note: %s", n)
 	}
-	infof(a, "%s: %s (%d trials, %s)", name, res.Status, res.Stats.Trials, res.Stats.Wall.Round(1e6))
+	infof(a, "%s: %s (%d trials, %s)", name, res.Status, res.Cost.Trials, res.Cost.Wall.Round(1e6))
 	return r, nil
 }
 

@@ -57,10 +57,10 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 			return found, loop, err
 		}
 	case semanticSpent(semCtx):
-		res.Stats.Semantic = time.Since(start)
+		res.Cost.Semantic = time.Since(start)
 		res.Notes.Add(result.Note{Code: note.SemanticBudget, Limit: req.SemanticBudget.String()})
 	default:
-		res.Stats.Semantic = time.Since(start)
+		res.Cost.Semantic = time.Since(start)
 		res.Notes.Add(result.Note{Code: note.SemanticFailed, Detail: err.Error()})
 	}
 	b.enter(PhaseSearch)
@@ -251,7 +251,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		if idle >= maxIdleCauses && l.an.Stats().SolverCalls >= idleSolverCalls {
+		if idle >= maxIdleCauses && l.an.Effort().SolverCalls >= idleSolverCalls {
 			// Critical predicates lie ever further from the failure;
 			// those that add nothing to the search are not worth the
 			// semantic share they use.
@@ -370,13 +370,13 @@ func (l *afterLoop) tree(cmp semantic.Contrast) *result.Node {
 
 // record copies the semantic analysis's figures into the result.
 func (l *afterLoop) record(res *Result, start time.Time) {
-	st := l.an.Stats()
-	res.Stats.Semantic = time.Since(start) - l.searching
-	res.Stats.SolverCalls = st.SolverCalls
-	res.Stats.Clauses = st.Clauses
-	res.Stats.SliceSize = st.Slice
-	res.Stats.PointWise = st.PointWise
-	res.Stats.Inputs = st.Inputs
+	st := l.an.Effort()
+	res.Cost.Semantic = time.Since(start) - l.searching
+	res.Cost.SolverCalls = st.SolverCalls
+	res.Cost.Clauses = st.Clauses
+	res.Cost.SliceSize = st.Slice
+	res.Cost.PointWise = st.PointWise
+	res.Cost.Inputs = st.Inputs
 	if st.NonMinimal > 0 {
 		res.Notes.Add(result.Note{Code: note.SolverGaveUp, N: st.NonMinimal})
 	}

@@ -100,7 +100,7 @@ func (b *budget) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]tr
 		return nil, err
 	}
 	if b.maxTrials > 0 {
-		n = min(n, max(b.maxTrials-b.Runner.Stats().Trials, 1))
+		n = min(n, max(b.maxTrials-b.Runner.Counts().Trials, 1))
 	}
 	b.plan(n)
 	out, err := b.Runner.Repeat(ctx, revert, n)
@@ -117,7 +117,7 @@ func (b *budget) plan(n int) {
 }
 
 func (b *budget) check(ctx context.Context) error {
-	if b.maxTrials > 0 && b.Runner.Stats().Trials >= b.maxTrials {
+	if b.maxTrials > 0 && b.Runner.Counts().Trials >= b.maxTrials {
 		return errBudget
 	}
 	if ctx.Err() != nil && errors.Is(context.Cause(ctx), errBudget) {
@@ -138,7 +138,7 @@ func (b *budget) report() {
 	if b.progress == nil {
 		return
 	}
-	st := b.Runner.Stats()
+	st := b.Runner.Counts()
 	b.mu.Lock()
 	p, pending := b.phase, b.pending
 	b.mu.Unlock()

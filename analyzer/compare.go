@@ -25,7 +25,7 @@ const maxTreeSteps = 40
 // cannot, res keeps the failing run's tree and a note says why.
 func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, res *Result) {
 	start := time.Now()
-	defer func() { res.Stats.Contrast = time.Since(start) }()
+	defer func() { res.Cost.Contrast = time.Since(start) }()
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < failing.took*3/2 {
 		res.Notes.Add(result.Note{Code: note.ContrastBudget, Limit: limit(req)})
 		return

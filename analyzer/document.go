@@ -31,7 +31,7 @@ func (res *Result) Document() *result.Report {
 		Notes:     []string{},
 		Findings:  append(result.Findings(nil), res.Notes...),
 		Flakiness: documentFlakiness(res.Flakiness),
-		Stats:     documentStats(res.Stats),
+		Stats:     documentCost(res.Cost),
 	}
 	if res.Tool != (result.Tool{}) {
 		tool := res.Tool
@@ -73,7 +73,7 @@ func documentHunks(hunks []diffhunks.Hunk, spec []diffhunks.ID) []result.Hunk {
 	return out
 }
 
-func documentStats(s Stats) result.Stats {
+func documentCost(s Cost) result.Stats {
 	return result.Stats{
 		Strategy:        string(s.Strategy),
 		Trials:          s.Trials,

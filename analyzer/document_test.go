@@ -43,7 +43,7 @@ func explainedCalc() *Result {
 			{Reverted: []diffhunks.ID{2}, Outcome: trial.Pass}, // a trial, not evidence
 		},
 		Notes: result.Findings{{Code: note.SpecHunks, N: 1}},
-		Stats: Stats{Strategy: StrategyAfter, Trials: 7, Wall: 4200 * time.Millisecond, Semantic: 1100 * time.Millisecond},
+		Cost:  Cost{Strategy: StrategyAfter, Trials: 7, Wall: 4200 * time.Millisecond, Semantic: 1100 * time.Millisecond},
 	}
 }
 
@@ -137,7 +137,7 @@ func TestDocumentValues(t *testing.T) {
 		cases["hunk kind "+string(k)] = func(res *Result) { res.Hunks[0].Kind = k }
 	}
 	for _, st := range []Strategy{StrategyAfter, StrategyDynamic, StrategyDDMin, StrategyOneByOne} {
-		cases["strategy "+string(st)] = func(res *Result) { res.Stats.Strategy = st }
+		cases["strategy "+string(st)] = func(res *Result) { res.Cost.Strategy = st }
 	}
 	variantVerdicts := []string{stats.Passes.String(), stats.Fails.String(), stats.Undecided.String()}
 	for _, o := range outcomes {

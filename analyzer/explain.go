@@ -93,7 +93,7 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	if len(res.Hunks) == 0 {
 		res.Status = result.NotRegression
 		res.Notes.Add(result.Note{Code: note.Identical})
-		res.Stats.Wall = time.Since(start)
+		res.Cost.Wall = time.Since(start)
 		return res, nil
 	}
 	a, err := ch.begin(ctx, start)

@@ -318,7 +318,7 @@ func raceEvidence(ctx context.Context, b *budget, head time.Duration, workers in
 		n = min(n, plan)
 	}
 	if b.maxTrials > 0 {
-		n = min(n, max(b.maxTrials-b.Runner.Stats().Trials, 0))
+		n = min(n, max(b.maxTrials-b.Runner.Counts().Trials, 0))
 	}
 	if n == 0 {
 		ev.Unavailable = "no time or trials left in the budget"

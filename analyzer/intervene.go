@@ -83,7 +83,7 @@ func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
 func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *Result) {
 	dl, ok := ctx.Deadline()
 	remaining := time.Until(dl)
-	left := req.MaxTrials - b.Runner.Stats().Trials
+	left := req.MaxTrials - b.Runner.Counts().Trials
 	if ok && remaining < minIntervene || req.MaxTrials > 0 && left < minInterveneRuns {
 		res.Notes.Add(result.Note{Code: note.InterventionSkip, Limit: limit(req)})
 		return

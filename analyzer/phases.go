@@ -67,7 +67,7 @@ func (ch *change) result() *Result {
 		HeadSHA: ch.headSHA,
 		Tool:    version.Tool(),
 		Hunks:   ch.set.Hunks(),
-		Stats:   Stats{Strategy: ch.req.Strategy},
+		Cost:    Cost{Strategy: ch.req.Strategy},
 	}
 }
 
@@ -77,7 +77,7 @@ func (ch *change) result() *Result {
 type analysis struct {
 	*change
 	b       *budget
-	earlier trial.Stats // of a runner replaced to explain a subtest
+	earlier trial.Counts // of a runner replaced to explain a subtest
 	cls     *classification
 }
 
@@ -94,12 +94,12 @@ func (ch *change) begin(ctx context.Context, start time.Time) (*analysis, error)
 func (a *analysis) finish(res *Result, start time.Time) {
 	a.b.enter(PhaseDone)
 	a.b.Runner.Close()
-	st := a.b.Runner.Stats()
-	res.Stats.Trials = a.earlier.Trials + st.Trials
-	res.Stats.Builds = a.earlier.Builds + st.Builds
-	res.Stats.TypeChecks = a.earlier.TypeChecks + st.TypeChecks
-	res.Stats.CacheHits = a.earlier.CacheHits + st.CacheHits
-	res.Stats.Wall = time.Since(start)
+	st := a.b.Runner.Counts()
+	res.Cost.Trials = a.earlier.Trials + st.Trials
+	res.Cost.Builds = a.earlier.Builds + st.Builds
+	res.Cost.TypeChecks = a.earlier.TypeChecks + st.TypeChecks
+	res.Cost.CacheHits = a.earlier.CacheHits + st.CacheHits
+	res.Cost.Wall = time.Since(start)
 }
 
 // verdict is the first phase: head and base run several times, and the
@@ -173,7 +173,7 @@ func (a *analysis) leaf(ctx context.Context, res *Result) (next bool, err error)
 	case choice.Leaf == "" || choice.Leaf == gotest.TestName(a.req.Test.Name):
 		return true, nil
 	}
-	a.earlier = a.b.Runner.Stats()
+	a.earlier = a.b.Runner.Counts()
 	a.b.Runner.Close()
 	a.req.Test.Name = choice.Leaf
 	res.Test.Name = choice.Leaf

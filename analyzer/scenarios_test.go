@@ -315,7 +315,7 @@ func checkFlakyRegression(t *testing.T, sc *scenario.Scenario, res *analyzer.Res
 	}
 	t.Logf("head %d/%d failed (%.2f, CI [%.2f, %.2f]), base %d/%d; %d trials, %v; variants %+v",
 		fl.Head.Failures, fl.Head.Runs, fl.Head.Rate, fl.Head.CI.Lo, fl.Head.CI.Hi,
-		fl.Base.Failures, fl.Base.Runs, res.Stats.Trials, res.Stats.Wall.Round(time.Millisecond), fl.Variants)
+		fl.Base.Failures, fl.Base.Runs, res.Cost.Trials, res.Cost.Wall.Round(time.Millisecond), fl.Variants)
 	if h := fl.Head; h.Rate < 0.02 || h.Rate > 0.98 || h.CI.Lo <= 0 || h.CI.Lo > h.Rate || h.CI.Hi < h.Rate {
 		t.Errorf("head rate %+v", h)
 	}
@@ -360,7 +360,7 @@ func checkInterventionChain(t *testing.T, sc *scenario.Scenario, res *analyzer.R
 			runs += it.Runs
 		}
 		t.Logf("traced head: %d of %d failed; %d group tests, %d intervened runs; wall %v",
-			ivs.TracedFailures, ivs.Traced, len(ivs.Tests), runs, res.Stats.Wall.Round(time.Second))
+			ivs.TracedFailures, ivs.Traced, len(ivs.Tests), runs, res.Cost.Wall.Round(time.Second))
 	}
 	if res.Tree == nil {
 		if !slices.ContainsFunc([]note.Code{note.NoIntervention, note.NoTracedFailure, note.NoDiscriminator, note.InterventionFailed, note.InterventionSkip}, res.Notes.Has) {
@@ -477,7 +477,7 @@ func TestFlakyMaxTrials(t *testing.T) {
 	if res.Status != result.FlakyRegression || res.Flakiness == nil {
 		t.Fatalf("status %s, want %s; notes %+v", res.Status, result.FlakyRegression, res.Notes)
 	}
-	runs := res.Stats.Trials
+	runs := res.Cost.Trials
 	if iv := res.Flakiness.Interventions; iv != nil {
 		runs += iv.Traced
 		for _, test := range iv.Tests {
@@ -487,9 +487,9 @@ func TestFlakyMaxTrials(t *testing.T) {
 		t.Errorf("no interventions and no note why: %+v", res.Notes)
 	}
 	if runs > max {
-		t.Errorf("%d test runs (%d trials), --max-trials %d", runs, res.Stats.Trials, max)
+		t.Errorf("%d test runs (%d trials), --max-trials %d", runs, res.Cost.Trials, max)
 	}
-	t.Logf("%d trials, %d runs in all", res.Stats.Trials, runs)
+	t.Logf("%d trials, %d runs in all", res.Cost.Trials, runs)
 }
 
 // TestTraceNarrowed: with a trace buffer too small for the loop in the

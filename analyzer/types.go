@@ -74,8 +74,8 @@ type Request struct {
 	Options
 }
 
-// Stats describe the cost of an analysis.
-type Stats struct {
+// Cost is what an analysis cost: trials, builds, time, solver work.
+type Cost struct {
 	Strategy    Strategy
 	Trials      int // trials run (cache misses)
 	Builds      int // builds run, including compile-only checks
@@ -130,5 +130,5 @@ type Result struct {
 	// Notes say where the analysis fell back or degraded, as codes with
 	// their data; report words them.
 	Notes result.Findings
-	Stats Stats
+	Cost  Cost
 }

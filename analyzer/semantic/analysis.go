@@ -24,7 +24,7 @@ type Options struct {
 	Window int
 	// MaxSlice bounds the number of events encoded for one target; the
 	// definitions beyond it that the core needs enter it as observed, and
-	// the cause says it was cut (Cause.Cut, Stats.Cut). Default
+	// the cause says it was cut (Cause.Cut, Effort.Cut). Default
 	// DefaultMaxSlice.
 	MaxSlice int
 	// Deleted lists the code the change removed from the traced tree, so
@@ -39,8 +39,8 @@ const (
 	DefaultMaxSlice = 8192
 )
 
-// Stats describe the work done and how much of it was approximate.
-type Stats struct {
+// Effort is the work done and how much of it was approximate.
+type Effort struct {
 	SolverCalls int
 	Clauses     int // soft clauses encoded
 	Slice       int // events in the largest slice
@@ -56,15 +56,15 @@ var ErrNoCause = errors.New("semantic: no cause could be derived")
 // Analysis answers causes and critical predicates over one failing run.
 // It is not safe for concurrent use (it owns one solver context).
 type Analysis struct {
-	tr    *trace.Trace
-	src   *sources
-	opt   Options
-	c     *smt.Context
-	idx   *index
-	f     *formula
-	stats Stats
-	seen  map[int]bool // target events already handed out
-	ctl   map[int]int  // memo of control()
+	tr     *trace.Trace
+	src    *sources
+	opt    Options
+	c      *smt.Context
+	idx    *index
+	f      *formula
+	effort Effort
+	seen   map[int]bool // target events already handed out
+	ctl    map[int]int  // memo of control()
 	// omit holds, by critical predicate event, the deletions in the side
 	// it took that may have defined what a cause reads.
 	omit map[int][]int
@@ -111,12 +111,12 @@ func New(tr *trace.Trace, dir string, opt Options) *Analysis {
 	}
 }
 
-// Stats returns the work done so far.
-func (a *Analysis) Stats() Stats {
+// Effort returns the work done so far.
+func (a *Analysis) Effort() Effort {
 	if a.c == nil {
-		return a.stats // released: the figures as they were then
+		return a.effort // released: the figures as they were then
 	}
-	s := a.stats
+	s := a.effort
 	s.SolverCalls = a.c.Calls()
 	s.PointWise = a.f.pointWise
 	s.Inputs = len(a.f.inputs)
@@ -130,13 +130,13 @@ func (a *Analysis) Stats() Stats {
 
 // Release drops the solver context and the encoded formula, which hold
 // most of an analysis's memory (Z3's, outside the Go heap, freed when
-// the Go objects that own it are collected). Afterwards only Stats,
+// the Go objects that own it are collected). Afterwards only Effort,
 // Tree and the causes' own methods may be used.
 func (a *Analysis) Release() {
 	if a.c == nil {
 		return
 	}
-	a.stats = a.Stats()
+	a.effort = a.Effort()
 	a.f = &formula{tr: a.tr, idx: a.idx}
 	a.fExact, a.c = nil, nil
 	runtime.GC()
@@ -201,11 +201,11 @@ func (a *Analysis) Cause(ctx context.Context, t Target) (*Cause, error) {
 	}
 	if !core.Minimal {
 		cause.Minimal = false
-		a.stats.NonMinimal++
+		a.effort.NonMinimal++
 	}
 	if cut {
 		cause.Cut = true
-		a.stats.Cut++
+		a.effort.Cut++
 	}
 	evs := []int{t.Event}
 	for _, k := range core.Soft {

@@ -5,7 +5,7 @@
 // the critical predicates that extend the explanation upstream.
 //
 // What the encoder cannot model precisely is encoded point-wise or as an
-// input and counted in Stats; when no cause can be derived the error wraps
+// input and counted in Effort; when no cause can be derived the error wraps
 // ErrNoCause. An Analysis owns one solver context and is not safe for
 // concurrent use.
 //
@@ -37,11 +37,11 @@
 //     (DefaultMaxSlice, 8192). A core that still needs pins at the bound is
 //     kept: its pinned events are part of the cause, as observed, but what
 //     decided their values was not derived. The cause is marked Cut and
-//     counted in Stats.Cut; the analyzer reports it as the slice-cut note,
+//     counted in Effort.Cut; the analyzer reports it as the slice-cut note,
 //     with the bound.
 //
 // Each core search uses a solver of its own, reset when it returns
-// (smt.MinimalCore), and Stats.Slice records the largest window reached.
+// (smt.MinimalCore), and Effort.Slice records the largest window reached.
 //
 // Which causes are derived at all is the analyzer's AFTER loop (package
 // analyzer, after.go), not this package: it takes critical predicates

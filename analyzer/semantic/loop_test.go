@@ -90,5 +90,5 @@ func TestLoopTrace(t *testing.T) {
 			t.Logf("critical predicate %s = %s: cause %q", a.describe(p.Event), p.Outcome, texts(a, pc))
 		}
 	}
-	t.Logf("stats: %+v", a.Stats())
+	t.Logf("effort: %+v", a.Effort())
 }

@@ -134,10 +134,10 @@ func checkAfter(t *testing.T, tr *trace.Trace, dir string) {
 			t.Errorf("child %+v has no Via", ch.Target)
 		}
 	}
-	st := a.Stats()
-	t.Logf("stats: %+v", st)
+	st := a.Effort()
+	t.Logf("effort: %+v", st)
 	if st.SolverCalls == 0 || st.Clauses == 0 {
-		t.Errorf("stats not counted: %+v", st)
+		t.Errorf("effort not counted: %+v", st)
 	}
 }
 
@@ -173,7 +173,7 @@ func TestPointWise(t *testing.T) {
 	if got := texts(a, c); !containsText(got, "sum += z + 1") || !containsText(got, "sum = y") {
 		t.Errorf("cause %q lacks the point-wise statement or its operands", got)
 	}
-	if a.Stats().PointWise == 0 {
+	if a.Effort().PointWise == 0 {
 		t.Error("point-wise encoding not counted")
 	}
 }
@@ -205,7 +205,7 @@ func TestTestifyEqual(t *testing.T) {
 			t.Errorf("cause %q lacks %q", got, want)
 		}
 	}
-	if a.Stats().PointWise != 0 {
-		t.Errorf("point-wise encodings: %d, want 0", a.Stats().PointWise)
+	if a.Effort().PointWise != 0 {
+		t.Errorf("point-wise encodings: %d, want 0", a.Effort().PointWise)
 	}
 }

@@ -73,8 +73,8 @@ func (w *window) grow(from []int, n int) error {
 			queue = append(queue, b)
 		}
 	}
-	if len(w.visited) > a.stats.Slice {
-		a.stats.Slice = len(w.visited)
+	if len(w.visited) > a.effort.Slice {
+		a.effort.Slice = len(w.visited)
 	}
 	return nil
 }

@@ -56,9 +56,9 @@ func TestWindowBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := cut.Stats()
+	st := cut.Effort()
 	if !c.Cut || st.Cut != 1 {
-		t.Errorf("cut = %v, Stats.Cut = %d; want a cut cause under a bound of %d events", c.Cut, st.Cut, bound)
+		t.Errorf("cut = %v, Effort.Cut = %d; want a cut cause under a bound of %d events", c.Cut, st.Cut, bound)
 	}
 	if st.Slice > bound {
 		t.Errorf("the slice took %d events, over the bound of %d", st.Slice, bound)
@@ -87,9 +87,9 @@ func TestWindowBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fst := full.Stats()
+	fst := full.Effort()
 	if fc.Cut || fst.Cut != 0 {
-		t.Errorf("with the default bound the cause was cut (Stats.Cut = %d)", fst.Cut)
+		t.Errorf("with the default bound the cause was cut (Effort.Cut = %d)", fst.Cut)
 	}
 	if fst.Slice <= bound {
 		t.Errorf("the whole slice has %d events; the test needs more than %d", fst.Slice, bound)
@@ -103,8 +103,8 @@ func TestWindowBound(t *testing.T) {
 		t.Errorf("s := 1 should be in the whole cause only")
 	}
 	full.Release()
-	if fst2 := full.Stats(); fst2 != fst {
-		t.Errorf("Stats after Release = %+v, want %+v", fst2, fst)
+	if fst2 := full.Effort(); fst2 != fst {
+		t.Errorf("Effort after Release = %+v, want %+v", fst2, fst)
 	}
 }
 

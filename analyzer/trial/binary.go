@@ -39,7 +39,7 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 		if err != nil {
 			return "", err
 		}
-		r.count(func(s *Stats) { s.Builds++ })
+		r.count(func(s *Counts) { s.Builds++ })
 		bin := filepath.Join(dir, "test.bin")
 		cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
 		args := append([]string{"-c", "-vet=off", "-o", bin, "-overlay", overlay}, flags...)

@@ -63,10 +63,10 @@ func (r *Runner) checked(ctx context.Context, ids []diffhunks.ID, build bool) (R
 		return Result{}, err
 	}
 	if res, ok := r.rejects(ctx, v); ok {
-		r.count(func(s *Stats) { s.TypeChecks++ })
+		r.count(func(s *Counts) { s.TypeChecks++ })
 		return res, nil
 	}
-	r.count(func(s *Stats) {
+	r.count(func(s *Counts) {
 		if build {
 			s.Builds++
 		} else {
@@ -115,7 +115,7 @@ func (r *Runner) do(ctx context.Context, k string, derive func() (Result, bool),
 		}
 	}
 	if c != nil {
-		r.stats.CacheHits++
+		r.counts.CacheHits++
 		r.mu.Unlock()
 		select {
 		case <-c.done:
@@ -166,9 +166,9 @@ func (r *Runner) finished(k string) (Result, bool) {
 	}
 }
 
-func (r *Runner) count(f func(*Stats)) {
+func (r *Runner) count(f func(*Counts)) {
 	r.mu.Lock()
-	f(&r.stats)
+	f(&r.counts)
 	r.mu.Unlock()
 }
 

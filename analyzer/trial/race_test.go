@@ -43,8 +43,8 @@ func TestBump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 2 || r.Stats().Trials != 2 {
-		t.Fatalf("%d runs, %d trials; want 2 and 2", len(runs), r.Stats().Trials)
+	if len(runs) != 2 || r.Counts().Trials != 2 {
+		t.Fatalf("%d runs, %d trials; want 2 and 2", len(runs), r.Counts().Trials)
 	}
 	for i, run := range runs {
 		races := gotest.Races(run.Output)

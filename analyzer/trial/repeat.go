@@ -87,7 +87,7 @@ func (r *Runner) times(ctx context.Context, n int, run func(context.Context) (Re
 		if errs[i] != nil {
 			break
 		}
-		r.count(func(s *Stats) { s.Trials++ })
+		r.count(func(s *Counts) { s.Trials++ })
 		wg.Go(func() {
 			defer func() { <-r.sem }()
 			out[i], errs[i] = run(ctx)

@@ -23,8 +23,8 @@ func TestRepeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 3 || r.Stats().Trials != 3 {
-		t.Fatalf("%d runs, %d trials, want 3 and 3", len(runs), r.Stats().Trials)
+	if len(runs) != 3 || r.Counts().Trials != 3 {
+		t.Fatalf("%d runs, %d trials, want 3 and 3", len(runs), r.Counts().Trials)
 	}
 	for i, run := range runs {
 		if run.Outcome != Pass || !slices.Equal(run.Reverted, []diffhunks.ID{1}) || run.Cached {

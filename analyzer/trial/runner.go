@@ -70,8 +70,8 @@ type Config struct {
 	Passthrough []string
 }
 
-// Stats counts the work done.
-type Stats struct {
+// Counts are the work a Runner has done.
+type Counts struct {
 	Trials int // test runs actually executed
 	Builds int // compile-only checks actually executed
 	// TypeChecks are the requests answered "does not compile" by
@@ -106,7 +106,7 @@ type Runner struct {
 	bins  map[string]*binary // test binaries by variant, and test2json
 	// runLimit bounds one run of a prebuilt test binary (SetRunTimeout).
 	runLimit time.Duration
-	stats    Stats
+	counts   Counts
 	checker  typeChecker
 	seq      int
 }
@@ -196,11 +196,11 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 // analyses that need the head tree on disk. It must not be modified.
 func (r *Runner) HeadDir() string { return filepath.Join(r.wtHead, filepath.FromSlash(r.prefix)) }
 
-// Stats returns the counts so far.
-func (r *Runner) Stats() Stats {
+// Counts returns the counts so far.
+func (r *Runner) Counts() Counts {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.stats
+	return r.counts
 }
 
 // Close removes the runner's worktrees and temporary files. Calls after the

@@ -172,8 +172,8 @@ func TestCache(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(Stats{Trials: 1, Builds: 1, TypeChecks: 1, CacheHits: 5}, r.Stats()); diff != "" {
-		t.Errorf("Stats (-want +got):\n%s", diff)
+	if diff := cmp.Diff(Counts{Trials: 1, Builds: 1, TypeChecks: 1, CacheHits: 5}, r.Counts()); diff != "" {
+		t.Errorf("Counts (-want +got):\n%s", diff)
 	}
 }
 
@@ -209,8 +209,8 @@ func TestCancel(t *testing.T) {
 	if !gone(pid, 5*time.Second) {
 		t.Errorf("child process %d survived cancellation", pid)
 	}
-	if s := r.Stats(); s.Trials != 1 {
-		t.Errorf("Stats = %+v, want one trial", s)
+	if s := r.Counts(); s.Trials != 1 {
+		t.Errorf("Counts = %+v, want one trial", s)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)

@@ -77,12 +77,12 @@ func TestTypeCheckRejects(t *testing.T) {
 	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestSum"})
 	ctx := context.Background()
 	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"} {
-		before := r.Stats()
+		before := r.Counts()
 		res, err := r.Run(ctx, []diffhunks.ID{diffhunks.ID(k[0] - '0')})
 		if err != nil {
 			t.Fatalf("variant %s: %v", k, err)
 		}
-		after := r.Stats()
+		after := r.Counts()
 		w := wants[k]
 		checked := after.TypeChecks - before.TypeChecks
 		if res.Outcome != w.outcome || res.TypeChecked != w.checked || checked != btoi(w.checked) || after.Trials-before.Trials != 1-btoi(w.checked) {
@@ -94,11 +94,11 @@ func TestTypeCheckRejects(t *testing.T) {
 		}
 	}
 	// Build answers from the type checker too, without a go build.
-	before := r.Stats()
+	before := r.Counts()
 	if res, err := r.Build(ctx, []diffhunks.ID{1}); err != nil || res.Outcome != BuildError {
 		t.Errorf("Build of variant 1: %v, %v", res.Outcome, err)
 	}
-	if r.Stats().Builds != before.Builds {
+	if r.Counts().Builds != before.Builds {
 		t.Errorf("Build of a rejected variant ran the go command")
 	}
 }

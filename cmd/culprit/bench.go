@@ -138,7 +138,7 @@ func benchScenario(ctx context.Context, sc *scenario.Scenario, strats []string, 
 		expected = fmt.Sprint(wantRoot)
 	}
 	row := []string{sc.Name, fmt.Sprint(len(set.Hunks())), expected}
-	var sem *analyzer.Stats
+	var sem *analyzer.Cost
 	for _, s := range strats {
 		res, err := analyzer.Explain(ctx, request.For(sc, repo, analyzer.Strategy(s)))
 		if err != nil {
@@ -151,9 +151,9 @@ func benchScenario(ctx context.Context, sc *scenario.Scenario, strats []string, 
 		if !ok {
 			mark = fmt.Sprintf("no (%s %v)", res.Status, res.Root)
 		}
-		row = append(row, fmt.Sprint(res.Stats.Trials), res.Stats.Wall.Round(10*time.Millisecond).String(), mark)
+		row = append(row, fmt.Sprint(res.Cost.Trials), res.Cost.Wall.Round(10*time.Millisecond).String(), mark)
 		if s == string(analyzer.StrategyAfter) {
-			st := res.Stats
+			st := res.Cost
 			sem = &st
 		}
 	}

@@ -227,7 +227,7 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 		}
 		// The search's trials: classification runs the same few variants
 		// whatever the strategy.
-		searched := res.Stats.Trials - len(res.Evidence)
+		searched := res.Cost.Trials - len(res.Evidence)
 		trials = append(trials, fmt.Sprint(searched))
 		switch i {
 		case 0:
@@ -244,8 +244,8 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 			}
 			judged = []string{fmt.Sprint(len(res.Hunks)), string(res.Status), short(res.Root), mark, treeMark(c, res.Tree),
 				rootMark(res), fmt.Sprint(len(res.Chain))}
-			tail = []string{res.Stats.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Stats.Semantic.Seconds()),
-				fmt.Sprintf("%.1f", res.Stats.Contrast.Seconds())}
+			tail = []string{res.Cost.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Cost.Semantic.Seconds()),
+				fmt.Sprintf("%.1f", res.Cost.Contrast.Seconds())}
 			if reports != "" {
 				if err := os.WriteFile(filepath.Join(reports, c.Name+".md"), []byte(report.Markdown(res.Document())), 0o644); err != nil {
 					fmt.Fprintf(stderr, "bench %s: %v\n", c.Name, err)
