@@ -35,7 +35,7 @@ import (
 //
 // The failing run's analysis is returned, when there is one, for the
 // comparison with the passing run; the caller closes it.
-func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, *afterLoop, error) {
+func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *Result, candidates []diffhunks.ID, opt search.Plan) (*search.Found, *afterLoop, error) {
 	start := time.Now()
 	b.enter(PhaseSemantic)
 	semCtx, cancel := context.WithTimeoutCause(ctx, req.SemanticBudget, errSemanticBudget)
@@ -147,7 +147,7 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		res.Notes.Add(result.Note{Code: note.TraceProbed, N: tr.Unentered})
 	}
 	l := &afterLoop{tr: tr, cfg: cfg, took: time.Since(began), traceDir: dir, prefix: prefix}
-	l.an = semantic.New(tr, modRoot, semantic.Options{Deleted: l.deletions(res.Hunks)})
+	l.an = semantic.New(tr, modRoot, semantic.Setup{Deleted: l.deletions(res.Hunks)})
 	return l, nil
 }
 
@@ -232,7 +232,7 @@ const (
 //
 // Each cause is derived under what is left of the semantic share: share
 // less the time since start, not counting the loop's revert searches.
-func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Time, b *budget, res *Result, candidates []diffhunks.ID, opt search.Options) (*search.Found, *result.Note, error) {
+func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Time, b *budget, res *Result, candidates []diffhunks.ID, opt search.Plan) (*search.Found, *result.Note, error) {
 	first, err := l.an.Failure()
 	if err != nil {
 		return nil, &result.Note{Code: note.NoFailureInTrace, Detail: err.Error()}, nil

@@ -247,7 +247,7 @@ func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error
 	nt := search.NewNoisyTester(b, res.Flakiness.Head.CI.Lo, req.Workers)
 	// One variant at a time: its own repeats use the workers, so every
 	// rate is measured under the load head's was.
-	opt := search.Options{Revertible: all, Spec: spec, Parallel: 1}
+	opt := search.Plan{Revertible: all, Spec: spec, Parallel: 1}
 	b.enter(PhaseSearch)
 	var found *search.Found
 	var err error

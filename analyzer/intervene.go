@@ -113,7 +113,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		p := sites[id].Pos
 		return slices.Contains(res.Root, hunkAtPath(res.Hunks, repo(p.File), p.Line))
 	}
-	opt := aid.Options{Workers: req.Workers, Prefer: prefer}
+	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer}
 	if req.MaxTrials > 0 {
 		// Traced runs are test runs: they share --max-trials.
 		opt.MaxTotal = left

@@ -191,7 +191,7 @@ func (a *analysis) leaf(ctx context.Context, res *Result) (next bool, err error)
 type searched struct {
 	found      *search.Found
 	candidates []diffhunks.ID
-	opt        search.Options
+	opt        search.Plan
 	failing    *afterLoop
 }
 
@@ -207,7 +207,7 @@ func (a *analysis) search(ctx context.Context, res *Result) (*searched, error) {
 		res.Notes.Add(result.Note{Code: note.SpecHunks, N: len(spec)})
 	}
 	s := &searched{candidates: candidates}
-	s.opt = search.Options{Revertible: ids(res.Hunks), Spec: spec, Parallel: a.req.Workers, Hint: failureOrder(res, nil), Reserve: a.req.Budget / 5}
+	s.opt = search.Plan{Revertible: ids(res.Hunks), Spec: spec, Parallel: a.req.Workers, Hint: failureOrder(res, nil), Reserve: a.req.Budget / 5}
 	a.b.enter(PhaseSearch)
 	var err error
 	switch a.req.Strategy {

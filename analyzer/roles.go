@@ -176,7 +176,7 @@ func (l *afterLoop) executed(hunks []diffhunks.Hunk) []diffhunks.ID {
 // deleted code) but executed some of the hunks its revert needed to
 // compile (the code that replaced it), those are root too: the proven set
 // is the same, only the roles change.
-func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found, candidates []diffhunks.ID, failing *afterLoop, opt search.Options) (*search.Found, error) {
+func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found, candidates []diffhunks.ID, failing *afterLoop, opt search.Plan) (*search.Found, error) {
 	if f == nil || len(f.Root) == 0 {
 		return f, nil
 	}

@@ -125,7 +125,7 @@ func TestNearestRoles(t *testing.T) {
 	}
 	crash := []trial.Result{{Outcome: trial.Crash, Signature: "uuid.go:218",
 		Output: "panic: boom\n\t/w/uuid.go:218 +0x1\n\t/w/uuid.go:259 +0x2\n"}}
-	opt := search.Options{Revertible: []diffhunks.ID{1, 2, 3}}
+	opt := search.Plan{Revertible: []diffhunks.ID{1, 2, 3}}
 
 	t.Run("the root on the panic's stack", func(t *testing.T) {
 		tr := &rules{roots: [][]diffhunks.ID{{2}, {3}}}

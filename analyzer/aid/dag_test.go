@@ -88,7 +88,7 @@ func TestDAG(t *testing.T) {
 // TestSelectionCap checks the cap: preferred candidates first, then the
 // nearest to F.
 func TestSelectionCap(t *testing.T) {
-	ob, err := Observe(context.Background(), newSim(7, 0.3), Options{})
+	ob, err := Observe(context.Background(), newSim(7, 0.3), Bounds{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +99,11 @@ func TestSelectionCap(t *testing.T) {
 		}
 		return out
 	}
-	got := sitesOf(ob.selectCandidates(Options{MaxCandidates: 2}))
+	got := sitesOf(ob.selectCandidates(Bounds{MaxCandidates: 2}))
 	if diff := cmp.Diff([]trace.SiteID{simP3, simX}, got); diff != "" {
 		t.Errorf("nearest F (-want +got):\n%s", diff)
 	}
-	got = sitesOf(ob.selectCandidates(Options{MaxCandidates: 2, Prefer: func(s trace.SiteID) bool { return s == simS1 }}))
+	got = sitesOf(ob.selectCandidates(Bounds{MaxCandidates: 2, Prefer: func(s trace.SiteID) bool { return s == simS1 }}))
 	if diff := cmp.Diff([]trace.SiteID{simS1, simP3}, got); diff != "" {
 		t.Errorf("preferred first (-want +got):\n%s", diff)
 	}

@@ -9,8 +9,10 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
 
-// Options bound and steer the explanation. Zero values take defaults.
-type Options struct {
+// Bounds are the explanation's limits (parallel runs, observed and
+// intervened runs, the candidate pool) and, in Prefer, which candidates take
+// the pool's places first. Zero values take defaults.
+type Bounds struct {
 	// Workers is how many runs go at once (default 2). Every run that is
 	// compared uses the same parallelism, since load moves the rate.
 	Workers int
@@ -30,7 +32,7 @@ type Options struct {
 	Prefer func(trace.SiteID) bool
 }
 
-func (o Options) withDefaults() Options {
+func (o Bounds) withDefaults() Bounds {
 	if o.Workers <= 0 {
 		o.Workers = 2
 	}
@@ -67,7 +69,7 @@ type Explanation struct {
 }
 
 // Explain observes traced head and explains its failure by intervention.
-func Explain(ctx context.Context, r TracedTest, opt Options) (*Explanation, error) {
+func Explain(ctx context.Context, r TracedTest, opt Bounds) (*Explanation, error) {
 	opt = opt.withDefaults()
 	if opt.MaxTotal > 0 {
 		opt.MaxObserve = min(opt.MaxObserve, max(opt.MaxTotal/2, 1))
@@ -88,7 +90,7 @@ func Explain(ctx context.Context, r TracedTest, opt Options) (*Explanation, erro
 
 // Intervene selects the candidates of an observation, orders them in the
 // AC-DAG and runs GIWP over those with an intervention (FLAKY.md §2–§4).
-func Intervene(ctx context.Context, r TracedTest, ob *Observation, opt Options) (*Explanation, error) {
+func Intervene(ctx context.Context, r TracedTest, ob *Observation, opt Bounds) (*Explanation, error) {
 	opt = opt.withDefaults()
 	ex := &Explanation{}
 	ex.Traced.Runs, ex.Traced.Failures = ob.Runs, ob.Failures

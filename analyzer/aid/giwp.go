@@ -61,7 +61,7 @@ type giwp struct {
 	cs   []*Candidate
 	d    *dag
 	sprt stats.SPRT
-	opt  Options
+	opt  Bounds
 
 	used int // intervened runs so far
 	out  bool
@@ -85,7 +85,7 @@ type seen struct {
 	waited  time.Duration
 }
 
-func newGIWP(r TracedTest, ob *Observation, cs []*Candidate, d *dag, opt Options) *giwp {
+func newGIWP(r TracedTest, ob *Observation, cs []*Candidate, d *dag, opt Bounds) *giwp {
 	return &giwp{
 		r: r, ob: ob, cs: cs, d: d, opt: opt,
 		sprt:           stats.NewSPRT(ob.Rate.Lo),

@@ -30,7 +30,7 @@ func TestExplainSimulated(t *testing.T) {
 
 func explainSimulated(t *testing.T, seed uint64) {
 	s := newSim(seed, 0.3)
-	ex, err := Explain(context.Background(), s, Options{Workers: 2})
+	ex, err := Explain(context.Background(), s, Bounds{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,11 +152,11 @@ func explainSimulated(t *testing.T, seed uint64) {
 
 func TestExplainBudget(t *testing.T) {
 	s := newSim(7, 0.3)
-	ob, err := Observe(context.Background(), s, Options{})
+	ob, err := Observe(context.Background(), s, Bounds{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := Intervene(context.Background(), s, ob, Options{MaxRuns: 6})
+	ex, err := Intervene(context.Background(), s, ob, Bounds{MaxRuns: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,11 +179,11 @@ func TestExplainBudget(t *testing.T) {
 // TestJudge checks which intervened runs count.
 func TestJudge(t *testing.T) {
 	s := newSim(3, 0.3)
-	ob, err := Observe(context.Background(), s, Options{})
+	ob, err := Observe(context.Background(), s, Bounds{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := ob.selectCandidates(Options{}.withDefaults())
+	cs := ob.selectCandidates(Bounds{}.withDefaults())
 	g := &giwp{ob: ob, cs: cs}
 	p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
 	pass, _ := s.Run(context.Background(), fmt.Sprintf("force:%d=0", simP1))
@@ -237,7 +237,7 @@ func TestPrune(t *testing.T) {
 		{false, false, false, false, true},
 		{false, false, false, false, false},
 	}
-	g := newGIWP(nil, &Observation{}, nil, &dag{reach: reach}, Options{})
+	g := newGIWP(nil, &Observation{}, nil, &dag{reach: reach}, Bounds{})
 	runs := []testedRun{
 		{holds: []bool{true, false, true, false}},
 		{holds: []bool{true, false, true, false}},
@@ -280,7 +280,7 @@ func TestFisher(t *testing.T) {
 }
 
 func TestPreconditions(t *testing.T) {
-	ex, err := Explain(context.Background(), newSim(7, 0.3), Options{Prefer: func(s trace.SiteID) bool { return s == simP2 }})
+	ex, err := Explain(context.Background(), newSim(7, 0.3), Bounds{Prefer: func(s trace.SiteID) bool { return s == simP2 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,11 +346,11 @@ func TestPlacebo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &serialSim{sim: newSim(7, 0.3), placebo: tc.placebo}
 			ctx := context.Background()
-			ob, err := Observe(ctx, r, Options{})
+			ob, err := Observe(ctx, r, Bounds{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := Options{}.withDefaults()
+			opt := Bounds{}.withDefaults()
 			cs := ob.selectCandidates(opt)
 			d := buildDAG(ob, cs)
 			p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
@@ -383,11 +383,11 @@ func TestPlacebo(t *testing.T) {
 func TestPlaceboBound(t *testing.T) {
 	r := &serialSim{sim: newSim(7, 0.3), placebo: fmt.Sprintf("force:%d=0", simP1)}
 	ctx := context.Background()
-	ob, err := Observe(ctx, r, Options{})
+	ob, err := Observe(ctx, r, Bounds{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := Options{}.withDefaults()
+	opt := Bounds{}.withDefaults()
 	cs := ob.selectCandidates(opt)
 	p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
 	cs[p1].Item = fmt.Sprintf("serial:%d", simFunc)
@@ -414,11 +414,11 @@ func TestPlaceboBound(t *testing.T) {
 func TestSameSpecReused(t *testing.T) {
 	s := newSim(11, 0.3)
 	ctx := context.Background()
-	ob, err := Observe(ctx, s, Options{})
+	ob, err := Observe(ctx, s, Bounds{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := Options{}.withDefaults()
+	opt := Bounds{}.withDefaults()
 	cs := ob.selectCandidates(opt)
 	p1 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP1 })
 	p2 := slices.IndexFunc(cs, func(c *Candidate) bool { return siteOf(c) == simP2 })
@@ -449,7 +449,7 @@ func TestSameSpecReused(t *testing.T) {
 func TestExplainTotal(t *testing.T) {
 	for _, total := range []int{12, 40} {
 		s := newSim(7, 0.3)
-		ex, err := Explain(context.Background(), s, Options{MaxTotal: total})
+		ex, err := Explain(context.Background(), s, Bounds{MaxTotal: total})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -475,7 +475,7 @@ func TestExplainTotal(t *testing.T) {
 	}
 	// Unbounded, the same program uses more than both bounds.
 	s := newSim(7, 0.3)
-	if _, err := Explain(context.Background(), s, Options{}); err != nil {
+	if _, err := Explain(context.Background(), s, Bounds{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.specs) <= 40 {

@@ -119,7 +119,7 @@ func guardOf(tr *trace.Trace, f int) trace.SiteID {
 // until it has seen minFailing failing runs with one signature and
 // minPassing passing runs, or the budget (opt.MaxObserve runs, ctx)
 // ends.
-func Observe(ctx context.Context, r TracedTest, opt Options) (*Observation, error) {
+func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error) {
 	opt = opt.withDefaults()
 	var all []*observed
 	kept := map[trace.SiteID]int{}

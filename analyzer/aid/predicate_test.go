@@ -124,7 +124,7 @@ func TestPredicatesOfLostUpdate(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	r := &traceRunner{dir: dir, traces: t.TempDir()}
-	ob, err := Observe(ctx, r, Options{Workers: 2, MaxObserve: 30})
+	ob, err := Observe(ctx, r, Bounds{Workers: 2, MaxObserve: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestPredicatesOfLostUpdate(t *testing.T) {
 	if ob.Failures < 3 || ob.Runs-ob.Failures < 3 {
 		t.Skipf("too few failing (%d) or passing (%d) runs to select predicates", ob.Failures, ob.Runs-ob.Failures)
 	}
-	cs := ob.selectCandidates(Options{MaxCandidates: 1000})
+	cs := ob.selectCandidates(Bounds{MaxCandidates: 1000})
 	var split *Candidate
 	for _, c := range cs {
 		t.Logf("%s full=%v %d/%d", c.Pred.Describe(ob.sites), !c.Approx, c.Failing, c.Passing)

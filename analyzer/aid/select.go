@@ -39,7 +39,7 @@ const (
 // selectCandidates picks the pool: fully discriminative and approx
 // predicates that never come after F, merged, at most opt.MaxCandidates,
 // preferred ones (opt.Prefer) first, then those nearest F.
-func (ob *Observation) selectCandidates(opt Options) []*Candidate {
+func (ob *Observation) selectCandidates(opt Bounds) []*Candidate {
 	var nf, np int
 	seen := map[Pred]bool{}
 	guards := map[trace.SiteID]bool{}
@@ -132,7 +132,7 @@ func (ob *Observation) selectCandidates(opt Options) []*Candidate {
 
 // preferred reports whether a site of the candidate (or of one merged
 // into it) is one the caller prefers.
-func (o Options) preferred(c *Candidate) bool {
+func (o Bounds) preferred(c *Candidate) bool {
 	if o.Prefer == nil {
 		return false
 	}

@@ -23,7 +23,7 @@ import (
 // fails. Variants that do not compile are retried with auxiliary hunks from
 // opt.Revertible (see AuxFor). A Found with an empty Root and a nil error
 // means no variant passed.
-func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []diffhunks.ID, opt Options) (*Found, error) {
+func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []diffhunks.ID, opt Plan) (*Found, error) {
 	s := newSearcher(t, hunks, opt)
 	all := norm(candidates)
 	if len(all) == 0 {

@@ -37,7 +37,7 @@ type auxSearch struct {
 	byID    map[diffhunks.ID]diffhunks.Hunk
 	builds  memo[built]
 	nbuilds atomic.Int64
-	// reserve is Options.Reserve; cut records that minimising stopped
+	// reserve is Plan.Reserve; cut records that minimising stopped
 	// for it.
 	reserve time.Duration
 	cut     atomic.Bool

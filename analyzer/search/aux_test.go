@@ -158,7 +158,7 @@ func TestAuxMemoSharedAcrossVariants(t *testing.T) {
 		passes:   subsetRule(3),
 		compiles: func(r set) bool { return !(r[3] && !r[4]) && !(r[9] && !r[1]) },
 	}
-	f, err := OneByOne(t.Context(), o, hunks, ids(1, 12), Options{})
+	f, err := OneByOne(t.Context(), o, hunks, ids(1, 12), Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}

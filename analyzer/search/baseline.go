@@ -15,7 +15,7 @@ import (
 // that do not compile get auxiliary hunks as in Asymmetric, so the two
 // strategies differ only in their search; with opt.NoAux they count as
 // unresolved, that is, not passing.
-func DDMin(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []diffhunks.ID, opt Options) (*Found, error) {
+func DDMin(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []diffhunks.ID, opt Plan) (*Found, error) {
 	s := newSearcher(t, hunks, opt)
 	c := norm(candidates)
 	if len(c) == 0 {
@@ -64,7 +64,7 @@ func DDMin(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []d
 // OneByOne reverts each candidate alone (with auxiliary hunks when needed)
 // and reports the first whose revert passes. When none does, it falls back
 // to reverting all candidates, and Found.Notes say so.
-func OneByOne(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []diffhunks.ID, opt Options) (*Found, error) {
+func OneByOne(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []diffhunks.ID, opt Plan) (*Found, error) {
 	s := newSearcher(t, hunks, opt)
 	c := norm(candidates)
 	if len(c) == 0 {

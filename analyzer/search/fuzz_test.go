@@ -32,7 +32,7 @@ func FuzzAsymmetric(f *testing.F) {
 		}
 		rule := subsetRule(root...)
 		o := &oracle{passes: rule}
-		got, err := Asymmetric(t.Context(), o, hunksIn(n, 5, 2), ids(1, n), Options{Parallel: int(parallel % 9)})
+		got, err := Asymmetric(t.Context(), o, hunksIn(n, 5, 2), ids(1, n), Plan{Parallel: int(parallel % 9)})
 		if err != nil {
 			t.Fatal(err)
 		}

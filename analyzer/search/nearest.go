@@ -27,7 +27,7 @@ const maxNearer = 3
 // again as proof, becomes the root, and f's root is kept in Alternatives.
 // Otherwise f is returned as it is.
 // The returned Found counts f's trials and builds and those made here.
-func Nearest(ctx context.Context, t Tester, hunks []diffhunks.Hunk, f *Found, candidates, ranked []diffhunks.ID, opt Options) (*Found, error) {
+func Nearest(ctx context.Context, t Tester, hunks []diffhunks.Hunk, f *Found, candidates, ranked []diffhunks.ID, opt Plan) (*Found, error) {
 	if f == nil || len(f.Root) == 0 {
 		return f, nil
 	}

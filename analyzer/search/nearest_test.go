@@ -48,7 +48,7 @@ func TestNearest(t *testing.T) {
 	ctx := context.Background()
 	hunks := twoRootsHunks()
 	candidates := ids(1, 6)
-	opt := Options{Revertible: ids(1, 7), Spec: []diffhunks.ID{7}}
+	opt := Plan{Revertible: ids(1, 7), Spec: []diffhunks.ID{7}}
 	// The search meets the far root first.
 	far := &Found{Root: []diffhunks.ID{6}, Aux: []diffhunks.ID{1}, Trials: 5, Builds: 2}
 
@@ -172,7 +172,7 @@ func TestNearest(t *testing.T) {
 func TestNearestAfterAsymmetric(t *testing.T) {
 	ctx := context.Background()
 	hunks := twoRootsHunks()
-	opt := Options{Revertible: ids(1, 7), Spec: []diffhunks.ID{7}}
+	opt := Plan{Revertible: ids(1, 7), Spec: []diffhunks.ID{7}}
 	for _, want := range []diffhunks.ID{2, 6} {
 		other := diffhunks.ID(8) - want
 		o := twoRoots(false)
@@ -199,7 +199,7 @@ func TestHinted(t *testing.T) {
 	hunks := hunksIn(60, 10, 5)
 	search := func(hint []diffhunks.ID, o *oracle) *Found {
 		t.Helper()
-		f, err := Asymmetric(ctx, o, hunks, ids(1, 60), Options{Hint: hint})
+		f, err := Asymmetric(ctx, o, hunks, ids(1, 60), Plan{Hint: hint})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func TestHinted(t *testing.T) {
 
 	// A Monotone search (over a guess already) does not take hints.
 	o = &oracle{passes: subsetRule(37)}
-	f, err := Asymmetric(ctx, o, hunks, ids(1, 60), Options{Hint: []diffhunks.ID{38}, Monotone: true})
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 60), Plan{Hint: []diffhunks.ID{38}, Monotone: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestHinted(t *testing.T) {
 	var builds [2]int
 	for i, hint := range [][]diffhunks.ID{nil, {12}} {
 		o := broken()
-		f, err := Asymmetric(ctx, o, hunks, ids(1, 60), Options{Hint: hint})
+		f, err := Asymmetric(ctx, o, hunks, ids(1, 60), Plan{Hint: hint})
 		if err != nil {
 			t.Fatal(err)
 		}

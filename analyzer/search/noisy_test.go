@@ -69,7 +69,7 @@ func TestNoisyAsymmetric(t *testing.T) {
 				return 0.4
 			}}
 			nt := NewNoisyTester(sim, lower, 2)
-			f, err := Asymmetric(context.Background(), nt, noisyHunks(6), []diffhunks.ID{1, 2, 3, 4, 5, 6}, Options{})
+			f, err := Asymmetric(context.Background(), nt, noisyHunks(6), []diffhunks.ID{1, 2, 3, 4, 5, 6}, Plan{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestNoisyProofFails(t *testing.T) {
 		return 0
 	}
 	nt := NewNoisyTester(sim, 0.3, 2)
-	f, err := OneByOne(context.Background(), nt, noisyHunks(1), []diffhunks.ID{1}, Options{})
+	f, err := OneByOne(context.Background(), nt, noisyHunks(1), []diffhunks.ID{1}, Plan{})
 	if !errors.Is(err, ErrProofFailed) || len(f.Root) != 0 || !slices.Equal(f.Suspect, []diffhunks.ID{1}) {
 		t.Fatalf("root %v, suspect %v, err %v", f.Root, f.Suspect, err)
 	}

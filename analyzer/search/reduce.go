@@ -28,7 +28,7 @@ const largeChange = 100
 // parts apart.
 //
 // Units the hint points at are left out last, as they are the likeliest to
-// be needed. With less than Options.Reserve left, the set found so far
+// be needed. With less than Plan.Reserve left, the set found so far
 // stands, and the hunks not judged against it count as auxiliary.
 func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []diffhunks.ID, separable bool, err error) {
 	set := s.byHint(all)

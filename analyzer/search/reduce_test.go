@@ -21,7 +21,7 @@ func TestReduceLargeChange(t *testing.T) {
 		passes:   subsetRule(77),
 		compiles: func(r set) bool { return (!r[77] || r.has(73, 112)) && (!r[112] || r[73]) },
 	}
-	f, err := Asymmetric(ctx, o, hunks, ids(1, 150), Options{})
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 150), Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestReduceInseparable(t *testing.T) {
 			return n == 0 || n == len(coupled)
 		},
 	}
-	f, err := Asymmetric(ctx, o, hunks, ids(1, 120), Options{})
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 120), Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestReduceHintedLast(t *testing.T) {
 	// The hunks a hint names are left out last: they are the likeliest to
 	// be needed, and trying them first only costs failing runs.
 	hunks := hunksIn(120, 10, 5)
-	s := newSearcher(&oracle{passes: subsetRule(1)}, hunks, Options{Hint: []diffhunks.ID{9, 3}})
+	s := newSearcher(&oracle{passes: subsetRule(1)}, hunks, Plan{Hint: []diffhunks.ID{9, 3}})
 	got := s.byHint([]diffhunks.ID{9, 1, 3, 5})
 	if want := []diffhunks.ID{1, 5, 3, 9}; !slices.Equal(got, want) {
 		t.Errorf("byHint = %v, want %v", got, want)
@@ -98,7 +98,7 @@ func TestRefineLargeAux(t *testing.T) {
 		passes:   subsetRule(7),
 		compiles: func(r set) bool { return !r[7] || r.has(callers...) },
 	}
-	f, err := Asymmetric(ctx, o, hunks, ids(1, 45), Options{})
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 45), Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestReserveStopsMinimising(t *testing.T) {
 		passes:   subsetRule(7),
 		compiles: func(r set) bool { return !r[7] || r.has(ids(11, 40)...) },
 	}
-	f, err := Asymmetric(ctx, o, hunks, ids(1, 45), Options{Reserve: 2 * time.Hour})
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 45), Plan{Reserve: 2 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestReserveStopsMinimising(t *testing.T) {
 		t.Errorf("aux %v: want more than the 30 needed, as minimising was cut", f.Aux)
 	}
 	// Without a reserve the same search minimises them to the 30 needed.
-	f, err = Asymmetric(ctx, &oracle{passes: o.passes, compiles: o.compiles}, hunks, ids(1, 45), Options{})
+	f, err = Asymmetric(ctx, &oracle{passes: o.passes, compiles: o.compiles}, hunks, ids(1, 45), Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func refineBuildsFirst(t *testing.T, needed []diffhunks.ID) {
 		passes:   subsetRule(7),
 		compiles: func(r set) bool { return !r[7] || r.has(needed...) },
 	}
-	s := newSearcher(o, hunks, Options{})
+	s := newSearcher(o, hunks, Plan{})
 	root, aux, _, err := s.refine(context.Background(), []diffhunks.ID{7}, needed, ids(1, 55))
 	if err != nil {
 		t.Fatal(err)

@@ -29,9 +29,12 @@ type Tester interface {
 	Builder
 }
 
-// Options tune the strategies. The zero value is a sequential search with
+// Plan is how a strategy searches: the hunks it may revert as auxiliary
+// changes and those it reverts with every variant, the hunks it tries first,
+// how many variants at once, which steps it takes or skips, and the time it
+// leaves for what follows. The zero value is a sequential search with
 // auxiliary changes drawn from all hunks.
-type Options struct {
+type Plan struct {
 	// Revertible is the pool the auxiliary-change search draws from. Callers
 	// leave out hunks that must not be reverted, such as those in the
 	// failing test's own _test.go files. Nil means every hunk.
@@ -116,8 +119,8 @@ type searcher struct {
 	t    Tester
 	aux  *auxSearch
 	pool []diffhunks.ID
-	opt  Options
-	// extra is reverted with every variant tried (Options.Spec, once
+	opt  Plan
+	// extra is reverted with every variant tried (Plan.Spec, once
 	// Asymmetric found that the test needs it).
 	extra []diffhunks.ID
 
@@ -138,7 +141,7 @@ type variant struct {
 
 func (v variant) passed() bool { return v.res.Passed() }
 
-func newSearcher(t Tester, hunks []diffhunks.Hunk, opt Options) *searcher {
+func newSearcher(t Tester, hunks []diffhunks.Hunk, opt Plan) *searcher {
 	s := &searcher{t: t, opt: opt, aux: newAuxSearch(t, hunks)}
 	s.aux.reserve = opt.Reserve
 	if opt.Revertible != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
-type strategy func(context.Context, Tester, []diffhunks.Hunk, []diffhunks.ID, Options) (*Found, error)
+type strategy func(context.Context, Tester, []diffhunks.Hunk, []diffhunks.ID, Plan) (*Found, error)
 
 // afterF is F of AFTER's running example in Go (testdata/after-example.txtar)
 // with each hunk in r taking its base version:
@@ -150,7 +150,7 @@ func TestStrategies(t *testing.T) {
 		strategy   strategy
 		hunks      []diffhunks.Hunk
 		candidates []diffhunks.ID
-		opt        Options
+		opt        Plan
 		oracle     func() *oracle
 		want       want
 	}{
@@ -199,7 +199,7 @@ func TestStrategies(t *testing.T) {
 		{
 			name: "unused variable/no aux", strategy: Asymmetric,
 			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
-			opt:    Options{NoAux: true},
+			opt:    Plan{NoAux: true},
 			oracle: unusedOracle,
 			// Reverting all fails to build, so every part and complement
 			// is tried too; without aux none builds.
@@ -208,7 +208,7 @@ func TestStrategies(t *testing.T) {
 		{
 			name: "unused variable/aux pool excludes the declaration", strategy: Asymmetric,
 			hunks: unusedHunks, candidates: []diffhunks.ID{2, 3, 4},
-			opt:    Options{Revertible: []diffhunks.ID{2, 3, 4}},
+			opt:    Plan{Revertible: []diffhunks.ID{2, 3, 4}},
 			oracle: unusedOracle,
 			want:   want{trials: 7, note: note.Unresolved},
 		},
@@ -233,7 +233,7 @@ func TestStrategies(t *testing.T) {
 		},
 		{
 			name: "decoys/asymmetric parallel 4", strategy: Asymmetric,
-			hunks: decoys, candidates: ids(1, 40), opt: Options{Parallel: 4},
+			hunks: decoys, candidates: ids(1, 40), opt: Plan{Parallel: 4},
 			oracle: decoyOracle,
 			want:   want{root: []diffhunks.ID{13, 31}, trials: 49, builds: 21, proofCached: true},
 		},
@@ -247,7 +247,7 @@ func TestStrategies(t *testing.T) {
 		},
 		{
 			name: "nothing passes/asymmetric taken as monotone", strategy: Asymmetric,
-			hunks: decoys, candidates: ids(1, 8), opt: Options{Monotone: true},
+			hunks: decoys, candidates: ids(1, 8), opt: Plan{Monotone: true},
 			oracle: func() *oracle { return &oracle{passes: never} },
 			// A guessed subset: one trial, no widening.
 			want: want{trials: 1, note: note.AllFail},
@@ -267,7 +267,7 @@ func TestStrategies(t *testing.T) {
 			hunks: decoys, candidates: ids(1, 8),
 			// Hunks 9 and 10 are the test's own: 10 added an assertion of
 			// the faulty behaviour, so reverting 4 passes only with 10.
-			opt: Options{Spec: []diffhunks.ID{9, 10}, Revertible: ids(1, 10)},
+			opt: Plan{Spec: []diffhunks.ID{9, 10}, Revertible: ids(1, 10)},
 			oracle: func() *oracle {
 				return &oracle{passes: always(func(r set) bool { return r[4] && r[10] })}
 			},
@@ -290,7 +290,7 @@ func TestStrategies(t *testing.T) {
 		},
 		{
 			name: "nothing passes/asymmetric exhaustive", strategy: Asymmetric,
-			hunks: decoys, candidates: ids(1, 8), opt: Options{Exhaustive: true},
+			hunks: decoys, candidates: ids(1, 8), opt: Plan{Exhaustive: true},
 			oracle: func() *oracle { return &oracle{passes: never} },
 			want:   want{trials: 27, note: note.NoSubset},
 		},
@@ -381,14 +381,14 @@ func TestParallelDeterminism(t *testing.T) {
 	// on partition order, never on which trial finishes first.
 	rule := always(func(r set) bool { return r.has(7, 8) || r[21] })
 	hunks := hunksIn(32, 4, 2)
-	seq, err := Asymmetric(t.Context(), &oracle{passes: rule}, hunks, ids(1, 32), Options{})
+	seq, err := Asymmetric(t.Context(), &oracle{passes: rule}, hunks, ids(1, 32), Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []int{2, 3, 8, 64} {
 		var trials int
 		for i := range 10 {
-			f, err := Asymmetric(t.Context(), &oracle{passes: rule}, hunks, ids(1, 32), Options{Parallel: p})
+			f, err := Asymmetric(t.Context(), &oracle{passes: rule}, hunks, ids(1, 32), Plan{Parallel: p})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -408,7 +408,7 @@ func TestCancelled(t *testing.T) {
 	cancel()
 	for name, s := range map[string]strategy{"asymmetric": Asymmetric, "ddmin": DDMin, "one by one": OneByOne} {
 		t.Run(name, func(t *testing.T) {
-			_, err := s(ctx, &oracle{passes: afterTest}, afterHunks, ids(1, 4), Options{Parallel: 2})
+			_, err := s(ctx, &oracle{passes: afterTest}, afterHunks, ids(1, 4), Plan{Parallel: 2})
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("err = %v, want context.Canceled", err)
 			}
@@ -417,7 +417,7 @@ func TestCancelled(t *testing.T) {
 }
 
 func TestProofRecordsOutcome(t *testing.T) {
-	f, err := Asymmetric(t.Context(), &oracle{passes: afterTest}, afterHunks, ids(1, 4), Options{})
+	f, err := Asymmetric(t.Context(), &oracle{passes: afterTest}, afterHunks, ids(1, 4), Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,10 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
 
-// Options tune an Analysis. The zero value is usable.
-type Options struct {
+// Setup is what an Analysis is given beside the trace: its bounds (solver
+// time, window, slice size) and the code the change deleted. The zero value
+// is usable.
+type Setup struct {
 	// SolverTimeout bounds one solver check; a check that runs out keeps
 	// its clauses in the core (which then may not be minimal). Default 10s.
 	SolverTimeout time.Duration
@@ -33,7 +35,7 @@ type Options struct {
 	Deleted []Deletion
 }
 
-// Defaults of Options.Window and Options.MaxSlice.
+// Defaults of Setup.Window and Setup.MaxSlice.
 const (
 	DefaultWindow   = 512
 	DefaultMaxSlice = 8192
@@ -44,7 +46,7 @@ type Effort struct {
 	SolverCalls int
 	Clauses     int // soft clauses encoded
 	Slice       int // events in the largest slice
-	Cut         int // causes whose slice stopped at Options.MaxSlice
+	Cut         int // causes whose slice stopped at Setup.MaxSlice
 	PointWise   int // expressions encoded point-wise
 	Inputs      int // hard clauses v = observed
 	NonMinimal  int // cores not proven minimal (solver gave up)
@@ -58,7 +60,7 @@ var ErrNoCause = errors.New("semantic: no cause could be derived")
 type Analysis struct {
 	tr     *trace.Trace
 	src    *sources
-	opt    Options
+	opt    Setup
 	c      *smt.Context
 	idx    *index
 	f      *formula
@@ -68,7 +70,7 @@ type Analysis struct {
 	// omit holds, by critical predicate event, the deletions in the side
 	// it took that may have defined what a cause reads.
 	omit map[int][]int
-	// dels memoises what is derived from each of Options.Deleted.
+	// dels memoises what is derived from each of Setup.Deleted.
 	dels []*deletion
 	// places caches source lookups by site.
 	places map[trace.SiteID]*place
@@ -88,7 +90,7 @@ type Analysis struct {
 // New prepares an analysis of tr; dir is the traced module root, whose
 // files the sites name (used for post-dominators and the statically
 // possible definitions of Algorithm 3).
-func New(tr *trace.Trace, dir string, opt Options) *Analysis {
+func New(tr *trace.Trace, dir string, opt Setup) *Analysis {
 	if opt.SolverTimeout == 0 {
 		opt.SolverTimeout = 10 * time.Second
 	}
@@ -98,7 +100,7 @@ func New(tr *trace.Trace, dir string, opt Options) *Analysis {
 	if opt.MaxSlice == 0 {
 		opt.MaxSlice = DefaultMaxSlice
 	}
-	c := smt.NewContext(smt.Options{Timeout: opt.SolverTimeout})
+	c := smt.NewContext(smt.Limits{Timeout: opt.SolverTimeout})
 	idx := newIndex(tr)
 	return &Analysis{
 		tr: tr, src: newSources(dir), opt: opt, c: c, idx: idx,
@@ -150,11 +152,11 @@ type Cause struct {
 	Events []int
 	// Minimal is false when the solver gave up on some check.
 	Minimal bool
-	// Cut is set when the slice stopped at Options.MaxSlice events with
+	// Cut is set when the slice stopped at Setup.MaxSlice events with
 	// definitions beyond it in the core: those definitions are among
 	// Events, as observed, and what decided their values is not.
 	Cut bool
-	// Omitted are indices into Options.Deleted: deleted code that stood in
+	// Omitted are indices into Setup.Deleted: deleted code that stood in
 	// the side the target branch took and may have defined what a cause
 	// reads.
 	Omitted []int

@@ -34,7 +34,7 @@ func (c *Cause) Lines() []Loc {
 	return out
 }
 
-// Deletions returns the deleted code (Options.Deleted) the cause touches:
+// Deletions returns the deleted code (Setup.Deleted) the cause touches:
 // what it found omitted from a side a branch took or from between a
 // definition and its use, and any deletion that stood directly in the
 // innermost block of one of its statements (the run passed the point

@@ -19,7 +19,7 @@
 //     branch that controls it), the slice is walked breadth first along
 //     def-use links, the calls that made frames and dynamic control
 //     dependence, so the events nearest the target come first. The first
-//     window takes Options.Window events (DefaultWindow, 512). Events at or
+//     window takes Setup.Window events (DefaultWindow, 512). Events at or
 //     after the target's horizon (what ran after its predicate was
 //     decided) are never encoded.
 //   - Pins. A definition that an encoded clause reads but that lies beyond
@@ -33,7 +33,7 @@
 //     again. A pin that no core needs is never expanded, which is what
 //     keeps the encoded part small. If a round adds no event although the
 //     core needs pins, the target fails with "the slice cannot grow".
-//   - Bound. No target encodes more than Options.MaxSlice events
+//   - Bound. No target encodes more than Setup.MaxSlice events
 //     (DefaultMaxSlice, 8192). A core that still needs pins at the bound is
 //     kept: its pinned events are part of the cause, as observed, but what
 //     decided their values was not derived. The cause is marked Cut and

@@ -158,7 +158,7 @@ func traceFailureModule(t *testing.T) string {
 // the changed constant.
 func TestFailureTestifyLoop(t *testing.T) {
 	dir := traceFailureModule(t)
-	a := New(traceFailing(t, dir, "./fail", "TestNames"), dir, Options{})
+	a := New(traceFailing(t, dir, "./fail", "TestNames"), dir, Setup{})
 	tg, err := a.Failure()
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +199,7 @@ func TestFailureTestifyLoop(t *testing.T) {
 // regexp a package-level initialiser compiled from a constant.
 func TestFailureOutsideHelper(t *testing.T) {
 	dir := traceFailureModule(t)
-	a := New(traceFailing(t, dir, "./fail", "TestNumber"), dir, Options{})
+	a := New(traceFailing(t, dir, "./fail", "TestNumber"), dir, Setup{})
 	tg, err := a.Failure()
 	if err != nil {
 		t.Fatal(err)

@@ -124,7 +124,7 @@ func TestLinks(t *testing.T) {
 			// What panicked comes from the trace, not from the text the
 			// test printed.
 			tr.Result.Output = ""
-			a := New(tr, dir, Options{})
+			a := New(tr, dir, Setup{})
 			tg, err := a.Failure()
 			if err != nil {
 				t.Fatal(err)

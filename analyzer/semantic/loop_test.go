@@ -55,7 +55,7 @@ func TestLoopTrace(t *testing.T) {
 	}
 	dir := writeTree(t, txtar.Parse([]byte(loopModule)), "")
 	ctx := t.Context()
-	a := New(traceFailing(t, dir, "./loop", "TestSum"), dir, Options{})
+	a := New(traceFailing(t, dir, "./loop", "TestSum"), dir, Setup{})
 	tg, err := a.Failure()
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,7 @@ type deletion struct {
 	stmts ast.Node
 }
 
-// deletion returns what is derived from Options.Deleted[k], computing it
+// deletion returns what is derived from Setup.Deleted[k], computing it
 // on first use.
 func (a *Analysis) deletion(k int) *deletion {
 	if a.dels == nil {

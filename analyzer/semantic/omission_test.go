@@ -62,7 +62,7 @@ func TestOmissions(t *testing.T) {
 			tr := traceFailing(t, tc.dir, "./", tc.test)
 			// A decoy deletion elsewhere that defines nothing read.
 			decoy := Deletion{Hunk: 9, File: tc.del.File, Line: 3, Text: "// old comment\n"}
-			a := New(tr, tc.dir, Options{Deleted: []Deletion{decoy, tc.del}})
+			a := New(tr, tc.dir, Setup{Deleted: []Deletion{decoy, tc.del}})
 			tg, err := a.Failure()
 			if err != nil {
 				t.Fatal(err)

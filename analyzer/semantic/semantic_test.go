@@ -67,7 +67,7 @@ func containsText(list []string, sub string) bool {
 func checkAfter(t *testing.T, tr *trace.Trace, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	a := New(tr, dir, Options{})
+	a := New(tr, dir, Setup{})
 	tg, err := a.Failure()
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestAfterSynthetic(t *testing.T) {
 func TestNoFailure(t *testing.T) {
 	tr := afterTrace()
 	tr.Events = tr.Events[:len(tr.Events)-1]
-	a := New(tr, t.TempDir(), Options{})
+	a := New(tr, t.TempDir(), Setup{})
 	if _, err := a.Failure(); err == nil {
 		t.Fatal("no error for a trace without failure")
 	}
@@ -160,7 +160,7 @@ func TestPointWise(t *testing.T) {
 	tr := afterTrace()
 	op := tr.Sites[13].Exprs[0]
 	tr.Sites[13].Exprs[0] = &trace.Expr{Op: trace.ExprOpaque, Type: op.Type, Args: []*trace.Expr{op.X, op.Y}}
-	a := New(tr, afterHead(t), Options{})
+	a := New(tr, afterHead(t), Setup{})
 	tg, err := a.Failure()
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestTestifyEqual(t *testing.T) {
 	tr.Sites[6].Exprs = []*trace.Expr{rd(0, tPtr), kst(iv(5), tInt), rd(1, tInt)}
 	tr.Events = append(tr.Events[:12], tr.Events[13])
 	tr.Events[12].Index = 12
-	a := New(tr, afterHead(t), Options{})
+	a := New(tr, afterHead(t), Setup{})
 	tg, err := a.Failure()
 	if err != nil {
 		t.Fatal(err)

@@ -182,7 +182,7 @@ func TestShadowedLocals(t *testing.T) {
 	} {
 		t.Run(tc.test, func(t *testing.T) {
 			tr := traceFailing(t, dir, "./shadow", tc.test)
-			a := New(tr, dir, Options{})
+			a := New(tr, dir, Setup{})
 			tg, err := a.Failure()
 			if err != nil {
 				t.Fatal(err)
@@ -238,7 +238,7 @@ func TestNotTakenWritesByObject(t *testing.T) {
 	} {
 		t.Run(tc.test, func(t *testing.T) {
 			tr := traceFailing(t, dir, "./shadow", tc.test)
-			a := New(tr, dir, Options{})
+			a := New(tr, dir, Setup{})
 			read, branch := -1, -1
 			for i := range tr.Events {
 				switch tr.SiteOf(i).Text {
@@ -364,7 +364,7 @@ func TestNotTakenWritesFieldByType(t *testing.T) {
 	} {
 		t.Run(tc.test, func(t *testing.T) {
 			tr := traceFailing(t, dir, ".", tc.test)
-			a := New(tr, dir, Options{})
+			a := New(tr, dir, Setup{})
 			read, own, other := -1, -1, -1
 			for i := range tr.Events {
 				s := tr.SiteOf(i)

@@ -6,7 +6,7 @@ import (
 
 // slice returns the soft clauses of the backward dynamic slice from the
 // given events (def-use and dynamic control dependence), up to
-// Options.MaxSlice events, without pins; labels[k] is the event of
+// Setup.MaxSlice events, without pins; labels[k] is the event of
 // soft[k].
 func (a *Analysis) slice(from []int, target int) (labels []int, soft []smt.Term, err error) {
 	w := a.newWindow(target)

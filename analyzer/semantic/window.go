@@ -148,9 +148,9 @@ func (f *formula) pin(d int) smt.Term {
 }
 
 // windowed returns a minimal core of t's slice under neg, growing the
-// slice from deps in windows (Options.Window events first, doubling) only
+// slice from deps in windows (Setup.Window events first, doubling) only
 // where the last core needed a pinned definition, until a core needs none
-// or Options.MaxSlice events are encoded. cut reports the latter: the
+// or Setup.MaxSlice events are encoded. cut reports the latter: the
 // core then holds pins, whose events are part of the cause but whose own
 // causes were not derived.
 func (a *Analysis) windowed(ctx context.Context, neg smt.Term, deps []int, target int) (labels []int, core *smt.Core, cut bool, err error) {

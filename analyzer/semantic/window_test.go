@@ -47,7 +47,7 @@ func TestWindowBound(t *testing.T) {
 	tr := traceFailing(t, dir, "./chain", "TestMix")
 
 	const bound = 16
-	cut := New(tr, dir, Options{Window: 4, MaxSlice: bound})
+	cut := New(tr, dir, Setup{Window: 4, MaxSlice: bound})
 	tg, err := cut.Failure()
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestWindowBound(t *testing.T) {
 		t.Errorf("the cause's earliest event %s defines nothing", cut.describe(c.Events[0]))
 	}
 
-	full := New(tr, dir, Options{})
+	full := New(tr, dir, Setup{})
 	tg, err = full.Failure()
 	if err != nil {
 		t.Fatal(err)

@@ -49,7 +49,7 @@ func must(t *testing.T) func(Term, error) Term {
 // TestCoreAfterExample encodes the trace formula of the AFTER paper's
 // running example (head revision, F(3, 1, 2) returns 4, the test wants 5).
 func TestCoreAfterExample(t *testing.T) {
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	m := must(t)
 	i64 := IntSort(64, true)
 	v := func(name string) Term { return c.Var(name, i64) }
@@ -94,7 +94,7 @@ func TestCoreAfterExample(t *testing.T) {
 }
 
 func TestCoreHandBuilt(t *testing.T) {
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	b := func(s string) Term { return c.Var(s, BoolSort) }
 	a, bb, d, e := b("a"), b("b"), b("d"), b("e")
 	tests := []struct {
@@ -142,7 +142,7 @@ var cmpEmpty = cmp.Transformer("nilToEmpty", func(s []int) []int {
 // TestCoreRandom checks minimality on random unsatisfiable bit-vector
 // formulas of the shape the trace formula has: equalities and bounds.
 func TestCoreRandom(t *testing.T) {
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	m := must(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	s := IntSort(8, true)
@@ -170,7 +170,7 @@ func TestCoreRandom(t *testing.T) {
 }
 
 func TestDoRecoversZ3Errors(t *testing.T) {
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	err := c.Do(func() {
 		// Extracting bits beyond the width is a Z3 sort error.
 		x := c.Var("w", IntSort(8, false))
@@ -182,7 +182,7 @@ func TestDoRecoversZ3Errors(t *testing.T) {
 }
 
 func TestCanceled(t *testing.T) {
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := c.Check(ctx, c.Bool(true)); !errors.Is(err, context.Canceled) {

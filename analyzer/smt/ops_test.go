@@ -86,7 +86,7 @@ func checkBinary[T integer](t *testing.T, c *Context, s Sort, op token.Token, x,
 }
 
 func TestBinaryTable(t *testing.T) {
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	for _, op := range binaryOps {
 		for _, p := range [][2]int8{{7, 2}, {-7, 2}, {7, -2}, {-7, -2}, {math.MinInt8, -1}, {127, 1}, {-128, 1}, {0, 5}, {3, 0}} {
 			checkBinary(t, c, IntSort(8, true), op, p[0], p[1])
@@ -104,7 +104,7 @@ func TestBinaryTable(t *testing.T) {
 }
 
 func TestBinaryFuzz(t *testing.T) {
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 300 {
 		op := binaryOps[r.IntN(len(binaryOps))]
@@ -122,7 +122,7 @@ func TestBinaryFuzz(t *testing.T) {
 }
 
 func TestShift(t *testing.T) {
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	type tc struct {
 		name  string
 		x     Term
@@ -162,7 +162,7 @@ func TestShift(t *testing.T) {
 }
 
 func TestUnaryConvert(t *testing.T) {
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	i8, u16, i64 := IntSort(8, true), IntSort(16, false), IntSort(64, true)
 	eval := func(t *testing.T, x Term, err error) uint64 {
 		t.Helper()

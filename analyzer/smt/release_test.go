@@ -35,7 +35,7 @@ func mulChain(t *testing.T, c *Context, n int) (hard, soft []Term) {
 // its solver when it returns instead of waiting for a finaliser.
 func TestCoreReleasesSolver(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	c := NewContext(Options{})
+	c := NewContext(Limits{})
 	hard, soft := mulChain(t, c, 3)
 	ctx := context.Background()
 	search := func() {

@@ -75,8 +75,8 @@ func (t Term) String() string {
 func (t Term) b() z3.Bool { return t.v.(z3.Bool) }
 func (t Term) bv() z3.BV  { return t.v.(z3.BV) }
 
-// Options configure a Context. The zero value is usable.
-type Options struct {
+// Limits bound a Context's solver calls. The zero value is usable.
+type Limits struct {
 	// Timeout bounds one solver call (Z3's "timeout" parameter); a call
 	// that runs out reports ErrUnknown. Zero means no limit.
 	Timeout time.Duration
@@ -97,7 +97,7 @@ type Context struct {
 }
 
 // NewContext returns a fresh Context.
-func NewContext(opt Options) *Context {
+func NewContext(opt Limits) *Context {
 	cfg := z3.NewContextConfig()
 	if opt.Timeout > 0 {
 		ms := uint(opt.Timeout / time.Millisecond)
