@@ -284,7 +284,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 			// fails, the loop widens them, not the search.
 			guess := opt
 			guess.Monotone = true
-			guess.Spec = l.mayMatter(res.Hunks, opt.Spec)
+			guess.TestHunks = l.mayMatter(res.Hunks, opt.TestHunks)
 			began := time.Now()
 			b.enter(PhaseSearch)
 			found, err := search.Asymmetric(ctx, b, res.Hunks, touched, guess)
@@ -306,7 +306,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 	return nil, &result.Note{Code: note.CausesTouchNothing, N: len(causes)}, nil
 }
 
-// mayMatter returns the hunks of spec (the test's own) that can change
+// mayMatter returns the test hunks (of the test's own files) that can change
 // what the failing run does: those holding a statement it executed up to
 // its last failure (a statement spanning several lines, a table literal,
 // counts for each of them), and deletions, which no run can execute. A
@@ -314,8 +314,8 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 // changes its outcome only through the compiler, which the search's
 // auxiliary hunks take care of, so a guess is not tried again with it
 // reverted.
-func (l *afterLoop) mayMatter(hunks []diffhunks.Hunk, spec []diffhunks.ID) []diffhunks.ID {
-	if len(spec) == 0 {
+func (l *afterLoop) mayMatter(hunks []diffhunks.Hunk, testHunks []diffhunks.ID) []diffhunks.ID {
+	if len(testHunks) == 0 {
 		return nil
 	}
 	if l.ran == nil {
@@ -331,7 +331,7 @@ func (l *afterLoop) mayMatter(hunks []diffhunks.Hunk, spec []diffhunks.ID) []dif
 		byID[h.ID] = h
 	}
 	var out []diffhunks.ID
-	for _, id := range spec {
+	for _, id := range testHunks {
 		h, ok := byID[id]
 		if !ok || h.Kind == diffhunks.Delete || h.Kind == diffhunks.Modify && h.Head.Len() <= 0 {
 			out = append(out, id)

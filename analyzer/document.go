@@ -23,7 +23,7 @@ func (res *Result) Document() *result.Report {
 		Head:      res.Head,
 		BaseSHA:   res.BaseSHA,
 		HeadSHA:   res.HeadSHA,
-		Hunks:     documentHunks(res.Hunks, res.Spec),
+		Hunks:     documentHunks(res.Hunks, res.TestHunks),
 		Root:      sortedIDs(res.Root),
 		Aux:       sortedIDs(res.Aux),
 		Tree:      copyNode(res.Tree),
@@ -53,8 +53,8 @@ func (res *Result) Document() *result.Report {
 }
 
 // documentHunks gives the hunks in the order of their ids, those of the
-// test's own files (spec) marked.
-func documentHunks(hunks []diffhunks.Hunk, spec []diffhunks.ID) []result.Hunk {
+// test's own files (testHunks) marked.
+func documentHunks(hunks []diffhunks.Hunk, testHunks []diffhunks.ID) []result.Hunk {
 	out := make([]result.Hunk, 0, len(hunks))
 	for _, h := range hunks {
 		out = append(out, result.Hunk{
@@ -66,7 +66,7 @@ func documentHunks(hunks []diffhunks.Hunk, spec []diffhunks.ID) []result.Hunk {
 			Kind:      string(h.Kind),
 			Func:      h.Func,
 			Diff:      h.Diff,
-			Test:      slices.Contains(spec, h.ID),
+			Test:      slices.Contains(testHunks, h.ID),
 		})
 	}
 	slices.SortStableFunc(out, func(a, b result.Hunk) int { return cmp.Compare(a.ID, b.ID) })

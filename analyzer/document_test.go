@@ -24,12 +24,12 @@ func explainedCalc() *Result {
 			Base: diffhunks.LineRange{Start: line, End: line}, Head: diffhunks.LineRange{Start: line, End: line}}
 	}
 	return &Result{
-		Status: result.Explained,
-		Test:   TestRef{Package: "./calc", Name: "TestF"},
-		Hunks:  []diffhunks.Hunk{h(2, "calc/calc.go", 8), h(1, "calc/calc.go", 3), h(3, "calc/calc.go", 17), h(4, "calc/calc_test.go", 6)},
-		Root:   []diffhunks.ID{3, 2, 3},
-		Aux:    []diffhunks.ID{4},
-		Spec:   []diffhunks.ID{4},
+		Status:    result.Explained,
+		Test:      TestRef{Package: "./calc", Name: "TestF"},
+		Hunks:     []diffhunks.Hunk{h(2, "calc/calc.go", 8), h(1, "calc/calc.go", 3), h(3, "calc/calc.go", 17), h(4, "calc/calc_test.go", 6)},
+		Root:      []diffhunks.ID{3, 2, 3},
+		Aux:       []diffhunks.ID{4},
+		TestHunks: []diffhunks.ID{4},
 		Tree: &result.Node{
 			Target:     result.Statement{File: "calc/calc_test.go", Line: 6, Text: "got != 5", Values: map[string]string{}},
 			Statements: []result.Statement{{File: "calc/calc.go", Line: 17, Text: "sum += z + 1", Values: map[string]string{"sum": "4"}, Hunk: 3}},
@@ -42,7 +42,7 @@ func explainedCalc() *Result {
 			{Outcome: trial.Fail, Signature: "calc/calc_test.go:9", Message: "later"},
 			{Reverted: []diffhunks.ID{2}, Outcome: trial.Pass}, // a trial, not evidence
 		},
-		Notes: result.Findings{{Code: note.SpecHunks, N: 1}},
+		Notes: result.Findings{{Code: note.TestHunks, N: 1}},
 		Cost:  Cost{Strategy: StrategyAfter, Trials: 7, Wall: 4200 * time.Millisecond, Semantic: 1100 * time.Millisecond},
 	}
 }
@@ -77,7 +77,7 @@ func TestDocument(t *testing.T) {
 		},
 		Failure:  result.Failure{Signature: "calc/calc_test.go:7", Message: "F(3, 1, 2) = 4, want 5"},
 		Notes:    []string{},
-		Findings: result.Findings{{Code: note.SpecHunks, N: 1}},
+		Findings: result.Findings{{Code: note.TestHunks, N: 1}},
 		Stats:    result.Stats{Strategy: "after", Trials: 7, WallSeconds: 4.2, SemanticSeconds: 1.1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

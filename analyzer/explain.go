@@ -265,21 +265,21 @@ func ids(hunks []diffhunks.Hunk) []diffhunks.ID {
 	return out
 }
 
-// revertible splits the hunks into the candidates for root and the spec:
-// the hunks of the _test.go files of the failing test's own package, which
-// state the expected behaviour. The spec is never root, but a root may need
-// some of it reverted (to compile, or because the change rewrote the test
+// revertible splits the hunks into the candidates for root and the test
+// hunks: those of the _test.go files of the failing test's own package, which
+// state the expected behaviour. A test hunk is never root, but a root may
+// need some of them reverted (to compile, or because the change rewrote the test
 // to expect its new behaviour).
-func revertible(hunks []diffhunks.Hunk, test TestRef) (candidates, spec []diffhunks.ID) {
+func revertible(hunks []diffhunks.Hunk, test TestRef) (candidates, testHunks []diffhunks.ID) {
 	dir := path.Clean(strings.TrimPrefix(test.Package, "./"))
 	for _, h := range hunks {
 		if test.Package != "" && strings.HasSuffix(h.File, "_test.go") && path.Dir(h.File) == dir {
-			spec = append(spec, h.ID)
+			testHunks = append(testHunks, h.ID)
 			continue
 		}
 		candidates = append(candidates, h.ID)
 	}
-	return candidates, spec
+	return candidates, testHunks
 }
 
 // concludeSpent ends an analysis whose budget ran out during the search:

@@ -239,15 +239,15 @@ func firstFailing(runs []trial.Result) trial.Result {
 func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error {
 	res.Notes.Add(result.Note{Code: note.NoIntervention})
 	all := ids(res.Hunks)
-	candidates, spec := revertible(res.Hunks, req.Test)
-	res.Spec = spec
-	if len(spec) > 0 {
-		res.Notes.Add(result.Note{Code: note.SpecHunks, N: len(spec)})
+	candidates, testHunks := revertible(res.Hunks, req.Test)
+	res.TestHunks = testHunks
+	if len(testHunks) > 0 {
+		res.Notes.Add(result.Note{Code: note.TestHunks, N: len(testHunks)})
 	}
 	nt := search.NewNoisyTester(b, res.Flakiness.Head.CI.Lo, req.Workers)
 	// One variant at a time: its own repeats use the workers, so every
 	// rate is measured under the load head's was.
-	opt := search.Plan{Revertible: all, Spec: spec, Parallel: 1}
+	opt := search.Plan{Revertible: all, TestHunks: testHunks, Parallel: 1}
 	b.enter(PhaseSearch)
 	var found *search.Found
 	var err error

@@ -201,13 +201,13 @@ type searched struct {
 // budget is kept for the proof and the comparison: a large change's
 // minimisation stops short of it.
 func (a *analysis) search(ctx context.Context, res *Result) (*searched, error) {
-	candidates, spec := revertible(res.Hunks, a.req.Test)
-	res.Spec = spec
-	if len(spec) > 0 {
-		res.Notes.Add(result.Note{Code: note.SpecHunks, N: len(spec)})
+	candidates, testHunks := revertible(res.Hunks, a.req.Test)
+	res.TestHunks = testHunks
+	if len(testHunks) > 0 {
+		res.Notes.Add(result.Note{Code: note.TestHunks, N: len(testHunks)})
 	}
 	s := &searched{candidates: candidates}
-	s.opt = search.Plan{Revertible: ids(res.Hunks), Spec: spec, Parallel: a.req.Workers, Hint: failureOrder(res, nil), Reserve: a.req.Budget / 5}
+	s.opt = search.Plan{Revertible: ids(res.Hunks), TestHunks: testHunks, Parallel: a.req.Workers, Hint: failureOrder(res, nil), Reserve: a.req.Budget / 5}
 	a.b.enter(PhaseSearch)
 	var err error
 	switch a.req.Strategy {

@@ -108,9 +108,9 @@ type Result struct {
 	// Aux are the hunks that must be reverted with them to compile.
 	Root []diffhunks.ID
 	Aux  []diffhunks.ID
-	// Spec are the hunks of the failing test's own files: never root,
+	// TestHunks are the hunks of the failing test's own files: never root,
 	// reverted only as auxiliary hunks.
-	Spec []diffhunks.ID
+	TestHunks []diffhunks.ID
 	// Tree is the causal tree, nil when the explanation is dynamic only.
 	Tree *result.Node
 	// Chain is the short account the explanation opens with: 3–7 steps

@@ -131,7 +131,7 @@ func words(n result.Note) string {
 		return "the failing and the passing run first differ at " + code(n.Detail) + ", which the change did not touch"
 	case note.ContrastCut:
 		return fmt.Sprintf("the comparison of the runs stopped after %s: earlier differences are not shown", plural(n.N, "step", "steps"))
-	case note.SpecHunks:
+	case note.TestHunks:
 		if n.N == 1 {
 			return "1 hunk in the test's own _test.go files is never root; it is reverted only as an auxiliary hunk when a root needs it"
 		}
@@ -140,7 +140,7 @@ func words(n result.Note) string {
 		return "there were no candidate hunks to revert"
 	case note.AllFail:
 		return fmt.Sprintf("reverting all %d candidates gives %s", n.N, outcomeWord(n.Outcome))
-	case note.SpecReverted:
+	case note.TestHunksReverted:
 		return fmt.Sprintf("with the test's own %s reverted too it passes, so they were reverted with every variant and kept only where needed", plural(n.N, "hunk", "hunks"))
 	case note.NotMonotone:
 		return "so single hunks and complements were tried as well"

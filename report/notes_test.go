@@ -55,13 +55,13 @@ func declaredCodes(t testing.TB) []note.Code {
 	return codes
 }
 
-// TestSpecHunksWording: the note on the test's own hunks agrees in number.
-func TestSpecHunksWording(t *testing.T) {
+// TestTestHunksWording: the note on the test's own hunks agrees in number.
+func TestTestHunksWording(t *testing.T) {
 	for n, want := range map[int]string{
 		1: "1 hunk in the test's own _test.go files is never root; it is reverted",
 		3: "3 hunks in the test's own _test.go files are never root; they are reverted",
 	} {
-		if got := words(result.Note{Code: note.SpecHunks, N: n}); !strings.HasPrefix(got, want) {
+		if got := words(result.Note{Code: note.TestHunks, N: n}); !strings.HasPrefix(got, want) {
 			t.Errorf("N=%d: %q, want it to start %q", n, got, want)
 		}
 	}

@@ -230,9 +230,9 @@ func TestReadJSONErrors(t *testing.T) {
 	})
 }
 
-// TestSpecHunks: the verdict counts only the hunks that could be a root,
+// TestTestHunks: the verdict counts only the hunks that could be a root,
 // not those of the test's own files.
-func TestSpecHunks(t *testing.T) {
+func TestTestHunks(t *testing.T) {
 	r := fixture(&result.Report{
 		Status: result.Explained,
 		Test:   result.Test{Package: "./num", Name: "TestAbs"},

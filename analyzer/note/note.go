@@ -77,23 +77,25 @@ const (
 
 // Revert search.
 const (
-	SpecHunks     Code = "spec-hunks"       // N hunks of the test's own files, never root
-	NoCandidates  Code = "no-candidates"    // nothing to revert
-	AllFail       Code = "all-fail"         // reverting all N candidates gives Outcome
-	SpecReverted  Code = "spec-reverted"    // with the N test hunks reverted too, it passes
-	NotMonotone   Code = "not-monotone"     // single hunks and complements were tried too
-	NoSubset      Code = "no-subset"        // no subset of the N candidates passes
-	NoSingle      Code = "no-single"        // no single hunk passes (one-by-one), N candidates, Outcome of all
-	OnlyCandidate Code = "only-candidate"   // reverting the only candidate does not pass
-	FellBackToAll Code = "fell-back-to-all" // one-by-one: N candidates reverted together
-	Unresolved    Code = "unresolved"       // N variants did not compile even with auxiliary hunks
-	RootByRole    Code = "root-by-role"     // Hunks[0] passes with only what it needs to compile
-	MinimiseCut   Code = "minimise-cut"     // minimising stopped with Limit left, for the proof and the explanation
-	Reduced       Code = "reduced"          // the N candidates were reduced as a whole; M root hunks are those without which the rest compiles (0: none)
-	ProofRepeat   Code = "proof-repeat"     // reverting Hunks passed in the search, gave Outcome again
-	FlakyProof    Code = "flaky-proof"      // Hunks passed once, not in the proof: no culprit claimed
-	NothingPasses Code = "nothing-passes"   // no subset could be reverted to pass
-	ProofFailed   Code = "proof-failed"     // the proof with Hunks reverted gave Outcome
+	// The test hunks' codes keep their "spec-" names: codes are part of the
+	// report's JSON contract.
+	TestHunks         Code = "spec-hunks"       // N hunks of the test's own files, never root
+	NoCandidates      Code = "no-candidates"    // nothing to revert
+	AllFail           Code = "all-fail"         // reverting all N candidates gives Outcome
+	TestHunksReverted Code = "spec-reverted"    // with the N test hunks reverted too, it passes
+	NotMonotone       Code = "not-monotone"     // single hunks and complements were tried too
+	NoSubset          Code = "no-subset"        // no subset of the N candidates passes
+	NoSingle          Code = "no-single"        // no single hunk passes (one-by-one), N candidates, Outcome of all
+	OnlyCandidate     Code = "only-candidate"   // reverting the only candidate does not pass
+	FellBackToAll     Code = "fell-back-to-all" // one-by-one: N candidates reverted together
+	Unresolved        Code = "unresolved"       // N variants did not compile even with auxiliary hunks
+	RootByRole        Code = "root-by-role"     // Hunks[0] passes with only what it needs to compile
+	MinimiseCut       Code = "minimise-cut"     // minimising stopped with Limit left, for the proof and the explanation
+	Reduced           Code = "reduced"          // the N candidates were reduced as a whole; M root hunks are those without which the rest compiles (0: none)
+	ProofRepeat       Code = "proof-repeat"     // reverting Hunks passed in the search, gave Outcome again
+	FlakyProof        Code = "flaky-proof"      // Hunks passed once, not in the proof: no culprit claimed
+	NothingPasses     Code = "nothing-passes"   // no subset could be reverted to pass
+	ProofFailed       Code = "proof-failed"     // the proof with Hunks reverted gave Outcome
 )
 
 // Roles among proven roots.

@@ -98,14 +98,14 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 // test is then not monotone in the candidates.
 func (s *searcher) widen(ctx context.Context, all []diffhunks.ID, v variant) ([]result.Note, error) {
 	failed := result.Note{Code: note.AllFail, N: len(all), Outcome: string(v.res.Outcome)}
-	if spec := norm(s.opt.Spec); len(spec) > 0 {
-		s.extra = spec
+	if testHunks := norm(s.opt.TestHunks); len(testHunks) > 0 {
+		s.extra = testHunks
 		w, err := s.try(ctx, all)
 		if err != nil {
 			return nil, err
 		}
 		if w.passed() {
-			return []result.Note{failed, {Code: note.SpecReverted, N: len(spec)}}, nil
+			return []result.Note{failed, {Code: note.TestHunksReverted, N: len(testHunks)}}, nil
 		}
 		s.extra = nil
 	}

@@ -22,7 +22,7 @@ const maxNearer = 3
 // ranked lists the hunks the failing run gives evidence for, nearest the
 // failure first. Each ranked hunk before the first hunk of f.Root (at most
 // maxNearer of them, candidates only) is tried alone, with the hunks it
-// needs to compile and the test's own hunks f.Aux holds (opt.Spec); the
+// needs to compile and the test's own hunks f.Aux holds (Plan.TestHunks); the
 // first whose revert passes without reverting any of f.Root, and passes
 // again as proof, becomes the root, and f's root is kept in Alternatives.
 // Otherwise f is returned as it is.
@@ -54,7 +54,7 @@ func Nearest(ctx context.Context, t Tester, hunks []diffhunks.Hunk, f *Found, ca
 	// The test's own hunks the proven answer needed are reverted with
 	// every try: the change may have rewritten the test to expect its new
 	// behaviour.
-	s.extra = intersect(norm(f.Aux), norm(opt.Spec))
+	s.extra = intersect(norm(f.Aux), norm(opt.TestHunks))
 	for _, h := range tries {
 		root := []diffhunks.ID{h}
 		// Only the auxiliary hunks the compiler or a guess points at:

@@ -48,7 +48,7 @@ func TestNearest(t *testing.T) {
 	ctx := context.Background()
 	hunks := twoRootsHunks()
 	candidates := ids(1, 6)
-	opt := Plan{Revertible: ids(1, 7), Spec: []diffhunks.ID{7}}
+	opt := Plan{Revertible: ids(1, 7), TestHunks: []diffhunks.ID{7}}
 	// The search meets the far root first.
 	far := &Found{Root: []diffhunks.ID{6}, Aux: []diffhunks.ID{1}, Trials: 5, Builds: 2}
 
@@ -156,8 +156,8 @@ func TestNearest(t *testing.T) {
 		// The change also rewrote the test: nothing passes unless 7 is
 		// reverted too.
 		o := &oracle{passes: always(func(r set) bool { return r[7] && (r[2] || r[6]) })}
-		spec := &Found{Root: []diffhunks.ID{6}, Aux: []diffhunks.ID{7}}
-		f, err := Nearest(ctx, o, hunks, spec, candidates, []diffhunks.ID{2, 6}, opt)
+		withTestHunk := &Found{Root: []diffhunks.ID{6}, Aux: []diffhunks.ID{7}}
+		f, err := Nearest(ctx, o, hunks, withTestHunk, candidates, []diffhunks.ID{2, 6}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestNearest(t *testing.T) {
 func TestNearestAfterAsymmetric(t *testing.T) {
 	ctx := context.Background()
 	hunks := twoRootsHunks()
-	opt := Plan{Revertible: ids(1, 7), Spec: []diffhunks.ID{7}}
+	opt := Plan{Revertible: ids(1, 7), TestHunks: []diffhunks.ID{7}}
 	for _, want := range []diffhunks.ID{2, 6} {
 		other := diffhunks.ID(8) - want
 		o := twoRoots(false)

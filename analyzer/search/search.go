@@ -55,16 +55,16 @@ type Plan struct {
 	// and complements), which costs about 4n trials.
 	Exhaustive bool
 	// Monotone makes Asymmetric stop when reverting all candidates fails
-	// (even with Spec reverted too) instead of trying single hunks and
+	// (even with TestHunks reverted too) instead of trying single hunks and
 	// complements: right for a subset of the hunks that is only a guess,
 	// as in the AFTER loop, which widens the subset itself.
 	Monotone bool
-	// Spec lists the hunks of the test's own files. They are never root.
-	// When reverting all candidates fails but reverting them together with
-	// Spec passes (the change also rewrote the test to expect its new
-	// behaviour), every variant is tried with Spec reverted, and the proof
-	// keeps as auxiliary only the Spec hunks it needs.
-	Spec []diffhunks.ID
+	// TestHunks lists the hunks of the test's own files. They are never
+	// root. When reverting all candidates fails but reverting them together
+	// with TestHunks passes (the change also rewrote the test to expect its
+	// new behaviour), every variant is tried with TestHunks reverted, and
+	// the proof keeps as auxiliary only the test hunks it needs.
+	TestHunks []diffhunks.ID
 	// Hint lists hunks the failing run gives evidence for, nearest the
 	// failure first (its stack, the changed code it executed last). On a
 	// large change Asymmetric first tries reverting the functions these
@@ -120,7 +120,7 @@ type searcher struct {
 	aux  *auxSearch
 	pool []diffhunks.ID
 	opt  Plan
-	// extra is reverted with every variant tried (Plan.Spec, once
+	// extra is reverted with every variant tried (Plan.TestHunks, once
 	// Asymmetric found that the test needs it).
 	extra []diffhunks.ID
 

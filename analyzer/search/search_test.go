@@ -267,11 +267,11 @@ func TestStrategies(t *testing.T) {
 			hunks: decoys, candidates: ids(1, 8),
 			// Hunks 9 and 10 are the test's own: 10 added an assertion of
 			// the faulty behaviour, so reverting 4 passes only with 10.
-			opt: Plan{Spec: []diffhunks.ID{9, 10}, Revertible: ids(1, 10)},
+			opt: Plan{TestHunks: []diffhunks.ID{9, 10}, Revertible: ids(1, 10)},
 			oracle: func() *oracle {
 				return &oracle{passes: always(func(r set) bool { return r[4] && r[10] })}
 			},
-			want: want{root: []diffhunks.ID{4}, aux: []diffhunks.ID{10}, trials: 9, proofCached: true, note: note.SpecReverted},
+			want: want{root: []diffhunks.ID{4}, aux: []diffhunks.ID{10}, trials: 9, proofCached: true, note: note.TestHunksReverted},
 		},
 		{
 			name: "root needed a declaration/asymmetric", strategy: Asymmetric,
