@@ -12,7 +12,7 @@
 //  1. prepare: resolve the two commits, split the change into hunks
 //     (package diffhunks gives each its id), find the test's module.
 //  2. verdict: run head and base several times (classify.go); a flaky
-//     regression is searched and explained here (flaky.go, intervene.go).
+//     regression is searched and explained here (flaky.go, flakycause.go).
 //  3. leaf: choose the subtest whose failure is explained (subtests.go).
 //  4. search: find hunks whose revert passes, by the strategy (package
 //     search; AFTER's loop over semantic causes in after.go); settle
@@ -20,7 +20,7 @@
 //  5. roles: root and auxiliary hunks, decided once (roles.go); prove
 //     records the proof run, and only a passing one explains.
 //  6. explain: compare the failing run with the proof's passing run
-//     (compare.go) and root the causal tree in the root hunks.
+//     (passingrun.go) and root the causal tree in the root hunks.
 //
 // A hunk id from `culprit explain` is followed through prepare (the id),
 // search and roles (Result.Root, Result.Aux), prove (Result.Proof),
