@@ -27,12 +27,14 @@ type CommentOptions struct {
 }
 
 // levels lower the detail of the comment step by step until it fits.
+// Every level opens only the first screen of each test and folds the rest
+// (renderFolded); the chart of the two runs is the only one drawn.
 var levels = []detail{
-	{heading: "###", rootDiffs: true, aux: auxDiffs, treeItems: 200, treeDepth: 12, mermaid: 60, evidence: true, notes: true, stats: true},
-	{heading: "###", rootDiffs: true, rootHunks: 20, diffLines: 60, aux: auxList, treeItems: 60, treeDepth: 10, notes: true, stats: true},
-	{heading: "###", rootDiffs: true, rootHunks: 5, diffLines: 20, aux: auxCount, treeItems: 20, treeDepth: 6, notes: true, stats: true},
-	{heading: "###", rootHunks: 20, aux: auxCount, notes: true},
-	{heading: "###", rootHunks: 3, aux: auxCount},
+	{heading: "###", fold: true, rootDiffs: true, aux: auxDiffs, treeItems: 200, treeDepth: 12, lanes: true, evidence: true, notes: true, stats: true},
+	{heading: "###", fold: true, rootDiffs: true, rootHunks: 20, diffLines: 60, aux: auxList, treeItems: 60, treeDepth: 10, lanes: true, notes: true, stats: true},
+	{heading: "###", fold: true, rootDiffs: true, rootHunks: 5, diffLines: 20, aux: auxCount, treeItems: 20, treeDepth: 6, notes: true, stats: true},
+	{heading: "###", fold: true, rootHunks: 20, aux: auxCount, notes: true},
+	{heading: "###", fold: true, rootHunks: 3, aux: auxCount},
 }
 
 // Comment renders the sticky PR comment for one or more analysed tests.

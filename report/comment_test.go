@@ -147,7 +147,7 @@ func TestCommentSizeLimit(t *testing.T) {
 // regression's shows its proven root hunks, and a tree only as the chain
 // found by intervention.
 func TestCommentNamesNoCulprit(t *testing.T) {
-	claims := []string{"fails because of", "Root cause", "← hunk", "Why it fails", "makes it pass", "auxiliary"}
+	claims := []string{"fails because of", "Root cause", "**Hunk #", "← hunk", "Why it fails", "makes it pass", "auxiliary"}
 	tree := []string{"fails because of", "← hunk", "Why it fails"}
 	for _, tc := range fixtures {
 		r := tc.doc()
@@ -160,7 +160,7 @@ func TestCommentNamesNoCulprit(t *testing.T) {
 				}
 				return
 			case result.FlakyRegression:
-				if !strings.Contains(got, "Root cause") || !strings.Contains(got, "became flaky in this PR") {
+				if !strings.Contains(got, "**Hunk #") || !strings.Contains(got, "became flaky in this PR") {
 					t.Errorf("flaky regression's comment names no root:\n%s", got)
 				}
 				if r.Tree != nil {

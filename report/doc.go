@@ -36,6 +36,20 @@
 //     kinds, outcomes, verdicts, links, facts, note codes) rather than
 //     render it as "unknown": the same version wrote the document, so only
 //     a forged or corrupted one holds such a value (see validate).
+//   - The two Markdown forms show the same facts for different readers.
+//     The full report (Markdown: CLI output, job summary) shows everything
+//     open, under headings. The PR comment (Comment) is read by a reviewer
+//     in its first screen: for each test only the verdict, the root hunks
+//     with their diffs, the chain and the proof's line are open; the
+//     chart, auxiliary hunks, causal tree, compiler output, failure rates,
+//     evidence, notes and cost are in one <details> per test, its summary
+//     naming what it holds (renderFolded).
+//   - A chart is drawn only where it shows what a list cannot: the chain's
+//     failing and passing runs as two lanes that part where the runs
+//     diverge (chainLanes). A chain without a passing side gets no chart;
+//     the full report still draws the causal tree when there is no chain,
+//     the comment never does. A label never cuts a value: too many values
+//     lose whole pairs and end in "…" (valueLine).
 //   - A comment over the size limit loses detail level by level (levels);
 //     past the last level it becomes a table of the tests (compact), whole
 //     rows only, never text cut at a byte: a cut inside a code block or a

@@ -20,6 +20,8 @@ type detail struct {
 	treeItems  int    // list items of the causal tree; 0 hides the tree
 	treeDepth  int    // nesting depth of the tree list
 	mermaid    int    // most tree steps drawn as a flowchart; 0 draws none
+	lanes      bool   // draw the chain as the two runs side by side
+	fold       bool   // open only the first screen, the rest in one <details>
 	evidence   bool   // show the classification runs and failure message
 	candidates bool   // list the unproven best answer of an unexplained test
 	notes      bool
@@ -46,6 +48,7 @@ var full = detail{
 	treeItems:  2000,
 	treeDepth:  24,
 	mermaid:    150,
+	lanes:      true,
 	rootDiffs:  true,
 	aux:        auxDiffs,
 	evidence:   true,
@@ -67,6 +70,10 @@ func render(b *strings.Builder, r *result.Report, d detail) {
 	} else {
 		fmt.Fprintf(b, "%s %s\n\n", d.heading, title(r))
 	}
+	if d.fold {
+		renderFolded(b, r, d)
+		return
+	}
 	b.WriteString(verdict(r) + "\n\n")
 	sub := d.heading + "#"
 
@@ -78,8 +85,8 @@ func render(b *strings.Builder, r *result.Report, d detail) {
 			fmt.Fprintf(b, "%s Why it fails\n\n", sub)
 			if len(r.Chain) > 0 {
 				renderChain(b, r.Chain)
-				if d.mermaid > 0 {
-					b.WriteString(fenced("mermaid", chainMermaid(r.Chain)))
+				if chart := chainLanes(r.Chain); d.lanes && chart != "" {
+					b.WriteString(fenced("mermaid", chart))
 					b.WriteString("\n")
 				}
 				fmt.Fprintf(b, "<details><summary>The causal tree (%s)</summary>\n\n", plural(treeSteps(r.Tree), "step", "steps"))
@@ -96,18 +103,8 @@ func render(b *strings.Builder, r *result.Report, d detail) {
 			fmt.Fprintf(b, "%s Why it fails (found by intervention)\n\n", sub)
 			renderTree(b, r, d, true)
 		}
-	case result.NotRegression:
-		if msg := baseBuildOutput(r); msg != "" {
-			b.WriteString("The compiler says, on base:\n\n")
-			b.WriteString(fenced("text", clipLines(msg, d.diffLines)))
-			b.WriteString("\n")
-		}
-	case result.HeadBuildFails:
-		if r.Failure.Message != "" {
-			b.WriteString("The compiler says:\n\n")
-			b.WriteString(fenced("text", clipLines(r.Failure.Message, d.diffLines)))
-			b.WriteString("\n")
-		}
+	case result.NotRegression, result.HeadBuildFails:
+		renderCompiler(b, r, d)
 	case result.Unexplained:
 		if d.candidates && len(r.Root) > 0 {
 			fmt.Fprintf(b, "The best answer found, **not proven**: reverting %s.\n\n", hunksNamed(r.Root))
@@ -120,20 +117,7 @@ func render(b *strings.Builder, r *result.Report, d detail) {
 		}
 	}
 
-	if r.Proof != nil {
-		p := r.Proof
-		label := "Proof"
-		if r.Status != result.Explained && r.Status != result.FlakyRegression {
-			label = "Best attempt"
-		}
-		fmt.Fprintf(b, "**%s:** reverting %s → %s", label, hunksNamed(p.Reverted), outcomeAt(p.Outcome, p.Signature))
-		if v, ok := flakyProof(r); ok {
-			fmt.Fprintf(b, " in %d of %s", v.ProofRuns-v.ProofFailures, plural(v.ProofRuns, "run", "runs"))
-		} else if p.DurationSeconds > 0 {
-			fmt.Fprintf(b, " (%s)", seconds(p.DurationSeconds))
-		}
-		b.WriteString(".\n\n")
-	}
+	renderProof(b, r)
 	if d.evidence {
 		renderRates(b, r, sub)
 		renderEvidence(b, r, d, sub)
@@ -146,11 +130,35 @@ func render(b *strings.Builder, r *result.Report, d detail) {
 	}
 }
 
+// renderProof writes the one line of the proof: what reverting the root
+// hunks did, or for a test not explained, what the best attempt did.
+func renderProof(b *strings.Builder, r *result.Report) {
+	if r.Proof == nil {
+		return
+	}
+	p := r.Proof
+	label := "Proof"
+	if r.Status != result.Explained && r.Status != result.FlakyRegression {
+		label = "Best attempt"
+	}
+	fmt.Fprintf(b, "**%s:** reverting %s → %s", label, hunksNamed(p.Reverted), outcomeAt(p.Outcome, p.Signature))
+	if v, ok := flakyProof(r); ok {
+		fmt.Fprintf(b, " in %d of %s", v.ProofRuns-v.ProofFailures, plural(v.ProofRuns, "run", "runs"))
+	} else if p.DurationSeconds > 0 {
+		fmt.Fprintf(b, " (%s)", seconds(p.DurationSeconds))
+	}
+	b.WriteString(".\n\n")
+}
+
+// renderRoot writes the root hunks under a heading of level sub, or with
+// none when sub is "": each hunk's own line says what it is.
 func renderRoot(b *strings.Builder, r *result.Report, d detail, sub string) {
 	if len(r.Root) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "%s Root cause: %s\n\n", sub, plural(len(r.Root), "hunk", "hunks"))
+	if sub != "" {
+		fmt.Fprintf(b, "%s Root cause: %s\n\n", sub, plural(len(r.Root), "hunk", "hunks"))
+	}
 	shown := r.Root
 	if d.rootHunks > 0 && len(shown) > d.rootHunks {
 		shown = shown[:d.rootHunks]
@@ -223,7 +231,13 @@ func renderAux(b *strings.Builder, r *result.Report, d detail) {
 		}
 		what = plural(len(rest), "other auxiliary hunk", "other auxiliary hunks")
 	}
-	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", capitalize(what))
+	// In the comment the hunks already sit in the report's one fold: a
+	// fold in it would only ask for one more click.
+	if d.fold {
+		fmt.Fprintf(b, "%s:\n\n", capitalize(what))
+	} else {
+		fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", capitalize(what))
+	}
 	for _, id := range rest {
 		if d.spent(b) {
 			return
@@ -233,7 +247,9 @@ func renderAux(b *strings.Builder, r *result.Report, d detail) {
 	if d.aux != auxDiffs {
 		b.WriteString("\n")
 	}
-	b.WriteString("</details>\n\n")
+	if !d.fold {
+		b.WriteString("</details>\n\n")
+	}
 }
 
 // alsoCauses says that n of the all auxiliary hunks hold steps of the
@@ -371,6 +387,13 @@ func renderEvidence(b *strings.Builder, r *result.Report, d detail, sub string) 
 		b.WriteString("First failure on head")
 		if r.Failure.Signature != "" {
 			b.WriteString(" at " + code(r.Failure.Signature))
+		}
+		msg := strings.TrimSpace(r.Failure.Message)
+		if d.fold && !strings.ContainsAny(msg, "\r\n") && len(msg) <= 120 {
+			// A short one-line message reads as well in a code span as in
+			// a block, in a fifth of the comment's lines.
+			b.WriteString(": " + code(msg) + "\n\n")
+			return
 		}
 		b.WriteString(":\n\n")
 		b.WriteString(fenced("text", clipLines(r.Failure.Message, d.diffLines)))

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/culprit-dev/culprit/analyzer/result"
 )
@@ -186,8 +187,8 @@ func stepLabel(s result.Statement) string {
 		mermaidText(fmt.Sprintf("%s:%d", s.File, s.Line)),
 		mermaidText(clip(s.Text, 60)),
 	}
-	if v := values(s.Values); v != "" {
-		lines = append(lines, mermaidText(clip(v, 60)))
+	if v := valueLine(s.Values, 60); v != "" {
+		lines = append(lines, v)
 	}
 	if s.Deleted {
 		lines = append(lines, mermaidText("deleted by the change"))
@@ -196,6 +197,32 @@ func stepLabel(s result.Statement) string {
 		lines = append(lines, mermaidText(fmt.Sprintf("hunk #%d", s.Hunk)))
 	}
 	return strings.Join(lines, "<br/>")
+}
+
+// valueLine gives the values of a step as one line of a flowchart's label,
+// sorted by name, escaped, about most characters long. Pairs are whole or
+// left out, and the line then ends in "…": a value cut in the middle reads
+// as a value it never had. A value the tracer cut keeps its own ellipsis.
+func valueLine(v map[string]string, most int) string {
+	var kept []string
+	n, dropped := 0, false
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		pair := k + " = " + oneLine(v[k])
+		w := utf8.RuneCountInString(pair)
+		if len(kept) > 0 {
+			w += len(", ")
+		}
+		if n+w > most {
+			dropped = true
+			continue
+		}
+		kept = append(kept, pair)
+		n += w
+	}
+	if dropped {
+		kept = append(kept, "…")
+	}
+	return mermaidText(strings.Join(kept, ", "))
 }
 
 // mermaidText escapes s for a quoted Mermaid label. Mermaid decodes
