@@ -16,6 +16,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // variant is head with some hunks reverted, as changes to head.
@@ -218,7 +219,7 @@ func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []stri
 		return r.goList(ctx, cwd, c, extra, modFiles)
 	}
 	args := []string{"-json", "-vet=off", "-count=1", "-timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10*time.Second).String(),
-		"-run", gotest.RunPattern(r.cfg.Test)}
+		"-run", gotest.RunPattern(r.cfg.Test), proc.LinkFlags(proc.GoFlags(r.env(modFiles)))}
 	args = append(append(args, extra...), r.cfg.Pkg)
 	out, err := r.goCommand(ctx, cwd, modFiles, "test", args...)
 	if err != nil {

@@ -169,7 +169,7 @@ func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) e
 		var buf bytes.Buffer
 		res, err := proc.GoInvocation{
 			Verb:       "test",
-			BuildFlags: append([]string{"-c", "-o", bin, "-overlay", ov, "-vet=off"}, buildFlags(fast, goflags(cfg.environ()), in.modPath)...),
+			BuildFlags: append([]string{"-c", "-o", bin, "-overlay", ov, "-vet=off"}, buildFlags(fast, proc.GoFlags(cfg.environ()), in.modPath)...),
 			Args:       []string{cfg.Pkg},
 			Env:        cfg.Env, Passthrough: cfg.Passthrough, Dir: cfg.Dir,
 			Stdout: &buf, Stderr: &buf,
@@ -244,42 +244,26 @@ func runtimeGoidUsable(ctx context.Context, cfg Config) bool {
 // values from GOFLAGS are kept in them; a -gcflags of GOFLAGS is left
 // alone.
 func buildFlags(fast bool, goflags []string, modPath string) []string {
-	var ldflags, tags string
+	var tags string
 	gcflags := false
 	for _, f := range goflags {
 		f = strings.TrimLeft(f, "-")
-		if v, ok := strings.CutPrefix(f, "ldflags="); ok {
-			ldflags = v
-		}
 		if v, ok := strings.CutPrefix(f, "tags="); ok {
 			tags = v
 		}
 		gcflags = gcflags || strings.HasPrefix(f, "gcflags=")
 	}
-	ldflags += " -s -w"
 	var flags []string
 	if !gcflags {
 		flags = append(flags, "-gcflags="+modPath+"/...=-dwarf=false")
 	}
 	if fast {
-		return append(flags, "-ldflags="+strings.TrimSpace(ldflags+" -checklinkname=0"))
+		return append(flags, proc.LinkFlags(goflags, "-checklinkname=0"))
 	}
 	if tags != "" {
 		tags += ","
 	}
-	return append(flags, "-ldflags="+strings.TrimSpace(ldflags), "-tags="+tags+"culprit_stackgoid")
-}
-
-// goflags returns the GOFLAGS in env (the last setting wins), split into
-// flags.
-func goflags(env []string) []string {
-	var v string
-	for _, kv := range env {
-		if s, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
-			v = s
-		}
-	}
-	return strings.Fields(v)
+	return append(flags, proc.LinkFlags(goflags), "-tags="+tags+"culprit_stackgoid")
 }
 
 // environ is the environment of the go commands and test runs of a trace:
