@@ -144,7 +144,8 @@ func TestActionBinaryFromRelease(t *testing.T) {
 		source    string // the release's SOURCE; "" is the action's own
 		sums      string // the release's SHA256SUMS; "" is the right one
 		noRelease bool
-		stale     bool // a cached binary of other sources is present
+		stale     bool   // a cached binary of other sources is present
+		version   string // the version input
 		wantFiles []string
 		wantError string // a line of the log; "" means success
 	}{
@@ -158,6 +159,18 @@ func TestActionBinaryFromRelease(t *testing.T) {
 		{name: "binary not the one released", sums: sum("another binary") + "  culprit-action-linux-amd64\n",
 			wantFiles: []string{"SOURCE", "SHA256SUMS", "culprit-action-linux-amd64"},
 			wantError: "::error::culprit: the release binary culprit-action-linux-amd64 of v" + strings.TrimSpace(string(version)) + " does not match the release's SHA256SUMS"},
+		// The version input runs another release's binary, whatever
+		// sources it was built from, and never builds in its place.
+		{name: "version input", version: "0.9.1", source: "0123456789abcdef0123456789abcdef",
+			wantFiles: []string{"SHA256SUMS", "culprit-action-linux-amd64"}},
+		{name: "version input with a v", version: "v0.9.1", wantFiles: []string{"SHA256SUMS", "culprit-action-linux-amd64"}},
+		{name: "version input not released", version: "0.9.1", noRelease: true, wantFiles: []string{"SHA256SUMS"},
+			wantError: "::error::culprit: no binary of release v0.9.1 for this runner (input version); nothing is built in its place"},
+		{name: "version input, binary not the one released", version: "0.9.1", sums: sum("another binary") + "  culprit-action-linux-amd64\n",
+			wantFiles: []string{"SHA256SUMS", "culprit-action-linux-amd64"},
+			wantError: "::error::culprit: the release binary culprit-action-linux-amd64 of v0.9.1 does not match the release's SHA256SUMS"},
+		{name: "version input not a release number", version: "latest; curl evil.example", wantFiles: nil,
+			wantError: "::error::culprit: input version must be a release number like 1.2.3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			actionPath, env := binTestEnv(t)
@@ -186,7 +199,11 @@ func TestActionBinaryFromRelease(t *testing.T) {
 				mu  sync.Mutex
 				got []string
 			)
-			prefix := "/releases/download/v" + strings.TrimSpace(string(version)) + "/"
+			released := strings.TrimSpace(string(version))
+			if tc.version != "" {
+				released = strings.TrimPrefix(tc.version, "v")
+			}
+			prefix := "/releases/download/v" + released + "/"
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				name, ok := strings.CutPrefix(r.URL.Path, prefix)
 				body, known := files[name]
@@ -207,7 +224,11 @@ func TestActionBinaryFromRelease(t *testing.T) {
 			defer srv.Close()
 			env["CULPRIT_RELEASE_URL"] = srv.URL + "/releases/download"
 
-			run := runComposite(t, actionPath, nil, env)
+			var with map[string]string
+			if tc.version != "" {
+				with = map[string]string{"version": tc.version}
+			}
+			run := runComposite(t, actionPath, with, env)
 			if d := cmp.Diff(tc.wantFiles, got); d != "" {
 				t.Errorf("release files fetched (-want +got):\n%s", d)
 			}
@@ -232,8 +253,12 @@ func TestActionBinaryFromRelease(t *testing.T) {
 			if d := cmp.Diff(wantStandInOutputs, run.outputs); d != "" {
 				t.Errorf("outputs (-want +got): the release binary did not run\n%s\n%s", d, run.log)
 			}
-			if b, _ := os.ReadFile(freshBin(t, env) + ".source"); strings.TrimSpace(string(b)) != src {
-				t.Errorf("stamp %q, want the sources' hash %s", b, src)
+			want := src
+			if tc.version != "" {
+				want = "release-v" + released
+			}
+			if b, _ := os.ReadFile(freshBin(t, env) + ".source"); strings.TrimSpace(string(b)) != want {
+				t.Errorf("stamp %q, want %s", b, want)
 			}
 		})
 	}
