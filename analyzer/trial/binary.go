@@ -111,10 +111,11 @@ func (r *Runner) once(ctx context.Context, k string, build func() (string, error
 func (r *Runner) runBinary(ctx context.Context, t2j, bin string) (Result, error) {
 	cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.pkgDir))
 	c := classifier{root: r.wtHead, cwd: cwd, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
-	timeout := r.runTimeout()
-	out, err := execute(ctx, timeout, cwd, r.env(false), t2j, "-t", "-p", r.cfg.Pkg, bin,
-		"-test.v=test2json", "-test.count=1", "-test.run", gotest.RunPattern(r.cfg.Test),
-		"-test.timeout", (timeout + timeout/10 + 10*time.Second).String())
+	amp := r.amplification()
+	timeout := amp.scaled(r.runTimeout())
+	args := append([]string{"-t", "-p", r.cfg.Pkg, bin, "-test.v=test2json", "-test.run", gotest.RunPattern(r.cfg.Test),
+		"-test.timeout", (timeout + timeout/10 + 10*time.Second).String()}, amp.flags("-test.")...)
+	out, err := execute(ctx, timeout, cwd, append(r.env(false), amp.env()...), t2j, args...)
 	if err != nil {
 		return Result{}, err
 	}

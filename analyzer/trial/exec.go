@@ -28,9 +28,16 @@ func execute(ctx context.Context, timeout time.Duration, dir string, env []strin
 // runner's environment and passthrough (proc.GoEnv), and -mod=mod when
 // the variant reverts go.mod or go.sum (modFlag).
 func (r *Runner) goCommand(ctx context.Context, dir string, modFiles bool, verb string, args ...string) (run, error) {
+	return r.goTestCommand(ctx, dir, modFiles, Amplification{}, verb, args...)
+}
+
+// goTestCommand is goCommand for a run of the test amplified by amp: its
+// environment and a time limit that grows with amp's iterations.
+func (r *Runner) goTestCommand(ctx context.Context, dir string, modFiles bool, amp Amplification, verb string, args ...string) (run, error) {
 	res, err := proc.GoInvocation{
 		Verb: verb, Args: args, ModFlag: modFlag(modFiles),
-		Env: r.cfg.Env, Passthrough: r.cfg.Passthrough, Dir: dir, Timeout: r.cfg.Timeout,
+		Env: append(r.cfg.Env[:len(r.cfg.Env):len(r.cfg.Env)], amp.env()...), Passthrough: r.cfg.Passthrough, Dir: dir,
+		Timeout: amp.scaled(r.cfg.Timeout),
 	}.Run(ctx)
 	return fromResult(res), err
 }

@@ -106,6 +106,7 @@ type Runner struct {
 	bins  map[string]*binary // test binaries by variant, and test2json
 	// runLimit bounds one run of a prebuilt test binary (SetRunTimeout).
 	runLimit time.Duration
+	amp      Amplification // SetAmplification
 	counts   Counts
 	checker  typeChecker
 	seq      int

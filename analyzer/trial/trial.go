@@ -218,10 +218,12 @@ func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []stri
 	if build {
 		return r.goList(ctx, cwd, c, extra, modFiles)
 	}
-	args := []string{"-json", "-vet=off", "-count=1", "-timeout", (r.cfg.Timeout + r.cfg.Timeout/10 + 10*time.Second).String(),
-		"-run", gotest.RunPattern(r.cfg.Test), proc.LinkFlags(proc.GoFlags(r.env(modFiles)))}
+	amp := r.amplification()
+	limit := amp.scaled(r.cfg.Timeout)
+	args := append([]string{"-json", "-vet=off", "-timeout", (limit + limit/10 + 10*time.Second).String(),
+		"-run", gotest.RunPattern(r.cfg.Test), proc.LinkFlags(proc.GoFlags(r.env(modFiles)))}, amp.flags("-")...)
 	args = append(append(args, extra...), r.cfg.Pkg)
-	out, err := r.goCommand(ctx, cwd, modFiles, "test", args...)
+	out, err := r.goTestCommand(ctx, cwd, modFiles, amp, "test", args...)
 	if err != nil {
 		return Result{}, err
 	}
