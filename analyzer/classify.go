@@ -31,6 +31,9 @@ type classification struct {
 	// rates are the statistics of a flaky test (nil unless head's
 	// outcomes were mixed).
 	rates *Flakiness
+	// amplified is how head's runs were amplified once some passed, nil
+	// when none did.
+	amplified *Amplification
 }
 
 // classify runs head and base req.Reruns times each and decides whether the
@@ -54,20 +57,35 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 	case headRuns[0].Outcome == trial.NoTests:
 		return nil, fmt.Errorf("%w on head", ErrNoSuchTest)
 	case hf == 0:
-		// The failure that brought us here did not show: head gets more
-		// runs before it is called passing, as a rare flake would fail
-		// in some of them (FLAKY.md §5).
+		// The failure that brought us here did not show: head is
+		// amplified and gets more runs before it is called passing, as
+		// a rare flake would fail in some of them (FLAKY.md §5).
+		if headRuns, err = c.amplify(ctx, r, headRuns); err != nil {
+			return nil, err
+		}
 		if headRuns, err = c.failAtAll(ctx, r, headRuns, workers); err != nil {
 			return nil, err
 		}
 		if hf, hp = count(headRuns); hf == 0 {
 			c.status = result.NotRegression
 			c.notes.Add(result.Note{Code: note.PassesOnHead, N: hp})
+			if c.amplified != nil {
+				c.notes.Add(c.amplified.note())
+			}
 			return c, nil
 		}
 		c.head = firstFailing(headRuns)
+		if c.amplified != nil {
+			c.notes.Add(c.amplified.note())
+		}
 		return c, c.flaky(ctx, r, all, headRuns, workers)
 	case hp > 0:
+		if headRuns, err = c.amplify(ctx, r, headRuns); err != nil {
+			return nil, err
+		}
+		if c.amplified != nil {
+			c.notes.Add(c.amplified.note())
+		}
 		return c, c.flaky(ctx, r, all, headRuns, workers)
 	}
 

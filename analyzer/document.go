@@ -150,6 +150,13 @@ func documentFlakiness(f *Flakiness) *result.Flakiness {
 				Runs: t.Runs, Valid: t.Valid, Failures: t.Failures, Reused: t.Reused, Verdict: t.Verdict, Placebo: t.Placebo})
 		}
 	}
+	if a := f.Amplification; a != nil {
+		out.Amplification = &result.Amplification{Iterations: max(a.Chosen.Iterations, 1), GoMaxProcs: a.Chosen.GoMaxProcs}
+		for _, t := range a.Tried {
+			out.Amplification.Tried = append(out.Amplification.Tried, result.AmplificationRuns{Iterations: max(t.Amplification.Iterations, 1),
+				GoMaxProcs: t.Amplification.GoMaxProcs, Runs: t.Runs, Failures: t.Failures, Seconds: t.Seconds})
+		}
+	}
 	if rr := f.Race; rr != nil {
 		out.Race = &result.Race{Runs: rr.Runs, Unavailable: rr.Unavailable}
 		for _, rep := range rr.Reports {

@@ -48,6 +48,9 @@ type Flakiness struct {
 	Race *RaceRuns
 	// Interventions is how the chain was sought, nil when it was not.
 	Interventions *Interventions
+	// Amplification is how every run above was made to fail more often,
+	// nil when runs were plain.
+	Amplification *Amplification
 }
 
 // RaceRuns is evidence from head's test built with -race: the data races
@@ -154,6 +157,10 @@ func headRuns(runs []trial.Result) []trial.Result {
 func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.ID, head []trial.Result, workers int) error {
 	batch := max(workers, 1)
 	d := median(head)
+	if c.amplified != nil {
+		// The runner scales a run's limit by its iterations.
+		d /= time.Duration(max(c.amplified.Chosen.Iterations, 1))
+	}
 	if rt, ok := r.(runTimer); ok && d > 0 {
 		rt.SetRunTimeout(max(10*d, minRunTimeout))
 	}
@@ -180,7 +187,8 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 	}
 	hf, _ := count(head)
 	ci := stats.Wilson(hf, len(head), stats.Z95)
-	c.rates = &Flakiness{Workers: batch, Head: HeadRate{Runs: len(head), Failures: hf, Rate: stats.Rate(hf, len(head)), CI: ci}}
+	c.rates = &Flakiness{Workers: batch, Head: HeadRate{Runs: len(head), Failures: hf, Rate: stats.Rate(hf, len(head)), CI: ci},
+		Amplification: c.amplified}
 
 	need := stats.RunsToRuleOut(ci.Lo, baseAlpha)
 	baseCap := capped(maxBaseRuns, len(head))

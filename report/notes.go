@@ -19,6 +19,15 @@ func words(n result.Note) string {
 		return "head does not build: " + code(n.Detail)
 	case note.PassesOnHead:
 		return fmt.Sprintf("the test passed on head in all %s: there is no failure to explain", plural(n.N, "run", "runs"))
+	case note.Amplified:
+		if n.N <= 1 {
+			return "running the test many times per process, or with more threads than cores, did not make it fail more often: every run was a plain run"
+		}
+		s := fmt.Sprintf("to make the failure show, every run ran the test up to %d times in one process, stopping at the first failure", n.N)
+		if n.M > 0 {
+			s += fmt.Sprintf(", with GOMAXPROCS=%d", n.M)
+		}
+		return s + "; the rates count processes, alike on base and head"
 	case note.FlakyOnHead:
 		return fmt.Sprintf("the test is flaky on head: %d of %s failed", n.N, plural(n.M, "run", "runs"))
 	case note.NewTest:

@@ -26,6 +26,10 @@ const (
 	FlakyOnBoth       Code = "flaky-on-both"      // N of M base runs failed too
 	FlakyInconclusive Code = "flaky-inconclusive" // base needed N runs without a failure, M fit the budget
 	NoIntervention    Code = "no-intervention"    // no causal chain derived: the root is proven by failure rates only
+	// Amplified: once head passed some runs, every run was amplified: N
+	// iterations per process (1: plain runs, no candidate did better), M
+	// the GOMAXPROCS (0: unchanged).
+	Amplified Code = "amplified"
 )
 
 // Explanation of a flaky regression by intervention (FLAKY.md §2–§4).

@@ -11,6 +11,28 @@ type Flakiness struct {
 	// Interventions is how the chain was sought: head traced without
 	// interventions, then each group test.
 	Interventions *Interventions `json:"interventions,omitempty"`
+	// Amplification is how every run was made to fail more often, absent
+	// when runs were plain.
+	Amplification *Amplification `json:"amplification,omitempty"`
+}
+
+// Amplification is the way of running the test that every measured run
+// used (Iterations per process, stopping at the first failure, and a
+// GOMAXPROCS when positive) and each candidate measured on head to choose
+// it.
+type Amplification struct {
+	Iterations int                 `json:"iterations"`
+	GoMaxProcs int                 `json:"gomaxprocs,omitempty"`
+	Tried      []AmplificationRuns `json:"tried"`
+}
+
+// AmplificationRuns is head measured under one candidate.
+type AmplificationRuns struct {
+	Iterations int     `json:"iterations"`
+	GoMaxProcs int     `json:"gomaxprocs,omitempty"`
+	Runs       int     `json:"runs"`
+	Failures   int     `json:"failures"`
+	Seconds    float64 `json:"seconds"`
 }
 
 // HeadRate is head's failure rate with its 95 % Wilson interval.
