@@ -446,6 +446,38 @@ func statsLine(r *result.Report) string {
 	return "<sub>" + strings.Join(parts, " · ") + "</sub>"
 }
 
+// renderAmplification says how every run was amplified and what each
+// candidate did on head, after the sentence on parallelism.
+func renderAmplification(b *strings.Builder, a *result.Amplification) {
+	if a == nil {
+		return
+	}
+	if a.Iterations > 1 || a.GoMaxProcs > 0 {
+		fmt.Fprintf(b, " Each run was one process that ran the test up to %s, stopping at its first failure", plural(a.Iterations, "time", "times"))
+		if a.GoMaxProcs > 0 {
+			fmt.Fprintf(b, ", with GOMAXPROCS=%d", a.GoMaxProcs)
+		}
+		b.WriteString(": the way of running it that made head fail most often per second")
+	} else {
+		b.WriteString(" Runs were plain: no amplification made head fail more often per second")
+	}
+	var tried []string
+	for _, t := range a.Tried {
+		way := "plain"
+		if t.Iterations > 1 {
+			way = plural(t.Iterations, "iteration", "iterations")
+		}
+		if t.GoMaxProcs > 0 {
+			way += fmt.Sprintf(" and GOMAXPROCS=%d", t.GoMaxProcs)
+		}
+		tried = append(tried, fmt.Sprintf("%s %d of %d in %.1f s", way, t.Failures, t.Runs, t.Seconds))
+	}
+	if len(tried) > 0 {
+		fmt.Fprintf(b, " (measured on head: %s)", strings.Join(tried, "; "))
+	}
+	b.WriteString(".")
+}
+
 // renderRates shows the failure rates of a flaky test and the runs of the
 // variants the noisy search judged.
 func renderRates(b *strings.Builder, r *result.Report, sub string) {
@@ -453,15 +485,18 @@ func renderRates(b *strings.Builder, r *result.Report, sub string) {
 	if f == nil {
 		return
 	}
+	one, many := runNouns(f)
 	fmt.Fprintf(b, "%s Failure rates\n\n", sub)
 	fmt.Fprintf(b, "- head: failed %d of %s: %s (95 %% interval %s–%s)\n",
-		f.Head.Failures, plural(f.Head.Runs, "run", "runs"), percent(f.Head.Rate), percent(f.Head.CI[0]), percent(f.Head.CI[1]))
+		f.Head.Failures, plural(f.Head.Runs, one, many), percent(f.Head.Rate), percent(f.Head.CI[0]), percent(f.Head.CI[1]))
 	if f.Base.Failures == 0 && f.Base.Runs > 0 {
-		fmt.Fprintf(b, "- base: failed none of %s: at most %s (99 %% bound)\n", plural(f.Base.Runs, "run", "runs"), percent(f.Base.Upper))
+		fmt.Fprintf(b, "- base: failed none of %s: at most %s (99 %% bound)\n", plural(f.Base.Runs, one, many), percent(f.Base.Upper))
 	} else {
-		fmt.Fprintf(b, "- base: failed %d of %s\n", f.Base.Failures, plural(f.Base.Runs, "run", "runs"))
+		fmt.Fprintf(b, "- base: failed %d of %s\n", f.Base.Failures, plural(f.Base.Runs, one, many))
 	}
-	fmt.Fprintf(b, "\nEvery run went %d at a time, so that the rates compare.\n\n", f.Workers)
+	fmt.Fprintf(b, "\nEvery run went %d at a time, so that the rates compare.", f.Workers)
+	renderAmplification(b, f.Amplification)
+	b.WriteString("\n\n")
 	renderRace(b, f.Race)
 	renderInterventions(b, f.Interventions)
 	if len(f.Variants) == 0 {

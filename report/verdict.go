@@ -260,6 +260,16 @@ func joinNonEmpty(sep string, parts ...string) string {
 	return strings.Join(keep, sep)
 }
 
+// runNouns name one measured run and several: an amplified run is a
+// process that ran the test up to its iterations, and its rate is not a
+// plain run's.
+func runNouns(f *result.Flakiness) (one, many string) {
+	if a := f.Amplification; a != nil && (a.Iterations > 1 || a.GoMaxProcs > 0) {
+		return "amplified run", "amplified runs"
+	}
+	return "run", "runs"
+}
+
 // flakyVerdict words a flaky regression: the rates that show it and, when
 // the search proved one, the root whose revert brings the rate to base's.
 func flakyVerdict(r *result.Report, who string) string {
@@ -267,8 +277,9 @@ func flakyVerdict(r *result.Report, who string) string {
 	if f == nil {
 		return who + " became flaky in this PR; the report holds no failure rates."
 	}
+	one, many := runNouns(f)
 	s := fmt.Sprintf("%s became flaky in this PR: it failed %d of %s on head (%s) and none of %d on base",
-		who, f.Head.Failures, plural(f.Head.Runs, "run", "runs"), percent(f.Head.Rate), f.Base.Runs)
+		who, f.Head.Failures, plural(f.Head.Runs, one, many), percent(f.Head.Rate), f.Base.Runs)
 	proof, ok := flakyProof(r)
 	switch {
 	case len(r.Root) == 0:
