@@ -56,15 +56,11 @@ func IsRateLimit(err error) bool {
 	if errors.As(err, &own) || errors.As(err, &rl) || errors.As(err, &abuse) {
 		return true
 	}
-	var er *github.ErrorResponse
-	if !errors.As(err, &er) || er.Response == nil {
-		return false
-	}
-	switch er.Response.StatusCode {
+	switch Status(err) {
 	case http.StatusTooManyRequests:
 		return true
 	case http.StatusForbidden:
-		return strings.Contains(strings.ToLower(er.Message), "rate limit")
+		return strings.Contains(strings.ToLower(Message(err)), "rate limit")
 	}
 	return false
 }
