@@ -85,7 +85,7 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 
 // note is the finding that says how the runs were amplified.
 func (a *Amplification) note() result.Note {
-	return result.Note{Code: note.Amplified, N: max(a.Chosen.Iterations, 1), M: a.Chosen.GoMaxProcs}
+	return result.Note{Code: note.Amplified, N: a.Chosen.PerProcess(), M: a.Chosen.GoMaxProcs}
 }
 
 // iterationsFor is how many iterations one process runs for a test whose

@@ -151,9 +151,9 @@ func documentFlakiness(f *Flakiness) *result.Flakiness {
 		}
 	}
 	if a := f.Amplification; a != nil {
-		out.Amplification = &result.Amplification{Iterations: max(a.Chosen.Iterations, 1), GoMaxProcs: a.Chosen.GoMaxProcs}
+		out.Amplification = &result.Amplification{Iterations: a.Chosen.PerProcess(), GoMaxProcs: a.Chosen.GoMaxProcs}
 		for _, t := range a.Tried {
-			out.Amplification.Tried = append(out.Amplification.Tried, result.AmplificationRuns{Iterations: max(t.Amplification.Iterations, 1),
+			out.Amplification.Tried = append(out.Amplification.Tried, result.AmplificationRuns{Iterations: t.Amplification.PerProcess(),
 				GoMaxProcs: t.Amplification.GoMaxProcs, Runs: t.Runs, Failures: t.Failures, Seconds: t.Seconds})
 		}
 	}

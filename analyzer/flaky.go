@@ -159,7 +159,7 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 	d := median(head)
 	if c.amplified != nil {
 		// The runner scales a run's limit by its iterations.
-		d /= time.Duration(max(c.amplified.Chosen.Iterations, 1))
+		d /= time.Duration(c.amplified.Chosen.PerProcess())
 	}
 	if rt, ok := r.(runTimer); ok && d > 0 {
 		rt.SetRunTimeout(max(10*d, minRunTimeout))

@@ -33,7 +33,9 @@ func (a Amplification) String() string {
 	return s
 }
 
-func (a Amplification) iterations() int { return max(a.Iterations, 1) }
+// PerProcess is how many times one process runs the test: Iterations, at
+// least one.
+func (a Amplification) PerProcess() int { return max(a.Iterations, 1) }
 
 // flags are the test binary's flags of a, without the -test. prefix that
 // the binary wants (prefix "-test.") and go test does not (prefix "-").
@@ -71,5 +73,5 @@ func (r *Runner) amplification() Amplification {
 
 // scaled is a run's time limit d for the iterations of a.
 func (a Amplification) scaled(d time.Duration) time.Duration {
-	return d * time.Duration(a.iterations())
+	return d * time.Duration(a.PerProcess())
 }

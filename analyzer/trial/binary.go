@@ -12,7 +12,6 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/diffhunks"
-	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // Repeated runs of one variant (a flaky test's measurements) build its
@@ -43,7 +42,7 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 		r.count(func(s *Counts) { s.Builds++ })
 		bin := filepath.Join(dir, "test.bin")
 		cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
-		args := append([]string{"-c", "-vet=off", "-o", bin, "-overlay", overlay, proc.LinkFlags(proc.GoFlags(r.env(false)))}, flags...)
+		args := append([]string{"-c", "-vet=off", "-o", bin, "-overlay", overlay, r.linkFlags()}, flags...)
 		out, err := r.goCommand(ctx, cwd, false, "test", append(args, r.cfg.Pkg)...)
 		if err != nil {
 			return "", err

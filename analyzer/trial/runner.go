@@ -296,6 +296,10 @@ func (r *Runner) env(modFiles bool) []string {
 	return proc.GoEnv(r.cfg.Passthrough, r.cfg.Env, modFlag(modFiles))
 }
 
+// linkFlags is the -ldflags of a trial's test binary: proc.LinkFlags with
+// the user's GOFLAGS (whose -mod, the only part env varies, plays no part).
+func (r *Runner) linkFlags() string { return proc.LinkFlags(proc.GoFlags(r.env(false))) }
+
 // modFlag is the -mod of a variant's build: one with go.mod or go.sum
 // reverted may need them updated on the fly; the worktree is ours to
 // change.

@@ -16,7 +16,6 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/diffhunks"
-	"github.com/culprit-dev/culprit/internal/proc"
 )
 
 // variant is head with some hunks reverted, as changes to head.
@@ -221,7 +220,7 @@ func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []stri
 	amp := r.amplification()
 	limit := amp.scaled(r.cfg.Timeout)
 	args := append([]string{"-json", "-vet=off", "-timeout", (limit + limit/10 + 10*time.Second).String(),
-		"-run", gotest.RunPattern(r.cfg.Test), proc.LinkFlags(proc.GoFlags(r.env(modFiles)))}, amp.flags("-")...)
+		"-run", gotest.RunPattern(r.cfg.Test), r.linkFlags()}, amp.flags("-")...)
 	args = append(append(args, extra...), r.cfg.Pkg)
 	out, err := r.goTestCommand(ctx, cwd, modFiles, amp, "test", args...)
 	if err != nil {
