@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -224,22 +222,7 @@ func checkScreens(t *testing.T, md string) []*screen {
 // the verdict, its root hunks, the chain and the proof, and folds all the
 // rest into one <details> that ends the section.
 func TestFirstScreen(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.comment.golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 10 {
-		t.Fatalf("found %d golden comments; want every one", len(files))
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			md, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkScreens(t, string(md))
-		})
-	}
+	eachGolden(t, "golden comments", func(t *testing.T, md string) { checkScreens(t, md) }, "*.comment.golden")
 
 	docs := map[string]*result.Report{"long values": longValues()}
 	var all []*result.Report

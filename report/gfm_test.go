@@ -252,8 +252,16 @@ func checkGFM(t *testing.T, md string) {
 // TestGoldenStructure renders every golden comment and report as GitHub
 // would parse it and checks its structure (see gfmProblems).
 func TestGoldenStructure(t *testing.T) {
+	eachGolden(t, "golden comments and reports", checkGFM, "*.comment.golden", "*.md.golden")
+}
+
+// eachGolden runs check on every golden file that a glob matches, each in
+// a subtest; fewer than 10 such files (what they are) means the globs no
+// longer find them.
+func eachGolden(t *testing.T, what string, check func(*testing.T, string), globs ...string) {
+	t.Helper()
 	var files []string
-	for _, glob := range []string{"*.comment.golden", "*.md.golden"} {
+	for _, glob := range globs {
 		m, err := filepath.Glob(filepath.Join("testdata", glob))
 		if err != nil {
 			t.Fatal(err)
@@ -261,7 +269,7 @@ func TestGoldenStructure(t *testing.T) {
 		files = append(files, m...)
 	}
 	if len(files) < 10 {
-		t.Fatalf("found %d golden comments and reports; want every one", len(files))
+		t.Fatalf("found %d %s; want every one", len(files), what)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -269,7 +277,7 @@ func TestGoldenStructure(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGFM(t, string(md))
+			check(t, string(md))
 		})
 	}
 }
