@@ -452,7 +452,7 @@ func renderAmplification(b *strings.Builder, a *result.Amplification) {
 	if a == nil {
 		return
 	}
-	if a.Iterations > 1 || a.GoMaxProcs > 0 {
+	if a.Amplifies() {
 		fmt.Fprintf(b, " Each run was one process that ran the test up to %s, stopping at its first failure", plural(a.Iterations, "time", "times"))
 		if a.GoMaxProcs > 0 {
 			fmt.Fprintf(b, ", with GOMAXPROCS=%d", a.GoMaxProcs)

@@ -264,7 +264,7 @@ func joinNonEmpty(sep string, parts ...string) string {
 // process that ran the test up to its iterations, and its rate is not a
 // plain run's.
 func runNouns(f *result.Flakiness) (one, many string) {
-	if a := f.Amplification; a != nil && (a.Iterations > 1 || a.GoMaxProcs > 0) {
+	if f.Amplification.Amplifies() {
 		return "amplified run", "amplified runs"
 	}
 	return "run", "runs"

@@ -26,6 +26,12 @@ type Amplification struct {
 	Tried      []AmplificationRuns `json:"tried"`
 }
 
+// Amplifies reports whether a changes how the test runs, as opposed to
+// recording that plain runs were kept; false for nil.
+func (a *Amplification) Amplifies() bool {
+	return a != nil && (a.Iterations > 1 || a.GoMaxProcs > 0)
+}
+
 // AmplificationRuns is head measured under one candidate.
 type AmplificationRuns struct {
 	Iterations int     `json:"iterations"`
