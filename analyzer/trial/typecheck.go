@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,8 +37,9 @@ import (
 // changed packages of a variant against the export data of head's
 // unchanged packages, and only where that is exactly what the compiler
 // would see. Whenever it cannot be sure (a package outside the test's
-// build, changed imports, build constraints, cgo, another changed package
-// among the dependencies) it says nothing and the go command decides.
+// build, an import of a package the build does not hold or of one of the
+// repository's own, build constraints, cgo, another changed package among
+// the dependencies) it says nothing and the go command decides.
 
 // listed is one package of the test's build as go list describes it.
 type listed struct {
@@ -69,6 +71,7 @@ type typeChecker struct {
 	goVer   string
 	parsed  map[string]*ast.File // head files by repository-relative path
 	exports map[string]string    // import path → export data file
+	outside map[string]bool      // import paths of the build's packages outside the repository
 }
 
 // load lists the test's build in the head worktree.
@@ -83,6 +86,7 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 	tc.fset = token.NewFileSet()
 	tc.byDir = map[string]*listed{}
 	tc.exports = map[string]string{}
+	tc.outside = map[string]bool{}
 	tc.parsed = map[string]*ast.File{}
 	dec := json.NewDecoder(bytes.NewReader(out.stdout))
 	for {
@@ -104,6 +108,8 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 			tc.exports[p.ImportPath] = p.Export
 			if rel != "" {
 				tc.byDir[rel] = p
+			} else {
+				tc.outside[p.ImportPath] = true
 			}
 		case rel == r.pkgDir && strings.HasSuffix(p.ImportPath, "_test ["+p.ForTest+".test]"):
 			tc.xtest = p
@@ -220,8 +226,12 @@ func (tc *typeChecker) knows(pkg *listed, name string) bool {
 }
 
 // sameShape reports whether the variant's file p (data) keeps head's
-// imports and build constraints, so that the build's package graph and
-// file lists are head's.
+// package clause and build constraints, and imports nothing the build does
+// not already hold, so that the build's file lists are head's and every
+// import resolves to the export data head's build made. An import the
+// variant adds must come from outside the repository (the standard library
+// or a dependency): those cannot import the changed package back, so the
+// package graph stays free of cycles. Imports it drops are fine.
 func (tc *typeChecker) sameShape(p string, data []byte) bool {
 	head, ok := tc.head(p)
 	if !ok {
@@ -231,10 +241,16 @@ func (tc *typeChecker) sameShape(p string, data []byte) bool {
 	if err != nil {
 		return true // a syntax error: the check reports it
 	}
-	if f.Name.Name != head.Name.Name || !slices.Equal(importPaths(f), importPaths(head)) {
+	if f.Name.Name != head.Name.Name || constraints(f) != constraints(head) {
 		return false
 	}
-	return constraints(f) == constraints(head)
+	had := importPaths(head)
+	for _, ip := range importPaths(f) {
+		if !slices.Contains(had, ip) && !tc.outside[ip] {
+			return false
+		}
+	}
+	return true
 }
 
 // head returns head's parse of the repository-relative path p.
@@ -255,12 +271,17 @@ func (tc *typeChecker) head(p string) (*ast.File, bool) {
 	return f, f != nil
 }
 
+// importPaths returns the paths the file imports, unquoted; a path that
+// does not unquote is kept as written and so matches no package.
 func importPaths(f *ast.File) []string {
 	var out []string
 	for _, s := range f.Imports {
-		out = append(out, s.Path.Value)
+		p, err := strconv.Unquote(s.Path.Value)
+		if err != nil {
+			p = s.Path.Value
+		}
+		out = append(out, p)
 	}
-	slices.Sort(out)
 	return out
 }
 

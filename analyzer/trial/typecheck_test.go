@@ -2,6 +2,7 @@ package trial
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,7 +48,8 @@ func TestTypeCheckRejects(t *testing.T) {
 		"4": {files: map[string]string{"calc/calc.go": strings.Replace(calc, "2 * a", "a + a", 1)}},
 		// A broken package the test does not build: only go knows.
 		"5": {files: map[string]string{"other/other.go": "package other\n\nfunc F() int { return x }\n"}},
-		// A changed import list: the go command decides.
+		// A changed import list whose new import the build already holds
+		// (testing imports strings): checked in process.
 		"6": {files: map[string]string{"calc/use.go": "package calc\n\nimport \"strings\"\n\nfunc Four() int { return Twice(2) }\n"}},
 		// A syntax error.
 		"7": {files: map[string]string{"calc/use.go": strings.TrimSuffix(use, "}\n")}},
@@ -60,6 +62,12 @@ func TestTypeCheckRejects(t *testing.T) {
 			"lib/lib.go":  "package lib\n\nconst Deux = 2\n",
 			"calc/use.go": strings.Replace(use, "lib.Two", "lib.Deux", 1),
 		}},
+		// A new import of one of the repository's packages could close an
+		// import cycle that export data cannot show: only go knows.
+		"10": {files: map[string]string{"calc/calc.go": "package calc\n\nimport \"example.com/m/lib\"\n\n" + strings.TrimPrefix(calc, "package calc\n\n")}},
+		// A new import the build does not hold has no export data: only
+		// go knows.
+		"11": {files: map[string]string{"calc/use.go": "package calc\n\nimport \"net/http\"\n\nfunc Four() int { return Twice(2) }\n"}},
 	}
 	wants := map[string]want{
 		"1": {BuildError, true, "declared and not used: s"},
@@ -67,18 +75,21 @@ func TestTypeCheckRejects(t *testing.T) {
 		"3": {BuildError, true, "undefined: calc.Twice"},
 		"4": {Pass, false, ""},
 		"5": {Pass, false, ""},
-		// The go command names the overlay's copy; the message names the
-		// repository's file.
-		"6": {BuildError, false, "\ncalc/use.go:3:8: \"strings\" imported and not used"},
+		"6": {BuildError, true, "calc/use.go:3:8: \"strings\" imported and not used"},
 		"7": {BuildError, true, "calc/use.go:5:"},
 		"8": {Pass, false, ""},
 		"9": {Pass, false, ""},
+		// The go command names the overlay's copy; the message names the
+		// repository's file.
+		"10": {BuildError, false, "\ncalc/calc.go:3:8: \"example.com/m/lib\" imported and not used"},
+		"11": {BuildError, false, "\ncalc/use.go:3:8: \"net/http\" imported and not used"},
 	}
 	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestSum"})
 	ctx := context.Background()
-	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"} {
+	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"} {
 		before := r.Counts()
-		res, err := r.Run(ctx, []diffhunks.ID{diffhunks.ID(k[0] - '0')})
+		id, _ := strconv.Atoi(k)
+		res, err := r.Run(ctx, []diffhunks.ID{diffhunks.ID(id)})
 		if err != nil {
 			t.Fatalf("variant %s: %v", k, err)
 		}
