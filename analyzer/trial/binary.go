@@ -57,14 +57,24 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 	})
 }
 
-// test2json returns the path of a test2json built for this runner: the go
+// test2json returns the path of a test2json for this runner. The go
 // command no longer ships it prebuilt, and go tool test2json costs as much
-// as the go test it would spare.
+// as the go test it would spare; but go tool -n names the binary it keeps
+// in the build cache, built once per machine. A go command that cannot say
+// gets one built into the runner's directory.
 func (r *Runner) test2json(ctx context.Context) (string, error) {
 	return r.once(ctx, "test2json", func() (string, error) {
-		bin := filepath.Join(r.tmp, "test2json")
-		out, err := r.goCommand(ctx, r.tmp, false, "build", "-o", bin, "cmd/test2json")
+		out, err := r.goCommand(ctx, r.tmp, false, "tool", "-n", "test2json")
 		if err != nil {
+			return "", err
+		}
+		if bin := strings.TrimSpace(string(out.stdout)); out.exitCode == 0 && filepath.IsAbs(bin) && !strings.Contains(bin, "\n") {
+			if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+				return bin, nil
+			}
+		}
+		bin := filepath.Join(r.tmp, "test2json")
+		if out, err = r.goCommand(ctx, r.tmp, false, "build", "-o", bin, "cmd/test2json"); err != nil {
 			return "", err
 		}
 		if out.exitCode != 0 {
