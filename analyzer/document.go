@@ -26,6 +26,7 @@ func (res *Result) Document() *result.Report {
 		Hunks:     documentHunks(res.Hunks, res.TestHunks),
 		Root:      sortedIDs(res.Root),
 		Aux:       sortedIDs(res.Aux),
+		AuxNeeds:  res.AuxNeeds,
 		Tree:      copyNode(res.Tree),
 		Chain:     copyStatements(res.Chain),
 		Notes:     []string{},

@@ -249,8 +249,9 @@ func (a *analysis) settle(ctx context.Context, res *Result, s *searched, err err
 }
 
 // roles decides, once, which found hunks are root and which auxiliary:
-// a hunk that only declares what the root uses is auxiliary, and among
-// equally small roots the one nearest the failure is kept.
+// a hunk that only declares what the root uses is auxiliary, among
+// equally small roots the one nearest the failure is kept, and each
+// auxiliary hunk left must be needed to compile (auxNeeds).
 func (a *analysis) roles(ctx context.Context, res *Result, s *searched) error {
 	if err := preferUses(ctx, a.b, s.found, res.Hunks); err != nil && !spent(ctx, err) {
 		return fmt.Errorf("telling root from auxiliary hunks: %w", err)
@@ -260,6 +261,14 @@ func (a *analysis) roles(ctx context.Context, res *Result, s *searched) error {
 		return fmt.Errorf("choosing the root nearest the failure: %w", err)
 	}
 	s.found = found
+	needs, notes, err := auxNeeds(ctx, a.b, s.found)
+	if err != nil && !spent(ctx, err) {
+		return fmt.Errorf("checking that each auxiliary hunk is needed: %w", err)
+	}
+	res.AuxNeeds = needs
+	if s.found != nil {
+		addAll(&s.found.Notes, notes)
+	}
 	return nil
 }
 

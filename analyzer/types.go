@@ -108,6 +108,8 @@ type Result struct {
 	// Aux are the hunks that must be reverted with them to compile.
 	Root []diffhunks.ID
 	Aux  []diffhunks.ID
+	// AuxNeeds says why each checked auxiliary hunk is needed.
+	AuxNeeds []result.AuxNeed
 	// TestHunks are the hunks of the failing test's own files: never root,
 	// reverted only as auxiliary hunks.
 	TestHunks []diffhunks.ID

@@ -143,7 +143,11 @@ func explainedDynamicOnly() *result.Report {
 		Hunks:  hunks,
 		Root:   []result.HunkID{2, 3},
 		Aux:    []result.HunkID{1, 4},
-		Proof:  &result.Proof{Reverted: []result.HunkID{1, 2, 3, 4}, Outcome: "pass", DurationSeconds: 1.5},
+		AuxNeeds: []result.AuxNeed{
+			{Hunk: 1, File: "words/count.go", Line: 3, Error: `"strings" imported and not used`},
+			{Hunk: 4, File: "words/fields.go", Line: 4, Error: "undefined: split `x`"},
+		},
+		Proof: &result.Proof{Reverted: []result.HunkID{1, 2, 3, 4}, Outcome: "pass", DurationSeconds: 1.5},
 		Evidence: concat(
 			runs(3, result.SideBase, "pass", "", ""),
 			runs(3, result.SideHead, "fail", sig, msg)),

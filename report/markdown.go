@@ -220,7 +220,7 @@ func renderAux(b *strings.Builder, r *result.Report, d detail) {
 			if d.spent(b) {
 				return
 			}
-			renderHunk(b, r, id, d.aux == auxDiffs, d.diffLines)
+			renderAuxHunk(b, r, id, d.aux == auxDiffs, d.diffLines)
 		}
 		if d.aux != auxDiffs {
 			b.WriteString("\n")
@@ -242,7 +242,7 @@ func renderAux(b *strings.Builder, r *result.Report, d detail) {
 		if d.spent(b) {
 			return
 		}
-		renderHunk(b, r, id, d.aux == auxDiffs, d.diffLines)
+		renderAuxHunk(b, r, id, d.aux == auxDiffs, d.diffLines)
 	}
 	if d.aux != auxDiffs {
 		b.WriteString("\n")
@@ -250,6 +250,26 @@ func renderAux(b *strings.Builder, r *result.Report, d detail) {
 	if !d.fold {
 		b.WriteString("</details>\n\n")
 	}
+}
+
+// renderAuxHunk writes an auxiliary hunk as renderHunk does, with why it
+// is needed when the analysis checked it: where the compiler stops
+// without it.
+func renderAuxHunk(b *strings.Builder, r *result.Report, id result.HunkID, diff bool, diffLines int) {
+	i := slices.IndexFunc(r.AuxNeeds, func(n result.AuxNeed) bool { return n.Hunk == id })
+	h, ok := r.Hunk(id)
+	if i < 0 || !ok {
+		renderHunk(b, r, id, diff, diffLines)
+		return
+	}
+	n := r.AuxNeeds[i]
+	why := code(fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Error))
+	if diff {
+		renderHunk(b, r, id, diff, diffLines)
+		fmt.Fprintf(b, "Needed: without it the compiler stops at %s.\n\n", why)
+		return
+	}
+	fmt.Fprintf(b, "- hunk #%d %s, needed: without it the compiler stops at %s\n", id, where(h), why)
 }
 
 // alsoCauses says that n of the all auxiliary hunks hold steps of the

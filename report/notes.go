@@ -134,6 +134,16 @@ func words(n result.Note) string {
 			return fmt.Sprintf("%s, reverted with the root, counts as root too: the causal tree passes through it", hunks)
 		}
 		return fmt.Sprintf("%s, reverted with the root, count as root too: the causal tree passes through them", hunks)
+	case note.AuxNotNeeded:
+		if len(n.Hunks) == 1 {
+			return fmt.Sprintf("%s was left out of the auxiliary hunks: without it the reverted code compiles and the test passes, and that run is the proof", hunks)
+		}
+		return fmt.Sprintf("%s were left out of the auxiliary hunks: without them the reverted code compiles and the test passes, and that run is the proof", hunks)
+	case note.AuxChangesBehaviour:
+		if len(n.Hunks) == 1 {
+			return fmt.Sprintf("%s, reverted so the root's revert compiles, counts as root too: without it the reverted code compiles but the test still fails", hunks)
+		}
+		return fmt.Sprintf("%s, reverted so the root's revert compiles, count as root too: without them the reverted code compiles but the test still fails", hunks)
 	case note.ContrastOnly:
 		return "the tree is the path of differences between the failing and the passing run: no cause derived from the failing run alone reaches the change"
 	case note.ContrastOutside:

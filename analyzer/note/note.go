@@ -111,6 +111,14 @@ const (
 	// the failing run executed them while it executed no root hunk: they
 	// are root too.
 	ExecutedRoot Code = "executed-root"
+	// AuxNotNeeded: Hunks were reverted with the root as auxiliary hunks,
+	// but the variant without them compiles and passes: they are left out,
+	// and that variant is the proof.
+	AuxNotNeeded Code = "aux-not-needed"
+	// AuxChangesBehaviour: Hunks were reverted with the root as auxiliary
+	// hunks, and the variant without them compiles but fails: the failure
+	// depends on them, so they are root too.
+	AuxChangesBehaviour Code = "aux-changes-behaviour"
 	// TreeRoot: Hunks were reverted with the root, and the causal tree
 	// passes through their statements: they change behaviour, so they
 	// are root too.

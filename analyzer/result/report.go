@@ -27,9 +27,13 @@ type Report struct {
 	Hunks []Hunk `json:"hunks"`
 	// Root are the hunks whose revert makes the test pass; Aux the hunks
 	// reverted with them so that the code compiles.
-	Root  []HunkID `json:"root"`
-	Aux   []HunkID `json:"aux"`
-	Proof *Proof   `json:"proof"`
+	Root []HunkID `json:"root"`
+	Aux  []HunkID `json:"aux"`
+	// AuxNeeds says why each auxiliary hunk that was checked is needed:
+	// the first compiler error of the variant that reverts the root and
+	// every other auxiliary hunk but not this one.
+	AuxNeeds []AuxNeed `json:"aux_needs,omitempty"`
+	Proof    *Proof    `json:"proof"`
 	// Tree is the causal tree, null when the explanation is dynamic only.
 	Tree *Node `json:"tree"`
 	// Chain is the short account of the failure the explanation opens
@@ -68,6 +72,16 @@ func (r *Report) Hunk(id HunkID) (Hunk, bool) {
 		}
 	}
 	return Hunk{}, false
+}
+
+// AuxNeed is why one auxiliary hunk is needed: without it, the compiler
+// stops at File:Line with Error (the compiler's words, about the pull
+// request's code).
+type AuxNeed struct {
+	Hunk  HunkID `json:"hunk"`
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Error string `json:"error"`
 }
 
 // Tool names a build of culprit: its module version ("v1.2.0", a
