@@ -80,6 +80,7 @@ func documentCost(s Cost) result.Stats {
 		Trials:          s.Trials,
 		Builds:          s.Builds,
 		TypeChecks:      s.TypeChecks,
+		TypeAccepted:    s.TypeAccepted,
 		CacheHits:       s.CacheHits,
 		WallSeconds:     s.Wall.Seconds(),
 		SemanticSeconds: s.Semantic.Seconds(),

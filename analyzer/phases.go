@@ -98,6 +98,7 @@ func (a *analysis) finish(res *Result, start time.Time) {
 	res.Cost.Trials = a.earlier.Trials + st.Trials
 	res.Cost.Builds = a.earlier.Builds + st.Builds
 	res.Cost.TypeChecks = a.earlier.TypeChecks + st.TypeChecks
+	res.Cost.TypeAccepted = a.earlier.TypeAccepted + st.TypeAccepted
 	res.Cost.CacheHits = a.earlier.CacheHits + st.CacheHits
 	res.Cost.Wall = time.Since(start)
 }

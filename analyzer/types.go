@@ -76,19 +76,21 @@ type Request struct {
 
 // Cost is what an analysis cost: trials, builds, time, solver work.
 type Cost struct {
-	Strategy    Strategy
-	Trials      int // trials run (cache misses)
-	Builds      int // builds run, including compile-only checks
-	TypeChecks  int // variants found not to compile in process, with no build run
-	CacheHits   int
-	Wall        time.Duration
-	Semantic    time.Duration // time spent in tracing and semantic analysis (not in the revert searches it starts)
-	Contrast    time.Duration // time spent tracing the passing run and comparing the runs
-	SolverCalls int
-	Clauses     int // soft clauses in the formulas built
-	SliceSize   int // events in the backward dynamic slices
-	PointWise   int // operations encoded point-wise
-	Inputs      int // reads encoded as inputs
+	Strategy   Strategy
+	Trials     int // trials run (cache misses)
+	Builds     int // builds run, including compile-only checks
+	TypeChecks int // variants found not to compile in process, with no build run
+	// TypeAccepted are compile-only checks found to compile in process.
+	TypeAccepted int
+	CacheHits    int
+	Wall         time.Duration
+	Semantic     time.Duration // time spent in tracing and semantic analysis (not in the revert searches it starts)
+	Contrast     time.Duration // time spent tracing the passing run and comparing the runs
+	SolverCalls  int
+	Clauses      int // soft clauses in the formulas built
+	SliceSize    int // events in the backward dynamic slices
+	PointWise    int // operations encoded point-wise
+	Inputs       int // reads encoded as inputs
 }
 
 // Result is the explanation of a failing test.

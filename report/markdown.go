@@ -449,6 +449,9 @@ func statsLine(r *result.Report) string {
 	if s.TypeChecks > 0 {
 		parts = append(parts, plural(s.TypeChecks, "variant", "variants")+" rejected by type-checking")
 	}
+	if s.TypeAccepted > 0 {
+		parts = append(parts, plural(s.TypeAccepted, "compile check", "compile checks")+" answered by type-checking")
+	}
 	if s.CacheHits > 0 {
 		parts = append(parts, plural(s.CacheHits, "cache hit", "cache hits"))
 	}

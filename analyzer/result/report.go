@@ -132,10 +132,13 @@ type Proof struct {
 
 // Stats describe what the analysis cost.
 type Stats struct {
-	Strategy        string  `json:"strategy"`
-	Trials          int     `json:"trials"`
-	Builds          int     `json:"builds"`
-	TypeChecks      int     `json:"type_checks,omitempty"`
+	Strategy   string `json:"strategy"`
+	Trials     int    `json:"trials"`
+	Builds     int    `json:"builds"`
+	TypeChecks int    `json:"type_checks,omitempty"`
+	// TypeAccepted are compile-only checks answered "compiles" by
+	// type-checking in process.
+	TypeAccepted    int     `json:"type_accepted,omitempty"`
 	CacheHits       int     `json:"cache_hits"`
 	WallSeconds     float64 `json:"wall_seconds"`
 	SemanticSeconds float64 `json:"semantic_seconds"`

@@ -56,14 +56,21 @@ func (r *Runner) Build(ctx context.Context, revert []diffhunks.ID) (Result, erro
 }
 
 // checked runs (or, if build, only compiles) the variant that reverts
-// ids, unless type-checking it in process shows that it does not compile.
+// ids, unless type-checking it in process shows that it does not compile
+// or, for build, that it does.
 func (r *Runner) checked(ctx context.Context, ids []diffhunks.ID, build bool) (Result, error) {
 	v, err := r.variant(ids)
 	if err != nil {
 		return Result{}, err
 	}
-	if res, ok := r.rejects(ctx, v); ok {
-		r.count(func(s *Counts) { s.TypeChecks++ })
+	if res, ok := r.inProcess(ctx, v, build); ok {
+		r.count(func(s *Counts) {
+			if res.Outcome == BuildError {
+				s.TypeChecks++
+			} else {
+				s.TypeAccepted++
+			}
+		})
 		return res, nil
 	}
 	r.count(func(s *Counts) {

@@ -42,8 +42,9 @@ type Result struct {
 	Subtests []Subtest
 	// Cached is true when the result came from the cache, not a new run.
 	Cached bool
-	// TypeChecked is true for a BuildError found by type-checking the
-	// variant in process; the go command did not run.
+	// TypeChecked is true when type-checking the variant in process
+	// answered (a BuildError, or a Pass of a compile-only check); the go
+	// command did not run.
 	TypeChecked bool
 }
 

@@ -75,9 +75,11 @@ type Counts struct {
 	Trials int // test runs actually executed
 	Builds int // compile-only checks actually executed
 	// TypeChecks are the requests answered "does not compile" by
-	// type-checking the variant in process, without the go command.
-	TypeChecks int
-	CacheHits  int // requests answered from the cache
+	// type-checking the variant in process, without the go command;
+	// TypeAccepted the compile-only checks answered "compiles" that way.
+	TypeChecks   int
+	TypeAccepted int
+	CacheHits    int // requests answered from the cache
 }
 
 // Runner runs trials against detached git worktrees of Head; it never

@@ -72,6 +72,7 @@ type typeChecker struct {
 	parsed  map[string]*ast.File // head files by repository-relative path
 	exports map[string]string    // import path → export data file
 	outside map[string]bool      // import paths of the build's packages outside the repository
+	deps    map[string][]string  // the dependencies of the build's packages outside the repository
 }
 
 // load lists the test's build in the head worktree.
@@ -87,6 +88,7 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 	tc.byDir = map[string]*listed{}
 	tc.exports = map[string]string{}
 	tc.outside = map[string]bool{}
+	tc.deps = map[string][]string{}
 	tc.parsed = map[string]*ast.File{}
 	dec := json.NewDecoder(bytes.NewReader(out.stdout))
 	for {
@@ -110,6 +112,7 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 				tc.byDir[rel] = p
 			} else {
 				tc.outside[p.ImportPath] = true
+				tc.deps[p.ImportPath] = p.Deps
 			}
 		case rel == r.pkgDir && strings.HasSuffix(p.ImportPath, "_test ["+p.ForTest+".test]"):
 			tc.xtest = p
@@ -138,10 +141,12 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 	tc.off = false
 }
 
-// rejects type-checks the variant and returns a BuildError result when it
-// certainly does not compile; ok is false when the go command must decide.
-func (r *Runner) rejects(ctx context.Context, v variant) (res Result, ok bool) {
-	if r.cfg.Mode != ModeGo || !v.overlayable() || len(v.files) == 0 {
+// inProcess type-checks the variant and answers for the go command when
+// it can: a BuildError result when the variant certainly does not compile,
+// and, for a compile-only request (build), a Pass when it certainly does.
+// ok is false when the go command must decide.
+func (r *Runner) inProcess(ctx context.Context, v variant, build bool) (res Result, ok bool) {
+	if r.cfg.Mode != ModeGo || !v.overlayable() || len(v.files)+len(v.deleted) == 0 {
 		return Result{}, false
 	}
 	tc := &r.checker
@@ -152,32 +157,24 @@ func (r *Runner) rejects(ctx context.Context, v variant) (res Result, ok bool) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	start := time.Now()
-	msgs := tc.check(v, r.pkgDir)
-	if len(msgs) == 0 {
-		return Result{}, false
+	if msgs := tc.check(v, r.pkgDir); len(msgs) > 0 {
+		text := strings.Join(msgs, "\n")
+		return Result{Outcome: BuildError, Message: tail(text, maxMessage), Output: tail(text, maxOutput),
+			Duration: time.Since(start), TypeChecked: true}, true
 	}
-	text := strings.Join(msgs, "\n")
-	return Result{Outcome: BuildError, Message: tail(text, maxMessage), Output: tail(text, maxOutput),
-		Duration: time.Since(start), TypeChecked: true}, true
+	if build && tc.compiles(v, r.pkgDir) {
+		return Result{Outcome: Pass, Duration: time.Since(start), TypeChecked: true}, true
+	}
+	return Result{}, false
 }
 
 // check returns the type errors of the variant's changed packages that
 // can be checked exactly, as compiler messages with repository-relative
 // paths; none when it cannot tell.
 func (tc *typeChecker) check(v variant, pkgDir string) []string {
-	changed := map[string]bool{} // import paths of changed packages
-	dirs := map[string]*listed{}
-	for _, p := range slices.Concat(slices.Collect(maps.Keys(v.files)), v.deleted) {
-		pkg := tc.byDir[path.Dir(p)]
-		if pkg == nil || !tc.knows(pkg, path.Base(p)) || len(pkg.CgoFiles) > 0 {
-			return nil // a file of no package in the build, a new file, or cgo
-		}
-		if data, ok := v.files[p]; ok && !tc.sameShape(p, data) {
-			return nil
-		}
-		base, _, _ := strings.Cut(pkg.ImportPath, " [")
-		changed[base] = true
-		dirs[path.Dir(p)] = pkg
+	changed, dirs, ok := tc.changed(v)
+	if !ok {
+		return nil
 	}
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		pkg := dirs[dir]
@@ -206,7 +203,7 @@ func (tc *typeChecker) check(v variant, pkgDir string) []string {
 		if files, msgs, ok = tc.files(v, dir, tc.xtest.GoFiles); !ok || len(msgs) > 0 {
 			return msgs
 		}
-		if _, msgs, sure = tc.typeCheck(tc.xtest, files, checked); !sure {
+		if _, msgs, sure = tc.typeCheck(tc.xtest, files, map[string]*types.Package{checked.Path(): checked}); !sure {
 			return nil
 		}
 		if len(msgs) > 0 {
@@ -214,6 +211,100 @@ func (tc *typeChecker) check(v variant, pkgDir string) []string {
 		}
 	}
 	return nil
+}
+
+// changed returns the import paths of the packages the variant changes
+// and those packages by repository-relative directory; ok is false when
+// the variant touches a file the checker cannot place exactly (a file of
+// no package in the build, a new file, cgo, a changed shape).
+func (tc *typeChecker) changed(v variant) (changed map[string]bool, dirs map[string]*listed, ok bool) {
+	changed, dirs = map[string]bool{}, map[string]*listed{}
+	for _, p := range slices.Concat(slices.Collect(maps.Keys(v.files)), v.deleted) {
+		pkg := tc.byDir[path.Dir(p)]
+		if pkg == nil || !tc.knows(pkg, path.Base(p)) || len(pkg.CgoFiles) > 0 {
+			return nil, nil, false
+		}
+		if data, ok := v.files[p]; ok && !tc.sameShape(p, data) {
+			return nil, nil, false
+		}
+		changed[importPathOf(pkg)] = true
+		dirs[path.Dir(p)] = pkg
+	}
+	return changed, dirs, true
+}
+
+// compiles reports whether the variant certainly compiles: every package
+// of the test's build that it changes, or that imports one it changes, is
+// checked from the variant's source, dependencies first, each against the
+// others so checked and head's export data for the rest, and none has an
+// error. It answers false, meaning "ask the go command", whenever it
+// cannot check all of them exactly: a file it cannot place, a package the
+// build recompiles for the test ("q [p.test]"), a package that imports the
+// package under test.
+func (tc *typeChecker) compiles(v variant, pkgDir string) bool {
+	changed, _, ok := tc.changed(v)
+	if !ok || len(changed) == 0 {
+		return false
+	}
+	underTest := importPathOf(tc.test)
+	for _, p := range []*listed{tc.test, tc.xtest} {
+		if p != nil && slices.ContainsFunc(p.Deps, func(d string) bool { return strings.Contains(d, " [") && d != tc.test.ImportPath }) {
+			return false
+		}
+	}
+	// A package of another module that imports the changed code (modules
+	// that require each other) has no source here to check.
+	for _, deps := range tc.deps {
+		if slices.ContainsFunc(deps, func(d string) bool { return changed[d] }) {
+			return false
+		}
+	}
+	var order []string // directories of the non-test packages to check
+	for dir, pkg := range tc.byDir {
+		if dir == pkgDir || !changed[importPathOf(pkg)] && !dependsOnChanged(pkg, changed, "") {
+			continue
+		}
+		if slices.Contains(pkg.Deps, underTest) {
+			return false
+		}
+		order = append(order, dir)
+	}
+	// A package's dependencies are a subset of those of any package that
+	// imports it: fewer dependencies first is an order in which every
+	// package comes after what it imports.
+	slices.SortFunc(order, func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(tc.byDir[a].Deps), len(tc.byDir[b].Deps)), cmp.Compare(a, b))
+	})
+	local := map[string]*types.Package{}
+	check := func(pkg *listed, dir string) bool {
+		files, msgs, ok := tc.files(v, dir, pkg.GoFiles)
+		if !ok || len(msgs) > 0 || len(files) == 0 {
+			return false
+		}
+		checked, msgs, sure := tc.typeCheck(pkg, files, local)
+		if !sure || len(msgs) > 0 {
+			return false
+		}
+		local[checked.Path()] = checked
+		return true
+	}
+	for _, dir := range order {
+		if !check(tc.byDir[dir], dir) {
+			return false
+		}
+	}
+	// The package under test, with its _test.go files, then its external
+	// test, which imports it under its own path.
+	if !check(tc.test, pkgDir) {
+		return false
+	}
+	return tc.xtest == nil || check(tc.xtest, pkgDir)
+}
+
+// importPathOf is the package's import path without go list's "[p.test]".
+func importPathOf(pkg *listed) string {
+	p, _, _ := strings.Cut(pkg.ImportPath, " [")
+	return p
 }
 
 // knows reports whether name is one of the package's compiled files.
@@ -354,10 +445,11 @@ func (tc *typeChecker) files(v variant, dir string, names []string) (files []*as
 	return files, syntax, true
 }
 
-// typeCheck checks one package; self, when set, is the package an
-// external test imports under its own path. sure is false when an import
-// could not be resolved from head's export data.
-func (tc *typeChecker) typeCheck(pkg *listed, files []*ast.File, self *types.Package) (checked *types.Package, msgs []string, sure bool) {
+// typeCheck checks one package. An import found in local (by import path)
+// is that package as checked from the variant's source; any other comes
+// from head's export data. sure is false when an import could not be
+// resolved.
+func (tc *typeChecker) typeCheck(pkg *listed, files []*ast.File, local map[string]*types.Package) (checked *types.Package, msgs []string, sure bool) {
 	importPath, _, _ := strings.Cut(pkg.ImportPath, " [")
 	sure = true
 	var errs []error
@@ -368,8 +460,8 @@ func (tc *typeChecker) typeCheck(pkg *listed, files []*ast.File, self *types.Pac
 			if m, ok := pkg.ImportMap[p]; ok {
 				p, _, _ = strings.Cut(m, " [") // "p [p.test]": the package under test
 			}
-			if self != nil && p == self.Path() {
-				return self, nil
+			if lp, ok := local[p]; ok {
+				return lp, nil
 			}
 			if p == "unsafe" {
 				return types.Unsafe, nil

@@ -112,6 +112,50 @@ func TestTypeCheckRejects(t *testing.T) {
 	if r.Counts().Builds != before.Builds {
 		t.Errorf("Build of a rejected variant ran the go command")
 	}
+
+	// A compile-only check of a variant that compiles is answered in
+	// process too: 4 changes calc alone, 9 changes lib and calc, which
+	// imports it (lib is checked first and calc against it). A run of
+	// the same variants still builds and runs it.
+	for _, id := range []diffhunks.ID{4, 9} {
+		r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestSum"})
+		before := r.Counts()
+		res, err := r.Build(ctx, []diffhunks.ID{id})
+		after := r.Counts()
+		if err != nil || res.Outcome != Pass || !res.TypeChecked || after.TypeAccepted != before.TypeAccepted+1 || after.Builds != before.Builds {
+			t.Errorf("Build of variant %d: %s, type-checked %v, %+v -> %+v, %v; want a pass answered in process", id, res.Outcome, res.TypeChecked, before, after, err)
+		}
+		if res, err := r.Run(ctx, []diffhunks.ID{id}); err != nil || res.TypeChecked || r.Counts().Trials != after.Trials+1 {
+			t.Errorf("Run of variant %d: type-checked %v, %v; want a real trial", id, res.TypeChecked, err)
+		}
+	}
+	// A package outside the test's build is the go command's to judge.
+	r = newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestSum"})
+	if res, err := r.Build(ctx, []diffhunks.ID{5}); err != nil || res.TypeChecked || r.Counts().Builds != 1 {
+		t.Errorf("Build of variant 5: type-checked %v, %v; want the go command", res.TypeChecked, err)
+	}
+}
+
+// TestTypeCheckLeavesTestRecompiles: when the external test imports a
+// package that imports the package under test, the go command compiles
+// that package again against the test's variant ("q [p.test]"); the
+// checker does not model that, so even a variant that compiles goes to
+// the go command.
+func TestTypeCheckLeavesTestRecompiles(t *testing.T) {
+	const calc = "package calc\n\nfunc Four() int { return 4 }\n"
+	dir, head := gitRepo(t, map[string]string{
+		"go.mod":            "module example.com/m\n\ngo 1.22\n",
+		"calc/calc.go":      calc,
+		"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestFour(t *testing.T) {\n\tif Four() != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+		"calc/ext_test.go":  "package calc_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/wrap\"\n)\n\nfunc TestEight(t *testing.T) {\n\tif wrap.Eight() != 8 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+		"wrap/wrap.go":      "package wrap\n\nimport \"example.com/m/calc\"\n\nfunc Eight() int { return 2 * calc.Four() }\n",
+	})
+	variants := fileVariants{"1": {files: map[string]string{"calc/calc.go": strings.Replace(calc, "return 4", "return 2 + 2", 1)}}}
+	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestFour"})
+	res, err := r.Build(context.Background(), []diffhunks.ID{1})
+	if err != nil || res.Outcome != Pass || res.TypeChecked || r.Counts().Builds != 1 {
+		t.Errorf("Build: %s, type-checked %v, %+v, %v; want a pass from the go command", res.Outcome, res.TypeChecked, r.Counts(), err)
+	}
 }
 
 func btoi(b bool) int {
