@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/build/constraint"
 	"go/importer"
 	"go/parser"
@@ -186,7 +187,7 @@ func (tc *typeChecker) check(v variant, pkgDir string) []string {
 		}
 		// The test's package as go list gives it holds its _test.go files
 		// among its GoFiles.
-		files, msgs, ok := tc.files(v, dir, pkg.GoFiles)
+		files, msgs, ok := tc.files(v, dir, tc.compiled(v, dir, pkg.GoFiles))
 		if !ok || len(msgs) > 0 {
 			return msgs
 		}
@@ -221,10 +222,16 @@ func (tc *typeChecker) changed(v variant) (changed map[string]bool, dirs map[str
 	changed, dirs = map[string]bool{}, map[string]*listed{}
 	for _, p := range slices.Concat(slices.Collect(maps.Keys(v.files)), v.deleted) {
 		pkg := tc.byDir[path.Dir(p)]
-		if pkg == nil || !tc.knows(pkg, path.Base(p)) || len(pkg.CgoFiles) > 0 {
+		if pkg == nil || len(pkg.CgoFiles) > 0 {
 			return nil, nil, false
 		}
-		if data, ok := v.files[p]; ok && !tc.sameShape(p, data) {
+		data, ok := v.files[p]
+		switch {
+		case !tc.knows(pkg, path.Base(p)):
+			if !ok || !tc.restored(pkg, p, data) {
+				return nil, nil, false
+			}
+		case ok && !tc.sameShape(pkg, p, data):
 			return nil, nil, false
 		}
 		changed[importPathOf(pkg)] = true
@@ -276,8 +283,8 @@ func (tc *typeChecker) compiles(v variant, pkgDir string) bool {
 		return cmp.Or(cmp.Compare(len(tc.byDir[a].Deps), len(tc.byDir[b].Deps)), cmp.Compare(a, b))
 	})
 	local := map[string]*types.Package{}
-	check := func(pkg *listed, dir string) bool {
-		files, msgs, ok := tc.files(v, dir, pkg.GoFiles)
+	check := func(pkg *listed, dir string, names []string) bool {
+		files, msgs, ok := tc.files(v, dir, names)
 		if !ok || len(msgs) > 0 || len(files) == 0 {
 			return false
 		}
@@ -289,16 +296,16 @@ func (tc *typeChecker) compiles(v variant, pkgDir string) bool {
 		return true
 	}
 	for _, dir := range order {
-		if !check(tc.byDir[dir], dir) {
+		if !check(tc.byDir[dir], dir, tc.compiled(v, dir, tc.byDir[dir].GoFiles)) {
 			return false
 		}
 	}
 	// The package under test, with its _test.go files, then its external
 	// test, which imports it under its own path.
-	if !check(tc.test, pkgDir) {
+	if !check(tc.test, pkgDir, tc.compiled(v, pkgDir, tc.test.GoFiles)) {
 		return false
 	}
-	return tc.xtest == nil || check(tc.xtest, pkgDir)
+	return tc.xtest == nil || check(tc.xtest, pkgDir, tc.xtest.GoFiles)
 }
 
 // importPathOf is the package's import path without go list's "[p.test]".
@@ -317,13 +324,10 @@ func (tc *typeChecker) knows(pkg *listed, name string) bool {
 }
 
 // sameShape reports whether the variant's file p (data) keeps head's
-// package clause and build constraints, and imports nothing the build does
-// not already hold, so that the build's file lists are head's and every
-// import resolves to the export data head's build made. An import the
-// variant adds must come from outside the repository (the standard library
-// or a dependency): those cannot import the changed package back, so the
-// package graph stays free of cycles. Imports it drops are fine.
-func (tc *typeChecker) sameShape(p string, data []byte) bool {
+// package clause and build constraints, and imports nothing that could
+// change the build's package graph, so that the build's file lists are
+// head's and every import resolves to the export data head's build made.
+func (tc *typeChecker) sameShape(pkg *listed, p string, data []byte) bool {
 	head, ok := tc.head(p)
 	if !ok {
 		return false
@@ -335,13 +339,43 @@ func (tc *typeChecker) sameShape(p string, data []byte) bool {
 	if f.Name.Name != head.Name.Name || constraints(f) != constraints(head) {
 		return false
 	}
-	had := importPaths(head)
+	return tc.importsHeld(pkg, f, importPaths(head))
+}
+
+// importsHeld reports whether every import of f that is not in had is
+// safe to add to pkg: a package outside the repository (the standard
+// library or a dependency), which cannot import the changed code back, or
+// one pkg already depends on, so the package graph gains no cycle.
+func (tc *typeChecker) importsHeld(pkg *listed, f *ast.File, had []string) bool {
 	for _, ip := range importPaths(f) {
-		if !slices.Contains(had, ip) && !tc.outside[ip] {
+		if !slices.Contains(had, ip) && !tc.outside[ip] && !slices.Contains(pkg.Deps, ip) {
 			return false
 		}
 	}
 	return true
+}
+
+// restored reports whether p, a Go file head does not have and the
+// variant brings back (head deleted it), joins pkg exactly as the go
+// command would take it: not a test file, accepted by the default build
+// context (its name and build constraints), of pkg's package, no cgo, no
+// import that changes the package graph. A build that names its own tags
+// (GOFLAGS) is left to the go command.
+func (tc *typeChecker) restored(pkg *listed, p string, data []byte) bool {
+	name := path.Base(p)
+	if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || strings.Contains(os.Getenv("GOFLAGS"), "tags") {
+		return false
+	}
+	ctxt := build.Default
+	ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	if ok, err := ctxt.MatchFile(pkg.Dir, name); err != nil || !ok {
+		return false
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), p, data, parser.ImportsOnly)
+	if err != nil {
+		return true // a syntax error: the check reports it
+	}
+	return f.Name.Name == pkg.Name && !slices.Contains(importPaths(f), "C") && tc.importsHeld(pkg, f, nil)
 }
 
 // head returns head's parse of the repository-relative path p.
@@ -408,6 +442,23 @@ func dependsOnChanged(pkg *listed, changed map[string]bool, self string) bool {
 		}
 	}
 	return false
+}
+
+// compiled returns names, a package's compiled files at head, with the
+// non-test Go files of dir that the variant restores (changed accepted
+// them): the files the go command compiles for that package.
+func (tc *typeChecker) compiled(v variant, dir string, names []string) []string {
+	var out []string
+	for p := range v.files {
+		if path.Dir(p) == dir && !strings.HasSuffix(p, "_test.go") && !slices.Contains(names, path.Base(p)) {
+			out = append(out, path.Base(p))
+		}
+	}
+	if len(out) == 0 {
+		return names
+	}
+	slices.Sort(out)
+	return append(slices.Clone(names), out...)
 }
 
 // files parses the package's files in the variant: the variant's content

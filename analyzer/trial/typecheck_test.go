@@ -62,12 +62,23 @@ func TestTypeCheckRejects(t *testing.T) {
 			"lib/lib.go":  "package lib\n\nconst Deux = 2\n",
 			"calc/use.go": strings.Replace(use, "lib.Two", "lib.Deux", 1),
 		}},
-		// A new import of one of the repository's packages could close an
-		// import cycle that export data cannot show: only go knows.
-		"10": {files: map[string]string{"calc/calc.go": "package calc\n\nimport \"example.com/m/lib\"\n\n" + strings.TrimPrefix(calc, "package calc\n\n")}},
+		// A new import of one of the repository's packages that calc does
+		// not depend on could close an import cycle that export data
+		// cannot show (here it is not even in the build): only go knows.
+		"10": {files: map[string]string{"calc/calc.go": "package calc\n\nimport \"example.com/m/other\"\n\n" + strings.TrimPrefix(calc, "package calc\n\n")}},
+		// One calc already depends on (through use.go) adds no edge:
+		// checked in process.
+		"15": {files: map[string]string{"calc/calc.go": "package calc\n\nimport \"example.com/m/lib\"\n\n" + strings.TrimPrefix(calc, "package calc\n\n")}},
 		// A new import the build does not hold has no export data: only
 		// go knows.
 		"11": {files: map[string]string{"calc/use.go": "package calc\n\nimport \"net/http\"\n\nfunc Four() int { return Twice(2) }\n"}},
+		// A file head deleted and the variant restores joins the package:
+		// here it declares Sum a second time.
+		"12": {files: map[string]string{"calc/old.go": "package calc\n\nfunc Sum(a, b int) int { return a - b }\n"}},
+		// One that compiles (see the Build checks below).
+		"13": {files: map[string]string{"calc/old.go": "package calc\n\nimport \"example.com/m/lib\"\n\nfunc Old() int { return lib.Two }\n"}},
+		// One the default build context leaves out: only go knows.
+		"14": {files: map[string]string{"calc/old_windows.go": "package calc\n\nfunc Sum() {}\n"}},
 	}
 	wants := map[string]want{
 		"1": {BuildError, true, "declared and not used: s"},
@@ -81,12 +92,16 @@ func TestTypeCheckRejects(t *testing.T) {
 		"9": {Pass, false, ""},
 		// The go command names the overlay's copy; the message names the
 		// repository's file.
-		"10": {BuildError, false, "\ncalc/calc.go:3:8: \"example.com/m/lib\" imported and not used"},
+		"10": {BuildError, false, "\ncalc/calc.go:3:8: \"example.com/m/other\" imported and not used"},
+		"15": {BuildError, true, "\ncalc/calc.go:3:8: \"example.com/m/lib\" imported and not used"},
 		"11": {BuildError, false, "\ncalc/use.go:3:8: \"net/http\" imported and not used"},
+		"12": {BuildError, true, "calc/old.go:3:6: Sum redeclared in this block"},
+		"13": {Pass, false, ""},
+		"14": {Pass, false, ""},
 	}
 	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestSum"})
 	ctx := context.Background()
-	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"} {
+	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15"} {
 		before := r.Counts()
 		id, _ := strconv.Atoi(k)
 		res, err := r.Run(ctx, []diffhunks.ID{diffhunks.ID(id)})
@@ -115,9 +130,10 @@ func TestTypeCheckRejects(t *testing.T) {
 
 	// A compile-only check of a variant that compiles is answered in
 	// process too: 4 changes calc alone, 9 changes lib and calc, which
-	// imports it (lib is checked first and calc against it). A run of
+	// imports it (lib is checked first and calc against it), 13 restores
+	// a file that imports lib, which calc already depends on. A run of
 	// the same variants still builds and runs it.
-	for _, id := range []diffhunks.ID{4, 9} {
+	for _, id := range []diffhunks.ID{4, 9, 13} {
 		r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestSum"})
 		before := r.Counts()
 		res, err := r.Build(ctx, []diffhunks.ID{id})
