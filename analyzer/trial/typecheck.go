@@ -56,6 +56,8 @@ type listed struct {
 	Deps         []string
 	ImportMap    map[string]string
 	Module       *struct{ GoVersion string }
+	// Files the package embeds (//go:embed), relative to Dir.
+	EmbedFiles, TestEmbedFiles, XTestEmbedFiles []string
 }
 
 // typeChecker is loaded once per runner, on first use.
@@ -74,6 +76,7 @@ type typeChecker struct {
 	exports map[string]string    // import path → export data file
 	outside map[string]bool      // import paths of the build's packages outside the repository
 	deps    map[string][]string  // the dependencies of the build's packages outside the repository
+	embeds  []string             // repository-relative directories of the build's packages that embed files
 }
 
 // load lists the test's build in the head worktree.
@@ -81,7 +84,7 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 	tc.off = true
 	cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
 	out, err := r.goCommand(ctx, cwd, false, "list", "-deps", "-test", "-export",
-		"-json=ImportPath,Name,Dir,ForTest,Export,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Deps,ImportMap,Module", r.cfg.Pkg)
+		"-json=ImportPath,Name,Dir,ForTest,Export,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Deps,ImportMap,Module,EmbedFiles,TestEmbedFiles,XTestEmbedFiles", r.cfg.Pkg)
 	if err != nil || out.exitCode != 0 || out.timedOut {
 		return
 	}
@@ -104,6 +107,9 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 			rel = "" // outside the repository: never changed by a variant
 		}
 		rel = filepath.ToSlash(rel)
+		if rel != "" && len(p.EmbedFiles)+len(p.TestEmbedFiles)+len(p.XTestEmbedFiles) > 0 {
+			tc.embeds = append(tc.embeds, rel)
+		}
 		switch {
 		case p.Name == "main" && strings.HasSuffix(p.ImportPath, ".test"):
 			// the generated test main
@@ -147,12 +153,12 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 // and, for a compile-only request (build), a Pass when it certainly does.
 // ok is false when the go command must decide.
 func (r *Runner) inProcess(ctx context.Context, v variant, build bool) (res Result, ok bool) {
-	if r.cfg.Mode != ModeGo || !v.overlayable() || len(v.files)+len(v.deleted) == 0 {
+	if r.cfg.Mode != ModeGo || len(v.files)+len(v.deleted) == 0 {
 		return Result{}, false
 	}
 	tc := &r.checker
 	tc.once.Do(func() { tc.load(ctx, r) })
-	if tc.off {
+	if tc.off || !tc.onlyGoMatters(v) {
 		return Result{}, false
 	}
 	tc.mu.Lock()
@@ -214,6 +220,34 @@ func (tc *typeChecker) check(v variant, pkgDir string) []string {
 	return nil
 }
 
+// onlyGoMatters reports whether the variant's files other than Go source
+// cannot change what the compiler sees: none is a module file, a file of
+// another language the go command compiles, or under the directory of a
+// package that embeds files. Test data and documents qualify; a run still
+// reads them from a worktree, but whether the variant compiles does not
+// depend on them.
+func (tc *typeChecker) onlyGoMatters(v variant) bool {
+	for _, p := range slices.Concat(slices.Collect(maps.Keys(v.files)), v.deleted) {
+		if strings.HasSuffix(p, ".go") {
+			continue
+		}
+		switch path.Base(p) {
+		case "go.mod", "go.sum", "go.work", "go.work.sum":
+			return false
+		}
+		switch path.Ext(p) {
+		case ".s", ".S", ".sx", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".m", ".f", ".F", ".for", ".f90", ".syso", ".swig", ".swigcxx":
+			return false
+		}
+		for _, d := range tc.embeds {
+			if d == "." || p == d || strings.HasPrefix(p, d+"/") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // changed returns the import paths of the packages the variant changes
 // and those packages by repository-relative directory; ok is false when
 // the variant touches a file the checker cannot place exactly (a file of
@@ -221,6 +255,9 @@ func (tc *typeChecker) check(v variant, pkgDir string) []string {
 func (tc *typeChecker) changed(v variant) (changed map[string]bool, dirs map[string]*listed, ok bool) {
 	changed, dirs = map[string]bool{}, map[string]*listed{}
 	for _, p := range slices.Concat(slices.Collect(maps.Keys(v.files)), v.deleted) {
+		if !strings.HasSuffix(p, ".go") {
+			continue // onlyGoMatters let it through
+		}
 		pkg := tc.byDir[path.Dir(p)]
 		if pkg == nil || len(pkg.CgoFiles) > 0 {
 			return nil, nil, false
@@ -450,7 +487,7 @@ func dependsOnChanged(pkg *listed, changed map[string]bool, self string) bool {
 func (tc *typeChecker) compiled(v variant, dir string, names []string) []string {
 	var out []string
 	for p := range v.files {
-		if path.Dir(p) == dir && !strings.HasSuffix(p, "_test.go") && !slices.Contains(names, path.Base(p)) {
+		if path.Dir(p) == dir && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") && !slices.Contains(names, path.Base(p)) {
 			out = append(out, path.Base(p))
 		}
 	}

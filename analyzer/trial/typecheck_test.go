@@ -66,6 +66,16 @@ func TestTypeCheckRejects(t *testing.T) {
 		// not depend on could close an import cycle that export data
 		// cannot show (here it is not even in the build): only go knows.
 		"10": {files: map[string]string{"calc/calc.go": "package calc\n\nimport \"example.com/m/other\"\n\n" + strings.TrimPrefix(calc, "package calc\n\n")}},
+		// A document beside the Go change does not matter to the compiler.
+		"16": {files: map[string]string{
+			"calc/calc.go": strings.Replace(calc, "return s", "return a + b", 1),
+			"NOTES.md":     "notes\n",
+		}},
+		// go.mod does: only go knows.
+		"17": {files: map[string]string{
+			"calc/calc.go": strings.Replace(calc, "return s", "return a + b", 1),
+			"go.mod":       "module example.com/m\n\ngo 1.22\n\n// edited\n",
+		}},
 		// One calc already depends on (through use.go) adds no edge:
 		// checked in process.
 		"15": {files: map[string]string{"calc/calc.go": "package calc\n\nimport \"example.com/m/lib\"\n\n" + strings.TrimPrefix(calc, "package calc\n\n")}},
@@ -93,6 +103,8 @@ func TestTypeCheckRejects(t *testing.T) {
 		// The go command names the overlay's copy; the message names the
 		// repository's file.
 		"10": {BuildError, false, "\ncalc/calc.go:3:8: \"example.com/m/other\" imported and not used"},
+		"16": {BuildError, true, "declared and not used: s"},
+		"17": {BuildError, false, "declared and not used: s"},
 		"15": {BuildError, true, "\ncalc/calc.go:3:8: \"example.com/m/lib\" imported and not used"},
 		"11": {BuildError, false, "\ncalc/use.go:3:8: \"net/http\" imported and not used"},
 		"12": {BuildError, true, "calc/old.go:3:6: Sum redeclared in this block"},
@@ -101,7 +113,7 @@ func TestTypeCheckRejects(t *testing.T) {
 	}
 	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestSum"})
 	ctx := context.Background()
-	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15"} {
+	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17"} {
 		before := r.Counts()
 		id, _ := strconv.Atoi(k)
 		res, err := r.Run(ctx, []diffhunks.ID{diffhunks.ID(id)})
