@@ -242,4 +242,11 @@ func treeRoots(res *Result, candidates []diffhunks.ID) {
 	}
 	res.Root, res.Aux = promote(res.Root, res.Aux, moved)
 	res.Notes.Add(result.Note{Code: note.TreeRoot, Hunks: moved})
+	// The count of auxiliary hunks that remain is the count after the move.
+	res.Notes = slices.DeleteFunc(res.Notes, func(n result.Note) bool { return n.Code == note.LargeAux && len(res.Aux) <= largeAux })
+	for i := range res.Notes {
+		if res.Notes[i].Code == note.LargeAux {
+			res.Notes[i].N = len(res.Aux)
+		}
+	}
 }

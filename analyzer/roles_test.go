@@ -238,4 +238,22 @@ func TestTreeRoots(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the count of large auxiliary sets follows the move", func(t *testing.T) {
+		aux := []diffhunks.ID{1, 4, 5, 6, 8, 9, 10, 11}
+		res := &Result{Tree: tree, Root: []diffhunks.ID{2}, Aux: aux}
+		res.Notes.Add(result.Note{Code: note.RolesUnchecked, N: len(aux)})
+		res.Notes.Add(result.Note{Code: note.LargeAux, N: len(aux)})
+		treeRoots(res, []diffhunks.ID{1, 2, 3, 4, 5, 6, 8, 9, 10, 11})
+		if i := slices.IndexFunc(res.Notes, func(n result.Note) bool { return n.Code == note.LargeAux }); i < 0 || res.Notes[i].N != len(res.Aux) || len(res.Aux) != 6 {
+			t.Errorf("aux %v, notes %+v: want 6 auxiliary hunks left and large-aux counting them", res.Aux, res.Notes)
+		}
+		// Down to largeAux or fewer, the note goes.
+		res = &Result{Tree: tree, Root: []diffhunks.ID{2}, Aux: aux[:6]}
+		res.Notes.Add(result.Note{Code: note.RolesUnchecked, N: 6})
+		res.Notes.Add(result.Note{Code: note.LargeAux, N: 6})
+		treeRoots(res, []diffhunks.ID{1, 2, 3, 4, 5, 6, 8})
+		if res.Notes.Has(note.LargeAux) {
+			t.Errorf("aux %v, notes %+v: want no large-aux note", res.Aux, res.Notes)
+		}
+	})
 }
