@@ -392,6 +392,16 @@ func (l *afterLoop) record(res *Result, start time.Time) {
 func (l *afterLoop) touched(hunks []diffhunks.Hunk, causes []*semantic.Cause, allowed map[diffhunks.ID]bool) []diffhunks.ID {
 	hunkAt := l.hunkAt(hunks)
 	set := map[diffhunks.ID]bool{}
+	// The failing statement stands in every cause: a failure in changed
+	// code (a panic in a line the change added, whose predicate is the
+	// branch that reached it) touches that code's hunk.
+	if len(causes) > 0 {
+		if p := l.tr.SiteOf(l.failure).Pos; p.File != "" {
+			if id := hunkAt(p.File, p.Line); id != 0 {
+				set[id] = true
+			}
+		}
+	}
 	for _, c := range causes {
 		for _, loc := range c.Lines() {
 			if id := hunkAt(loc.File, loc.Line); id != 0 {
