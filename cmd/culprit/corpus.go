@@ -91,10 +91,13 @@ func meets(h diffhunks.Hunk, ranges []lineRange) bool {
 	return false
 }
 
-// treeHits reports whether any statement of the tree lies in the truth.
+// treeHits reports whether any statement of the tree lies in the truth:
+// a step, a branch it went through, or a node's target (the failing
+// statement itself when the failure is a panic in the faulty line).
 func (c *corpusCase) treeHits(tree *result.Node) bool {
 	hit := false
 	tree.Walk(func(n *result.Node) {
+		hit = hit || c.hits(n.Target.File, n.Target.Line)
 		for _, s := range n.Statements {
 			hit = hit || c.hits(s.File, s.Line)
 		}
