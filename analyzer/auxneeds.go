@@ -22,18 +22,20 @@ const maxAuxChecked = 12
 // shown. A variant that compiles without h is run:
 //   - it passes: h was not needed; it leaves the auxiliary hunks and that
 //     run, of exactly the hunks that remain, is the proof;
-//   - it fails: the failure depends on what h changed, so h is root.
+//   - it fails: the failure depends on what h changed, so h is root,
+//     unless it is in the test's own files (testHunks), which are never
+//     root: those stay, as the hunks a root needs to pass.
 //
 // The checks run in turn, each against the set as the previous ones left
 // it. A check the budget stops keeps the hunk as it is.
-func auxNeeds(ctx context.Context, t search.Tester, found *search.Found) (needs []result.AuxNeed, notes result.Findings, err error) {
+func auxNeeds(ctx context.Context, t search.Tester, found *search.Found, testHunks []diffhunks.ID) (needs []result.AuxNeed, notes result.Findings, err error) {
 	if found == nil || len(found.Root) == 0 || len(found.Aux) == 0 || !found.Proof.Passed() {
 		return nil, nil, nil
 	}
 	if len(found.Aux) > maxAuxChecked || found.Notes.Has(note.MinimiseCut) {
 		return nil, nil, nil
 	}
-	var dropped, joined []diffhunks.ID
+	var dropped, joined, kept []diffhunks.ID // kept: test hunks the test needs to pass
 	// A hunk that leaves may have been all that needed another one, so
 	// the checks start over after each change; the builds they repeat are
 	// cached by the runner.
@@ -41,6 +43,9 @@ func auxNeeds(ctx context.Context, t search.Tester, found *search.Found) (needs 
 		again = false
 		needs = needs[:0]
 		for _, h := range found.Aux {
+			if slices.Contains(kept, h) {
+				continue
+			}
 			without := slices.DeleteFunc(slices.Concat(found.Root, found.Aux), func(id diffhunks.ID) bool { return id == h })
 			b, err := t.Build(ctx, without)
 			if err != nil {
@@ -61,14 +66,16 @@ func auxNeeds(ctx context.Context, t search.Tester, found *search.Found) (needs 
 			case r.Passed():
 				found.Proof = r
 				dropped = append(dropped, h)
+			case (r.Outcome == trial.Fail || r.Outcome == trial.Crash) && slices.Contains(testHunks, h):
+				kept = append(kept, h)
+				continue
 			case r.Outcome == trial.Fail || r.Outcome == trial.Crash:
-				found.Root = append(found.Root, h)
-				slices.Sort(found.Root)
+				found.Root = slices.Sorted(slices.Values(append(slices.Clone(found.Root), h)))
 				joined = append(joined, h)
 			default:
 				continue // a timeout, say: h stays, with no reason shown
 			}
-			found.Aux = slices.DeleteFunc(found.Aux, func(id diffhunks.ID) bool { return id == h })
+			found.Aux = slices.DeleteFunc(slices.Clone(found.Aux), func(id diffhunks.ID) bool { return id == h })
 			again = true
 			break
 		}

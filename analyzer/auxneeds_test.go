@@ -133,7 +133,7 @@ func TestAuxNeeds(t *testing.T) {
 	slices.Sort(aux)
 	f := &search.Found{Root: []diffhunks.ID{twice}, Aux: aux, Proof: proof}
 
-	needs, notes, err := auxNeeds(ctx, a.b, f)
+	needs, notes, err := auxNeeds(ctx, a.b, f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,5 +156,17 @@ func TestAuxNeeds(t *testing.T) {
 	}
 	if i := slices.IndexFunc(notes, func(n result.Note) bool { return n.Code == note.AuxChangesBehaviour }); i < 0 || !slices.Equal(notes[i].Hunks, []diffhunks.ID{half}) {
 		t.Errorf("notes %+v, want aux-changes-behaviour naming hunk %d", notes, half)
+	}
+
+	// A hunk of the test's own files is never root: one the test needs to
+	// pass stays auxiliary, and no note calls it root.
+	f = &search.Found{Root: []diffhunks.ID{twice}, Aux: aux, Proof: proof}
+	if _, notes, err = auxNeeds(ctx, a.b, f, []diffhunks.ID{half}); err != nil {
+		t.Fatal(err)
+	}
+	wantAux := []diffhunks.ID{imp, half}
+	slices.Sort(wantAux)
+	if !slices.Equal(f.Root, []diffhunks.ID{twice}) || !slices.Equal(f.Aux, wantAux) || notes.Has(note.AuxChangesBehaviour) {
+		t.Errorf("with %d a test hunk: root %v aux %v notes %+v, want root [%d] aux %v and no aux-changes-behaviour", half, f.Root, f.Aux, notes, twice, wantAux)
 	}
 }

@@ -262,7 +262,7 @@ func (a *analysis) roles(ctx context.Context, res *Result, s *searched) error {
 		return fmt.Errorf("choosing the root nearest the failure: %w", err)
 	}
 	s.found = found
-	needs, notes, err := auxNeeds(ctx, a.b, s.found)
+	needs, notes, err := auxNeeds(ctx, a.b, s.found, res.TestHunks)
 	if err != nil && !spent(ctx, err) {
 		return fmt.Errorf("checking that each auxiliary hunk is needed: %w", err)
 	}
