@@ -74,6 +74,11 @@ type typeChecker struct {
 	outside map[string]bool      // import paths of the build's packages outside the repository
 	deps    map[string][]string  // the dependencies of the build's packages outside the repository
 	embeds  []string             // repository-relative directories of the build's packages that embed files
+	// recompiled: a package of the build other than the tests imports
+	// the package under test (the build compiles it again for the test,
+	// "q [p.test]", or takes head's), so the external test cannot be
+	// checked against export data.
+	recompiled bool
 }
 
 // load lists the test's build in the head worktree.
@@ -122,6 +127,10 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 			tc.xtest = p
 		case rel == r.pkgDir && p.ImportPath == p.ForTest+" ["+p.ForTest+".test]":
 			tc.test = p
+		case p.ForTest != "":
+			// A package the external test imports that imports the
+			// package under test, compiled again for the test.
+			tc.recompiled = true
 		}
 	}
 	switch {
@@ -131,6 +140,17 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 		tc.test = tc.byDir[r.pkgDir] // no internal test files: the package as it is
 	case tc.byDir[r.pkgDir] == nil:
 		tc.byDir[r.pkgDir] = tc.test
+	}
+	// Without internal test files the build does not compile the
+	// importers again: they import the package under test as head's
+	// export data has it, another package than the one checked from
+	// source.
+	underTest := importPathOf(tc.test)
+	for _, pkg := range tc.byDir {
+		tc.recompiled = tc.recompiled || slices.Contains(pkg.Deps, underTest)
+	}
+	for _, deps := range tc.deps {
+		tc.recompiled = tc.recompiled || slices.Contains(deps, underTest)
 	}
 	if m := tc.test.Module; m != nil && m.GoVersion != "" {
 		tc.goVer = "go" + m.GoVersion
@@ -201,7 +221,7 @@ func (tc *typeChecker) check(v variant, pkgDir string) []string {
 		if len(msgs) > 0 {
 			return msgs
 		}
-		if dir != pkgDir || tc.xtest == nil || dependsOnChanged(tc.xtest, changed, checked.Path()) {
+		if dir != pkgDir || tc.xtest == nil || tc.recompiled || dependsOnChanged(tc.xtest, changed, checked.Path()) {
 			continue
 		}
 		if files, msgs, ok = tc.files(v, dir, tc.xtest.GoFiles); !ok || len(msgs) > 0 {
@@ -231,10 +251,8 @@ func (tc *typeChecker) compiles(v variant, pkgDir string) bool {
 		return false
 	}
 	underTest := importPathOf(tc.test)
-	for _, p := range []*listed{tc.test, tc.xtest} {
-		if p != nil && slices.ContainsFunc(p.Deps, func(d string) bool { return strings.Contains(d, " [") && d != tc.test.ImportPath }) {
-			return false
-		}
+	if tc.recompiled {
+		return false
 	}
 	// A package of another module that imports the changed code (modules
 	// that require each other) has no source here to check.

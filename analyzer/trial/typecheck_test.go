@@ -192,3 +192,31 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestTypeCheckImportersOfThePackage: without internal test files the
+// build does not compile the package's importers again for the test; the
+// external test then meets the package under test both as checked from
+// the variant's source and through an importer's export data, which the
+// checker cannot join (a false "cannot use calc.T as calc.T"). The
+// variant compiles, and the go command must say so.
+func TestTypeCheckImportersOfThePackage(t *testing.T) {
+	const calc = "package calc\n\ntype T struct{ N int }\n\nfunc Four() T { return T{4} }\n"
+	dir, head := gitRepo(t, map[string]string{
+		"go.mod":           "module example.com/m\n\ngo 1.22\n",
+		"calc/calc.go":     calc,
+		"calc/ext_test.go": "package calc_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/calc\"\n\t\"example.com/m/wrap\"\n)\n\nfunc TestFour(t *testing.T) {\n\tif wrap.N(calc.Four()) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+		"wrap/wrap.go":     "package wrap\n\nimport \"example.com/m/calc\"\n\nfunc N(t calc.T) int { return t.N }\n",
+	})
+	variants := fileVariants{"1": {files: map[string]string{"calc/calc.go": strings.Replace(calc, "T{4}", "T{N: 4}", 1)}}}
+	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestFour"})
+	for _, build := range []bool{true, false} {
+		do := r.Run
+		if build {
+			do = r.Build
+		}
+		res, err := do(context.Background(), []diffhunks.ID{1})
+		if err != nil || res.Outcome != Pass || res.TypeChecked {
+			t.Errorf("build %v: %s, type-checked %v, %v\n%s", build, res.Outcome, res.TypeChecked, err, res.Message)
+		}
+	}
+}
