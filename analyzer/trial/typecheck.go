@@ -181,12 +181,17 @@ func (r *Runner) inProcess(ctx context.Context, v variant, build bool) (res Resu
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	start := time.Now()
-	if msgs := tc.check(v, r.pkgDir); len(msgs) > 0 {
+	msgs := tc.check(v, r.pkgDir)
+	compiles := false
+	if len(msgs) == 0 {
+		msgs, compiles = tc.judge(v, r.pkgDir)
+	}
+	switch {
+	case len(msgs) > 0:
 		text := strings.Join(msgs, "\n")
 		return Result{Outcome: BuildError, Message: tail(text, maxMessage), Output: tail(text, maxOutput),
 			Duration: time.Since(start), TypeChecked: true}, true
-	}
-	if build && tc.compiles(v, r.pkgDir) {
+	case build && compiles:
 		return Result{Outcome: Pass, Duration: time.Since(start), TypeChecked: true}, true
 	}
 	return Result{}, false
@@ -237,39 +242,32 @@ func (tc *typeChecker) check(v variant, pkgDir string) []string {
 	return nil
 }
 
-// compiles reports whether the variant certainly compiles: every package
-// of the test's build that it changes, or that imports one it changes, is
-// checked from the variant's source, dependencies first, each against the
-// others so checked and head's export data for the rest, and none has an
-// error. It answers false, meaning "ask the go command", whenever it
-// cannot check all of them exactly: a file it cannot place, a package the
-// build recompiles for the test ("q [p.test]"), a package that imports the
-// package under test.
-func (tc *typeChecker) compiles(v variant, pkgDir string) bool {
+// judge checks from the variant's source every package of the test's
+// build that the variant changes, or that imports one it changes,
+// dependencies first, each against those already checked and head's
+// export data for the rest. It stops at the first package with an error,
+// whose dependencies have then all been checked, so its messages are the
+// compiler's (msgs); compiles is true when none has one. Both are empty
+// when it cannot check all of them exactly: a file it cannot place, a
+// package of the build that imports the package under test (compiled
+// again for the test, or taken from head's export data beside the one
+// checked here), a package of another module that imports the changed
+// code.
+func (tc *typeChecker) judge(v variant, pkgDir string) (msgs []string, compiles bool) {
 	changed, _, ok := tc.changed(v)
-	if !ok || len(changed) == 0 {
-		return false
+	if !ok || len(changed) == 0 || tc.recompiled {
+		return nil, false
 	}
-	underTest := importPathOf(tc.test)
-	if tc.recompiled {
-		return false
-	}
-	// A package of another module that imports the changed code (modules
-	// that require each other) has no source here to check.
 	for _, deps := range tc.deps {
 		if slices.ContainsFunc(deps, func(d string) bool { return changed[d] }) {
-			return false
+			return nil, false
 		}
 	}
 	var order []string // directories of the non-test packages to check
 	for dir, pkg := range tc.byDir {
-		if dir == pkgDir || !changed[importPathOf(pkg)] && !dependsOnChanged(pkg, changed, "") {
-			continue
+		if dir != pkgDir && (changed[importPathOf(pkg)] || dependsOnChanged(pkg, changed, "")) {
+			order = append(order, dir)
 		}
-		if slices.Contains(pkg.Deps, underTest) {
-			return false
-		}
-		order = append(order, dir)
 	}
 	// A package's dependencies are a subset of those of any package that
 	// imports it: fewer dependencies first is an order in which every
@@ -278,29 +276,35 @@ func (tc *typeChecker) compiles(v variant, pkgDir string) bool {
 		return cmp.Or(cmp.Compare(len(tc.byDir[a].Deps), len(tc.byDir[b].Deps)), cmp.Compare(a, b))
 	})
 	local := map[string]*types.Package{}
-	check := func(pkg *listed, dir string, names []string) bool {
+	check := func(pkg *listed, dir string, names []string) (msgs []string, ok bool) {
 		files, msgs, ok := tc.files(v, dir, names)
-		if !ok || len(msgs) > 0 || len(files) == 0 {
-			return false
+		if !ok || len(msgs) > 0 {
+			return msgs, false
 		}
 		checked, msgs, sure := tc.typeCheck(pkg, files, local)
 		if !sure || len(msgs) > 0 {
-			return false
+			return msgs, false
 		}
 		local[checked.Path()] = checked
-		return true
+		return nil, true
 	}
 	for _, dir := range order {
-		if !check(tc.byDir[dir], dir, tc.compiled(v, dir, tc.byDir[dir].GoFiles)) {
-			return false
+		if msgs, ok := check(tc.byDir[dir], dir, tc.compiled(v, dir, tc.byDir[dir].GoFiles)); !ok {
+			return msgs, false
 		}
 	}
-	// The package under test, with its _test.go files, then its external
-	// test, which imports it under its own path.
-	if !check(tc.test, pkgDir, tc.compiled(v, pkgDir, tc.test.GoFiles)) {
-		return false
+	// The package under test, with its _test.go files (a directory of
+	// external tests only has none), then its external test, which
+	// imports it under its own path.
+	if names := tc.compiled(v, pkgDir, tc.test.GoFiles); len(names) > 0 {
+		if msgs, ok := check(tc.test, pkgDir, names); !ok {
+			return msgs, false
+		}
 	}
-	return tc.xtest == nil || check(tc.xtest, pkgDir, tc.xtest.GoFiles)
+	if tc.xtest == nil {
+		return nil, true
+	}
+	return check(tc.xtest, pkgDir, tc.xtest.GoFiles)
 }
 
 // importPathOf is the package's import path without go list's "[p.test]".

@@ -76,6 +76,10 @@ func TestTypeCheckRejects(t *testing.T) {
 			"calc/calc.go": strings.Replace(calc, "return s", "return a + b", 1),
 			"go.mod":       "module example.com/m\n\ngo 1.22\n\n// edited\n",
 		}},
+		// A changed package that breaks the package importing it: lib is
+		// checked first, then calc against it, and calc's error is the
+		// compiler's.
+		"18": {files: map[string]string{"lib/lib.go": "package lib\n\nconst Deux = 2\n"}},
 		// One calc already depends on (through use.go) adds no edge:
 		// checked in process.
 		"15": {files: map[string]string{"calc/calc.go": "package calc\n\nimport \"example.com/m/lib\"\n\n" + strings.TrimPrefix(calc, "package calc\n\n")}},
@@ -105,6 +109,7 @@ func TestTypeCheckRejects(t *testing.T) {
 		"10": {BuildError, false, "\ncalc/calc.go:3:8: \"example.com/m/other\" imported and not used"},
 		"16": {BuildError, true, "declared and not used: s"},
 		"17": {BuildError, false, "declared and not used: s"},
+		"18": {BuildError, true, "calc/use.go:5:36: undefined: lib.Two"},
 		"15": {BuildError, true, "\ncalc/calc.go:3:8: \"example.com/m/lib\" imported and not used"},
 		"11": {BuildError, false, "\ncalc/use.go:3:8: \"net/http\" imported and not used"},
 		"12": {BuildError, true, "calc/old.go:3:6: Sum redeclared in this block"},
@@ -113,7 +118,7 @@ func TestTypeCheckRejects(t *testing.T) {
 	}
 	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./calc", Test: "TestSum"})
 	ctx := context.Background()
-	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17"} {
+	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18"} {
 		before := r.Counts()
 		id, _ := strconv.Atoi(k)
 		res, err := r.Run(ctx, []diffhunks.ID{diffhunks.ID(id)})
@@ -218,5 +223,29 @@ func TestTypeCheckImportersOfThePackage(t *testing.T) {
 		if err != nil || res.Outcome != Pass || res.TypeChecked {
 			t.Errorf("build %v: %s, type-checked %v, %v\n%s", build, res.Outcome, res.TypeChecked, err, res.Message)
 		}
+	}
+}
+
+// TestTypeCheckExternalTestsOnly: a directory that holds only external
+// tests has no package of its own to check; a variant of the package they
+// import is judged all the same.
+func TestTypeCheckExternalTestsOnly(t *testing.T) {
+	const calc = "package calc\n\nfunc Four() int { return 4 }\n"
+	dir, head := gitRepo(t, map[string]string{
+		"go.mod":          "module example.com/m\n\ngo 1.22\n",
+		"calc/calc.go":    calc,
+		"e2e/e2e_test.go": "package e2e_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/calc\"\n)\n\nfunc TestFour(t *testing.T) {\n\tif calc.Four() != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+	})
+	variants := fileVariants{
+		"1": {files: map[string]string{"calc/calc.go": strings.Replace(calc, "return 4", "return 2 + 2", 1)}},
+		"2": {files: map[string]string{"calc/calc.go": strings.Replace(calc, "func Four", "func four", 1)}},
+	}
+	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./e2e", Test: "TestFour"})
+	ctx := context.Background()
+	if res, err := r.Build(ctx, []diffhunks.ID{1}); err != nil || res.Outcome != Pass || !res.TypeChecked || r.Counts().Builds != 0 {
+		t.Errorf("Build of a variant that compiles: %s, type-checked %v, %+v, %v; want a pass answered in process", res.Outcome, res.TypeChecked, r.Counts(), err)
+	}
+	if res, err := r.Run(ctx, []diffhunks.ID{2}); err != nil || res.Outcome != BuildError || !res.TypeChecked || !strings.Contains(res.Message, "e2e/e2e_test.go:10:10: undefined: calc.Four") {
+		t.Errorf("Run of a variant the external test cannot use: %s, type-checked %v, %v\n%s", res.Outcome, res.TypeChecked, err, res.Message)
 	}
 }
