@@ -72,20 +72,12 @@ func renderAux(b *strings.Builder, r *result.Report, d detail) {
 // is needed when the analysis checked it: where the compiler stops
 // without it.
 func renderAuxHunk(b *strings.Builder, r *result.Report, id result.HunkID, diff bool, diffLines int) {
-	i := slices.IndexFunc(r.AuxNeeds, func(n result.AuxNeed) bool { return n.Hunk == id })
-	h, ok := r.Hunk(id)
-	if i < 0 || !ok {
-		renderHunk(b, r, id, diff, diffLines)
-		return
+	stop := ""
+	if i := slices.IndexFunc(r.AuxNeeds, func(n result.AuxNeed) bool { return n.Hunk == id }); i >= 0 {
+		n := r.AuxNeeds[i]
+		stop = code(fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Error))
 	}
-	n := r.AuxNeeds[i]
-	why := code(fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Error))
-	if diff {
-		renderHunk(b, r, id, diff, diffLines)
-		fmt.Fprintf(b, "Needed: without it the compiler stops at %s.\n\n", why)
-		return
-	}
-	fmt.Fprintf(b, "- hunk #%d %s, needed: without it the compiler stops at %s\n", id, where(h), why)
+	renderHunk(b, r, id, diff, diffLines, stop)
 }
 
 // alsoCauses says that n of the all auxiliary hunks hold steps of the

@@ -167,7 +167,7 @@ func renderRoot(b *strings.Builder, r *result.Report, d detail, sub string) {
 		if d.spent(b) {
 			return
 		}
-		renderHunk(b, r, id, d.rootDiffs, d.diffLines)
+		renderHunk(b, r, id, d.rootDiffs, d.diffLines, "")
 	}
 	if !d.rootDiffs {
 		b.WriteString("\n")
@@ -178,8 +178,10 @@ func renderRoot(b *strings.Builder, r *result.Report, d detail, sub string) {
 }
 
 // renderHunk writes hunk id as a heading with its diff (at most diffLines
-// lines) when diff is set, else as a list item.
-func renderHunk(b *strings.Builder, r *result.Report, id result.HunkID, diff bool, diffLines int) {
+// lines) when diff is set, else as a list item. stop, when set, is where
+// the compiler stops without the hunk (an auxiliary hunk's reason), said
+// after the diff or at the end of the item.
+func renderHunk(b *strings.Builder, r *result.Report, id result.HunkID, diff bool, diffLines int, stop string) {
 	h, ok := r.Hunk(id)
 	switch {
 	case !ok:
@@ -187,6 +189,11 @@ func renderHunk(b *strings.Builder, r *result.Report, id result.HunkID, diff boo
 	case diff:
 		fmt.Fprintf(b, "**Hunk #%d** %s\n\n", id, where(h))
 		renderDiff(b, h.Diff, diffLines)
+		if stop != "" {
+			fmt.Fprintf(b, "Needed: without it the compiler stops at %s.\n\n", stop)
+		}
+	case stop != "":
+		fmt.Fprintf(b, "- hunk #%d %s, needed: without it the compiler stops at %s\n", id, where(h), stop)
 	default:
 		fmt.Fprintf(b, "- hunk #%d %s\n", id, where(h))
 	}
