@@ -62,20 +62,21 @@ func auxNeeds(ctx context.Context, t search.Tester, found *search.Found, testHun
 			if err != nil {
 				return nil, notes, err
 			}
+			failed := r.Outcome == trial.Fail || r.Outcome == trial.Crash
 			switch {
 			case r.Passed():
 				found.Proof = r
+				found.Aux = slices.DeleteFunc(slices.Clone(found.Aux), func(id diffhunks.ID) bool { return id == h })
 				dropped = append(dropped, h)
-			case (r.Outcome == trial.Fail || r.Outcome == trial.Crash) && slices.Contains(testHunks, h):
+			case failed && slices.Contains(testHunks, h):
 				kept = append(kept, h)
 				continue
-			case r.Outcome == trial.Fail || r.Outcome == trial.Crash:
-				found.Root = slices.Sorted(slices.Values(append(slices.Clone(found.Root), h)))
+			case failed:
+				found.Root, found.Aux = promote(found.Root, found.Aux, []diffhunks.ID{h})
 				joined = append(joined, h)
 			default:
 				continue // a timeout, say: h stays, with no reason shown
 			}
-			found.Aux = slices.DeleteFunc(slices.Clone(found.Aux), func(id diffhunks.ID) bool { return id == h })
 			again = true
 			break
 		}
