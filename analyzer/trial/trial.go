@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,20 +27,18 @@ type variant struct {
 	modes   map[string]fs.FileMode
 }
 
+// paths lists the repository-relative paths the variant writes or
+// deletes.
+func (v variant) paths() []string {
+	return slices.Concat(slices.Collect(maps.Keys(v.files)), v.deleted)
+}
+
 // overlayable reports whether go test can see the whole variant through
 // -overlay: only Go source is read through it. Test data, go.mod and
 // embedded files are read from disk and need a worktree.
 func (v variant) overlayable() bool {
-	ok := func(p string) bool {
-		return strings.HasSuffix(p, ".go") && !strings.Contains("/"+p, "/testdata/")
-	}
-	for p := range v.files {
-		if !ok(p) {
-			return false
-		}
-	}
-	for _, p := range v.deleted {
-		if !ok(p) {
+	for _, p := range v.paths() {
+		if !strings.HasSuffix(p, ".go") || strings.Contains("/"+p, "/testdata/") {
 			return false
 		}
 	}
@@ -47,17 +47,10 @@ func (v variant) overlayable() bool {
 
 // modFiles reports whether the variant changes module files.
 func (v variant) modFiles() bool {
-	for p := range v.files {
-		if b := path.Base(p); b == "go.mod" || b == "go.sum" {
-			return true
-		}
-	}
-	for _, p := range v.deleted {
-		if b := path.Base(p); b == "go.mod" || b == "go.sum" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(v.paths(), func(p string) bool {
+		b := path.Base(p)
+		return b == "go.mod" || b == "go.sum"
+	})
 }
 
 // trial runs (or, if build, only compiles) one variant.

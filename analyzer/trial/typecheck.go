@@ -71,8 +71,7 @@ type typeChecker struct {
 	goVer   string
 	parsed  map[string]*ast.File // head files by repository-relative path
 	exports map[string]string    // import path → export data file
-	outside map[string]bool      // import paths of the build's packages outside the repository
-	deps    map[string][]string  // the dependencies of the build's packages outside the repository
+	deps    map[string][]string  // the build's packages outside the repository, by import path: their dependencies
 	embeds  []string             // repository-relative directories of the build's packages that embed files
 	// recompiled: a package of the build other than the tests imports
 	// the package under test (the build compiles it again for the test,
@@ -93,7 +92,6 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 	tc.fset = token.NewFileSet()
 	tc.byDir = map[string]*listed{}
 	tc.exports = map[string]string{}
-	tc.outside = map[string]bool{}
 	tc.deps = map[string][]string{}
 	tc.parsed = map[string]*ast.File{}
 	dec := json.NewDecoder(bytes.NewReader(out.stdout))
@@ -120,7 +118,6 @@ func (tc *typeChecker) load(ctx context.Context, r *Runner) {
 			if rel != "" {
 				tc.byDir[rel] = p
 			} else {
-				tc.outside[p.ImportPath] = true
 				tc.deps[p.ImportPath] = p.Deps
 			}
 		case rel == r.pkgDir && strings.HasSuffix(p.ImportPath, "_test ["+p.ForTest+".test]"):
@@ -181,10 +178,14 @@ func (r *Runner) inProcess(ctx context.Context, v variant, build bool) (res Resu
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	start := time.Now()
-	msgs := tc.check(v, r.pkgDir)
+	changed, dirs, ok := tc.changed(v)
+	if !ok {
+		return Result{}, false
+	}
+	msgs := tc.check(v, r.pkgDir, changed, dirs)
 	compiles := false
 	if len(msgs) == 0 {
-		msgs, compiles = tc.judge(v, r.pkgDir)
+		msgs, compiles = tc.judge(v, r.pkgDir, changed)
 	}
 	switch {
 	case len(msgs) > 0:
@@ -197,14 +198,10 @@ func (r *Runner) inProcess(ctx context.Context, v variant, build bool) (res Resu
 	return Result{}, false
 }
 
-// check returns the type errors of the variant's changed packages that
-// can be checked exactly, as compiler messages with repository-relative
-// paths; none when it cannot tell.
-func (tc *typeChecker) check(v variant, pkgDir string) []string {
-	changed, dirs, ok := tc.changed(v)
-	if !ok {
-		return nil
-	}
+// check returns the type errors of the variant's changed packages (as
+// changed gives them) that can be checked exactly, as compiler messages
+// with repository-relative paths; none when it cannot tell.
+func (tc *typeChecker) check(v variant, pkgDir string, changed map[string]bool, dirs map[string]*listed) []string {
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		pkg := dirs[dir]
 		if dir == pkgDir {
@@ -248,14 +245,12 @@ func (tc *typeChecker) check(v variant, pkgDir string) []string {
 // export data for the rest. It stops at the first package with an error,
 // whose dependencies have then all been checked, so its messages are the
 // compiler's (msgs); compiles is true when none has one. Both are empty
-// when it cannot check all of them exactly: a file it cannot place, a
-// package of the build that imports the package under test (compiled
+// when it cannot check all of them exactly: a package of the build that imports the package under test (compiled
 // again for the test, or taken from head's export data beside the one
 // checked here), a package of another module that imports the changed
 // code.
-func (tc *typeChecker) judge(v variant, pkgDir string) (msgs []string, compiles bool) {
-	changed, _, ok := tc.changed(v)
-	if !ok || len(changed) == 0 || tc.recompiled {
+func (tc *typeChecker) judge(v variant, pkgDir string, changed map[string]bool) (msgs []string, compiles bool) {
+	if len(changed) == 0 || tc.recompiled {
 		return nil, false
 	}
 	for _, deps := range tc.deps {

@@ -8,7 +8,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -29,12 +28,15 @@ import (
 // reads them from a worktree, but whether the variant compiles does not
 // depend on them.
 func (tc *typeChecker) onlyGoMatters(v variant) bool {
-	for _, p := range slices.Concat(slices.Collect(maps.Keys(v.files)), v.deleted) {
+	if v.modFiles() {
+		return false
+	}
+	for _, p := range v.paths() {
 		if strings.HasSuffix(p, ".go") {
 			continue
 		}
 		switch path.Base(p) {
-		case "go.mod", "go.sum", "go.work", "go.work.sum":
+		case "go.work", "go.work.sum":
 			return false
 		}
 		switch path.Ext(p) {
@@ -56,7 +58,7 @@ func (tc *typeChecker) onlyGoMatters(v variant) bool {
 // no package in the build, a new file, cgo, a changed shape).
 func (tc *typeChecker) changed(v variant) (changed map[string]bool, dirs map[string]*listed, ok bool) {
 	changed, dirs = map[string]bool{}, map[string]*listed{}
-	for _, p := range slices.Concat(slices.Collect(maps.Keys(v.files)), v.deleted) {
+	for _, p := range v.paths() {
 		if !strings.HasSuffix(p, ".go") {
 			continue // onlyGoMatters let it through
 		}
@@ -113,7 +115,7 @@ func (tc *typeChecker) sameShape(pkg *listed, p string, data []byte) bool {
 // one pkg already depends on, so the package graph gains no cycle.
 func (tc *typeChecker) importsHeld(pkg *listed, f *ast.File, had []string) bool {
 	for _, ip := range importPaths(f) {
-		if !slices.Contains(had, ip) && !tc.outside[ip] && !slices.Contains(pkg.Deps, ip) {
+		if _, outside := tc.deps[ip]; !slices.Contains(had, ip) && !outside && !slices.Contains(pkg.Deps, ip) {
 			return false
 		}
 	}
