@@ -82,6 +82,7 @@ func documentCost(s Cost) result.Stats {
 		TypeChecks:      s.TypeChecks,
 		TypeAccepted:    s.TypeAccepted,
 		CacheHits:       s.CacheHits,
+		Rounds:          s.Rounds,
 		WallSeconds:     s.Wall.Seconds(),
 		SemanticSeconds: s.Semantic.Seconds(),
 		ContrastSeconds: s.Contrast.Seconds(),

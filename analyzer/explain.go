@@ -38,6 +38,9 @@ func (req *Request) setDefaults() {
 	if req.Workers <= 0 {
 		req.Workers = 2
 	}
+	if req.Parallel <= 0 {
+		req.Parallel = req.Workers
+	}
 	if req.Budget <= 0 {
 		req.Budget = DefaultBudget
 	}
@@ -79,6 +82,11 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	req.setDefaults()
 	if err := req.validate(); err != nil {
 		return nil, err
+	}
+	// The ledger counts the rounds of every trial; a caller that brings
+	// its own (culprit bench) reads each trial's round and duration.
+	if trial.LedgerOf(ctx) == nil {
+		ctx, _ = trial.WithLedger(ctx)
 	}
 	ctx, cancel := context.WithDeadlineCause(ctx, start.Add(req.Budget), errBudget)
 	defer cancel()

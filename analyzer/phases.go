@@ -79,6 +79,7 @@ type analysis struct {
 	b       *budget
 	earlier trial.Counts // of a runner replaced to explain a subtest
 	cls     *classification
+	ledger  *trial.Ledger // counts the rounds (Cost.Rounds)
 }
 
 // begin prepares the trials of the change's test.
@@ -87,7 +88,7 @@ func (ch *change) begin(ctx context.Context, start time.Time) (*analysis, error)
 	if err != nil {
 		return nil, err
 	}
-	return &analysis{change: ch, b: newBudget(runner, start, ch.req.MaxTrials, ch.req.Progress)}, nil
+	return &analysis{change: ch, b: newBudget(runner, start, ch.req.MaxTrials, ch.req.Progress), ledger: trial.LedgerOf(ctx)}, nil
 }
 
 // finish closes the trials and records what the analysis cost.
@@ -100,6 +101,7 @@ func (a *analysis) finish(res *Result, start time.Time) {
 	res.Cost.TypeChecks = a.earlier.TypeChecks + st.TypeChecks
 	res.Cost.TypeAccepted = a.earlier.TypeAccepted + st.TypeAccepted
 	res.Cost.CacheHits = a.earlier.CacheHits + st.CacheHits
+	res.Cost.Rounds = a.ledger.Rounds()
 	res.Cost.Wall = time.Since(start)
 }
 
@@ -208,7 +210,7 @@ func (a *analysis) search(ctx context.Context, res *Result) (*searched, error) {
 		res.Notes.Add(result.Note{Code: note.TestHunks, N: len(testHunks)})
 	}
 	s := &searched{candidates: candidates}
-	s.opt = search.Plan{Revertible: ids(res.Hunks), TestHunks: testHunks, Parallel: a.req.Workers, Hint: failureOrder(res, nil), Reserve: a.req.Budget / 5}
+	s.opt = search.Plan{Revertible: ids(res.Hunks), TestHunks: testHunks, Parallel: a.req.Parallel, Hint: failureOrder(res, nil), Reserve: a.req.Budget / 5}
 	a.b.enter(PhaseSearch)
 	var err error
 	switch a.req.Strategy {

@@ -38,6 +38,10 @@ type Options struct {
 	Reruns int
 	// Workers bounds trials run in parallel. Default 2.
 	Workers int
+	// Parallel is how many variants one round of the revert search tries
+	// at once (search.Plan.Parallel). Default Workers; an executor with
+	// more runners than local workers sets it to its runners.
+	Parallel int
 	// BuildCommand is the shell build command in trial.ModeCommand
 	// (optional).
 	BuildCommand string
@@ -91,6 +95,7 @@ type Cost struct {
 	SliceSize    int // events in the backward dynamic slices
 	PointWise    int // operations encoded point-wise
 	Inputs       int // reads encoded as inputs
+	Rounds       int // trials on the critical path: with a runner for every trial of a round, the time of this many trials (trial.Ledger)
 }
 
 // Result is the explanation of a failing test.

@@ -113,7 +113,7 @@ func explainedWithTree() *result.Report {
 			runs(3, result.SideBase, "pass", "", ""),
 			runs(3, result.SideHead, "fail", failSig, failMsg)),
 		Failure: afterFailure,
-		Stats: result.Stats{Strategy: "after", Trials: 7, Builds: 7, TypeChecks: 3, CacheHits: 2,
+		Stats: result.Stats{Strategy: "after", Trials: 7, Rounds: 5, Builds: 7, TypeChecks: 3, CacheHits: 2,
 			WallSeconds: 4.2, SemanticSeconds: 1.1, SolverCalls: 3, Clauses: 41, SliceSize: 23},
 	})
 }

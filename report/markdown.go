@@ -315,9 +315,11 @@ func statsLine(r *result.Report) string {
 	if s.Strategy != "" {
 		parts = append(parts, "strategy "+code(s.Strategy))
 	}
-	parts = append(parts,
-		plural(s.Trials, "trial", "trials"),
-		plural(s.Builds, "build", "builds"))
+	trials := plural(s.Trials, "trial", "trials")
+	if s.Rounds > 0 {
+		trials += " in " + plural(s.Rounds, "round", "rounds")
+	}
+	parts = append(parts, trials, plural(s.Builds, "build", "builds"))
 	if s.TypeChecks > 0 {
 		parts = append(parts, plural(s.TypeChecks, "variant", "variants")+" rejected by type-checking")
 	}

@@ -148,6 +148,7 @@ type Stats struct {
 	SliceSize       int     `json:"slice_size"`
 	PointWise       int     `json:"point_wise"`
 	Inputs          int     `json:"inputs"`
+	Rounds          int     `json:"rounds,omitempty"` // trials on the critical path: rounds of independent trials, which runners may run side by side
 }
 
 // Sides of a classification run.

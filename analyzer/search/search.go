@@ -240,16 +240,19 @@ func (s *searcher) firstPassing(ctx context.Context, sets [][]diffhunks.ID) (int
 			vs[0], errs[0] = s.try(ctx, sets[lo])
 		} else {
 			// The window is the semaphore: at most p goroutines, all
-			// waited for before the next window starts.
+			// waited for before the next window starts. Its variants
+			// are one round: each runs in a lane of its own.
+			ctxs, join := trial.Fork(ctx, hi-lo)
 			var wg sync.WaitGroup
 			for i := lo; i < hi; i++ {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					vs[i-lo], errs[i-lo] = s.try(ctx, sets[i])
+					vs[i-lo], errs[i-lo] = s.try(ctxs[i-lo], sets[i])
 				}()
 			}
 			wg.Wait()
+			join()
 		}
 		for i := range vs {
 			if errs[i] != nil {

@@ -43,10 +43,18 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 		bin := filepath.Join(dir, "test.bin")
 		cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
 		args := append([]string{"-c", "-vet=off", "-o", bin, "-overlay", overlay, r.linkFlags()}, flags...)
+		ln := laneOf(ctx)
+		start := ln.at()
 		out, err := r.goCommand(ctx, cwd, false, "test", append(args, r.cfg.Pkg)...)
 		if err != nil {
 			return "", err
 		}
+		// The runs of the binary wait for this build: a round of its own.
+		built := Pass
+		if out.exitCode != 0 || out.timedOut {
+			built = BuildError
+		}
+		ln.record(start, ids, true, built, out.duration)
 		if out.exitCode != 0 || out.timedOut {
 			return "", nil // go test, run the usual way, will say why
 		}

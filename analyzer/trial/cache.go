@@ -12,9 +12,10 @@ import (
 
 // call is one execution, shared by every request for the same variant.
 type call struct {
-	done chan struct{}
-	res  Result
-	err  error
+	done  chan struct{}
+	res   Result
+	err   error
+	round int // the lane depth the execution left (rounds.go)
 }
 
 // Run builds and tests the head tree with the given hunks reverted. The
@@ -32,7 +33,7 @@ func (r *Runner) Run(ctx context.Context, revert []diffhunks.ID) (Result, error)
 		return Result{}, false
 	}, func(ctx context.Context) (Result, error) {
 		return r.checked(ctx, ids, false)
-	}, ids)
+	}, ids, false)
 }
 
 // Build reports whether the variant compiles (Outcome Pass) or not
@@ -52,7 +53,7 @@ func (r *Runner) Build(ctx context.Context, revert []diffhunks.ID) (Result, erro
 		return res, true
 	}, func(ctx context.Context) (Result, error) {
 		return r.checked(ctx, ids, true)
-	}, ids)
+	}, ids, true)
 }
 
 // checked runs (or, if build, only compiles) the variant that reverts
@@ -80,7 +81,7 @@ func (r *Runner) checked(ctx context.Context, ids []diffhunks.ID, build bool) (R
 			s.Trials++
 		}
 	})
-	return r.trialOf(ctx, v, build)
+	return r.executed(ctx, ids, v, build)
 }
 
 // RunAll runs the variants concurrently, at most Config.Workers at once,
@@ -90,16 +91,18 @@ func (r *Runner) RunAll(ctx context.Context, reverts [][]diffhunks.ID) ([]Result
 	defer cancel()
 	results := make([]Result, len(reverts))
 	errs := make([]error, len(reverts))
+	ctxs, join := Fork(ctx, len(reverts))
 	var wg sync.WaitGroup
 	for i, rev := range reverts {
 		wg.Go(func() {
-			results[i], errs[i] = r.Run(ctx, rev)
+			results[i], errs[i] = r.Run(ctxs[i], rev)
 			if errs[i] != nil {
 				cancel()
 			}
 		})
 	}
 	wg.Wait()
+	join()
 	for _, err := range errs {
 		if err != nil {
 			return results, err
@@ -111,7 +114,11 @@ func (r *Runner) RunAll(ctx context.Context, reverts [][]diffhunks.ID) ([]Result
 // do returns the cached result for k, or the one derived from another
 // cached result by derive (called with r.mu held), or runs exec once for every concurrent caller.
 // Failed executions are forgotten so that a later request retries them.
-func (r *Runner) do(ctx context.Context, k string, derive func() (Result, bool), exec func(context.Context) (Result, error), ids []diffhunks.ID) (Result, error) {
+// An execution is recorded in ctx's lane (rounds.go); a caller that waited
+// for another's execution reaches its round.
+func (r *Runner) do(ctx context.Context, k string, derive func() (Result, bool), exec func(context.Context) (Result, error), ids []diffhunks.ID, build bool) (Result, error) {
+	ln := laneOf(ctx)
+	start := ln.at()
 	r.mu.Lock()
 	c, ok := r.cache[k]
 	if !ok {
@@ -132,6 +139,7 @@ func (r *Runner) do(ctx context.Context, k string, derive func() (Result, bool),
 		if c.err != nil {
 			return Result{}, c.err
 		}
+		ln.reach(c.round)
 		res := c.res
 		res.Cached = true
 		return res, nil
@@ -142,7 +150,7 @@ func (r *Runner) do(ctx context.Context, k string, derive func() (Result, bool),
 
 	select {
 	case r.sem <- struct{}{}:
-		c.res, c.err = exec(ctx)
+		c.res, c.round, c.err = ln.execute(start, ids, build, func() (Result, error) { return exec(ctx) })
 		<-r.sem
 	case <-ctx.Done():
 		c.err = ctx.Err()

@@ -21,7 +21,7 @@ func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Re
 	if err != nil {
 		return nil, fmt.Errorf("building %v to run it %d times: %w", ids, n, err)
 	}
-	out, err := r.times(ctx, n, run)
+	out, err := r.times(ctx, ids, n, run)
 	for i := range out {
 		out[i].Reverted = ids
 	}
@@ -74,9 +74,12 @@ func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (func(conte
 // trial, and returns the results in the order the runs were started. On
 // an error it returns the runs before the first failed one: a caller that
 // stops on the budget still sees what ran.
-func (r *Runner) times(ctx context.Context, n int, run func(context.Context) (Result, error)) ([]Result, error) {
+func (r *Runner) times(ctx context.Context, ids []diffhunks.ID, n int, run func(context.Context) (Result, error)) ([]Result, error) {
 	out := make([]Result, n)
 	errs := make([]error, n)
+	// The runs do not depend on each other: side by side, one round.
+	ctxs, join := Fork(ctx, n)
+	defer join()
 	var wg sync.WaitGroup
 	for i := range n {
 		select {
@@ -90,7 +93,8 @@ func (r *Runner) times(ctx context.Context, n int, run func(context.Context) (Re
 		r.count(func(s *Counts) { s.Trials++ })
 		wg.Go(func() {
 			defer func() { <-r.sem }()
-			out[i], errs[i] = run(ctx)
+			ln := laneOf(ctxs[i])
+			out[i], _, errs[i] = ln.execute(ln.at(), ids, false, func() (Result, error) { return run(ctxs[i]) })
 		})
 	}
 	wg.Wait()

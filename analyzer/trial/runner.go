@@ -68,6 +68,10 @@ type Config struct {
 	// Passthrough names the variables beyond the allow-list that the
 	// builds and tests get (proc.Env).
 	Passthrough []string
+	// Executor runs the trials the in-process type checker cannot answer;
+	// nil means this runner's own worktrees (Runner.Execute). Repeats of
+	// one variant (Repeat, RepeatRace) always run locally.
+	Executor Executor
 }
 
 // Counts are the work a Runner has done.
