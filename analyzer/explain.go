@@ -38,9 +38,6 @@ func (req *Request) setDefaults() {
 	if req.Workers <= 0 {
 		req.Workers = 2
 	}
-	if req.Parallel <= 0 {
-		req.Parallel = req.Workers
-	}
 	if req.Budget <= 0 {
 		req.Budget = DefaultBudget
 	}

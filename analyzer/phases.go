@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -210,7 +211,7 @@ func (a *analysis) search(ctx context.Context, res *Result) (*searched, error) {
 		res.Notes.Add(result.Note{Code: note.TestHunks, N: len(testHunks)})
 	}
 	s := &searched{candidates: candidates}
-	s.opt = search.Plan{Revertible: ids(res.Hunks), TestHunks: testHunks, Parallel: a.req.Parallel, Hint: failureOrder(res, nil), Reserve: a.req.Budget / 5}
+	s.opt = search.Plan{Revertible: ids(res.Hunks), TestHunks: testHunks, Parallel: cmp.Or(a.req.Parallel, a.req.Workers), Split: a.req.Parallel, Hint: failureOrder(res, nil), Reserve: a.req.Budget / 5}
 	a.b.enter(PhaseSearch)
 	var err error
 	switch a.req.Strategy {

@@ -13,9 +13,9 @@ import (
 )
 
 // TestRounds explains the paper's example with ddmin one variant at a time
-// and four at a time (with the same two local workers): the answer is the
-// same, every executed trial is in the ledger with its round, the rounds
-// are stats.rounds, and trying four at once takes fewer rounds.
+// and four at a time, in quarters (with the same two local workers): the
+// answer is the same, every executed trial is in the ledger with its
+// round, the rounds are stats.rounds, and four at once takes fewer rounds.
 func TestRounds(t *testing.T) {
 	t.Parallel()
 	sc, err := scenario.Load("../testdata/after-example.txtar")

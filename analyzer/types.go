@@ -39,8 +39,9 @@ type Options struct {
 	// Workers bounds trials run in parallel. Default 2.
 	Workers int
 	// Parallel is how many variants one round of the revert search tries
-	// at once (search.Plan.Parallel). Default Workers; an executor with
-	// more runners than local workers sets it to its runners.
+	// at once (search.Plan.Parallel), for an executor with more runners
+	// than local workers: ddmin then also cuts into that many parts
+	// (search.Plan.Split). Zero means Workers, and ddmin's halves.
 	Parallel int
 	// BuildCommand is the shell build command in trial.ModeCommand
 	// (optional).

@@ -28,7 +28,10 @@ func DDMin(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []d
 	if !v.passed() {
 		return s.nothing(v, result.Note{Code: note.AllFail, N: len(c), Outcome: string(v.res.Outcome)}), nil
 	}
-	n := 2
+	// Zeller's ddmin starts over with halves; with Plan.Split runners to
+	// fill it cuts into that many parts, which one round tries at once.
+	split := func(c []diffhunks.ID) int { return min(max(opt.Split, 2), len(c)) }
+	n := split(c)
 	for len(c) >= 2 {
 		parts := partition(c, n)
 		i, err := s.firstPassing(ctx, parts)
@@ -36,7 +39,8 @@ func DDMin(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidates []d
 			return nil, err
 		}
 		if i >= 0 {
-			c, n = parts[i], 2
+			c = parts[i]
+			n = split(c)
 			continue
 		}
 		if n > 2 {

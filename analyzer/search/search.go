@@ -45,6 +45,11 @@ type Plan struct {
 	// wins, so the answer does not depend on timing. Trial counts do depend
 	// on Parallel: a window runs whole even when its first variant passes.
 	Parallel int
+	// Split is how many parts DDMin cuts a set into when it starts over
+	// (at first, and after a part passed); 0 and 2 mean halves, as in
+	// Zeller's ddmin. An executor with many runners sets it to Parallel:
+	// halves give a round only two variants, however many runners wait.
+	Split int
 	// NoAux turns off the auxiliary-change search: a variant that does not
 	// compile counts as not passing (ddmin's "unresolved").
 	NoAux bool

@@ -167,7 +167,17 @@ func (ln *lane) record(start int, ids []diffhunks.ID, build bool, o Outcome, too
 		return start
 	}
 	round := start + 1
-	ln.ledger.add(Entry{Revert: slices.Clone(ids), Build: build, Round: round, Outcome: o, Seconds: took.Seconds()})
+	ln.ledger.add(Entry{Revert: append([]diffhunks.ID{}, ids...), Build: build, Round: round, Outcome: o, Seconds: took.Seconds()})
 	ln.reach(round)
 	return round
+}
+
+// Executed runs f as one trial of the variant that reverts ids in ctx's
+// lane, and records it in the ledger unless it failed or the type checker
+// answered, as the Runner does with its own trials: for testers that run
+// trials some other way.
+func Executed(ctx context.Context, ids []diffhunks.ID, build bool, f func() (Result, error)) (Result, error) {
+	ln := laneOf(ctx)
+	res, _, err := ln.execute(ln.at(), ids, build, f)
+	return res, err
 }

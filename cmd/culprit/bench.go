@@ -33,9 +33,14 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	only := fs.String("only", "", "run only scenarios (or corpus cases) whose name contains this")
 	corpus := fs.String("corpus", "", "explain the real regressions of a rebuilt corpus in this directory (eval/realworld) instead of the scenarios")
 	budget := fs.Duration("budget", 10*time.Minute, "with --corpus: the budget of each analysis")
-	reports := fs.String("reports", "", "with --corpus: write each case's Markdown report into this directory")
-	if err := parseFlags(fs, "bench [flags]\n\nRuns every bundled scenario (or the cases of a rebuilt corpus) with each\nstrategy and prints what each cost and whether it found the expected root.", args, stdout, stderr); err != nil {
+	reports := fs.String("reports", "", "with --corpus: write each case's Markdown report, and the log of its trials for --simulate, into this directory")
+	parallel := fs.Int("parallel", 0, "with --corpus: variants one search round tries at once (default: the 2 workers); the trial logs record it")
+	sim := simFlags(fs)
+	if err := parseFlags(fs, "bench [flags]\n\nRuns every bundled scenario (or the cases of a rebuilt corpus) with each\nstrategy and prints what each cost and whether it found the expected root.\nWith --simulate, replays the trial logs of earlier corpus runs on simulated executors.", args, stdout, stderr); err != nil {
 		return err
+	}
+	if *sim.dir != "" {
+		return sim.run(stdout, stderr)
 	}
 	if *corpus != "" {
 		if *dir != "" {
@@ -52,7 +57,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		p := startProgress(stderr, progressConfig{budget: *budget})
 		defer p.stop()
-		return benchCorpus(ctx, *corpus, *only, *reports, strats, analyzer.Options{Budget: *budget, Progress: p.report}, stdout, stderr)
+		return benchCorpus(ctx, *corpus, *only, *reports, strats, analyzer.Options{Budget: *budget, Parallel: *parallel, Progress: p.report}, stdout, stderr)
 	}
 	scs, err := loadScenarios(*dir, *only)
 	if err != nil {

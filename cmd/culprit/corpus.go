@@ -222,11 +222,17 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 			Dir: filepath.Join(dir, c.Name), Base: "base", Head: "head", Mode: trial.ModeGo,
 			Test: analyzer.TestRef{Package: c.Package, Name: c.Test}, Options: o,
 		}
-		res, err := analyzer.Explain(ctx, req)
+		lctx, led := trial.WithLedger(ctx)
+		res, err := analyzer.Explain(lctx, req)
 		if err != nil {
 			fmt.Fprintf(stderr, "bench %s %s: %v\n", c.Name, s, err)
 			trials = append(trials, "error")
 			continue
+		}
+		if reports != "" {
+			if err := writeTrialLog(reports, c.Name, o, res, led); err != nil {
+				fmt.Fprintf(stderr, "bench %s: %v\n", c.Name, err)
+			}
 		}
 		// The search's trials: classification runs the same few variants
 		// whatever the strategy.
