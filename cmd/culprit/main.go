@@ -5,6 +5,7 @@
 //	culprit demo
 //	culprit bench
 //	culprit trace --skipped
+//	culprit shard --round FILE --out FILE
 //	culprit version
 package main
 
@@ -31,7 +32,9 @@ const usage = `usage:
                   [--mode command --test-command CMD [--build-command CMD]]
   culprit demo    [--format markdown|json] [--out FILE] [--strategy S] [--quiet] ...
   culprit bench   [--strategies after,dynamic,ddmin,one-by-one] [--scenarios DIR | --corpus DIR] [--only NAME]
+  culprit bench   --simulate DIR [--runners 1,2,8,32] [--latency 45s] [--test-time 2m]
   culprit trace   --skipped [--dir MODULE] [--pkg ./path] [-v]
+  culprit shard   --round FILE --out FILE [--shard I --shards N] [--repo DIR]
   culprit version (or culprit --version)
 
 'culprit COMMAND --help' lists a command's flags.
@@ -62,6 +65,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = bench(ctx, args[1:], stdout, stderr)
 	case "trace":
 		err = traceCmd(ctx, args[1:], stdout, stderr)
+	case "shard":
+		err = shardCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		err = versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
