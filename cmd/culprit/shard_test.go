@@ -12,6 +12,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/shard"
 	"github.com/culprit-dev/culprit/internal/testfiles"
 	"github.com/google/go-cmp/cmp"
 )
@@ -46,7 +47,7 @@ func shardRepo(t *testing.T) (string, string) {
 
 // shardRound is a round of three trials of shardRepo's TestF: the fix,
 // head itself, and a variant that does not compile.
-func shardRound(head string) roundFile {
+func shardRound(head string) shard.Round {
 	req := func(ids []diffhunks.ID, calc string) trial.Request {
 		q := trial.Request{Revert: ids, Package: "./calc", Test: "TestF", Timeout: time.Minute}
 		if calc != "" {
@@ -54,7 +55,7 @@ func shardRound(head string) roundFile {
 		}
 		return q
 	}
-	return roundFile{Version: shardVersion, ID: "r1", Head: head, Requests: []trial.Request{
+	return shard.Round{Version: shard.Version, ID: "r1", Head: head, Requests: []trial.Request{
 		req([]diffhunks.ID{1}, "package calc\n\nfunc F(x, y int) int {\n\treturn x + y\n}\n"),
 		req(nil, ""),
 		req([]diffhunks.ID{2}, "package calc\n\nfunc F(x, y int) int {\n\tz := 1\n\treturn x + y\n}\n"),
@@ -88,28 +89,28 @@ func TestShard(t *testing.T) {
 		"0": {{[]diffhunks.ID{1}, trial.Pass}, {nil, trial.Fail}},
 		"1": {{[]diffhunks.ID{2}, trial.BuildError}},
 	}
-	for shard, w := range want {
-		out := filepath.Join(tmp, "out"+shard+".json")
+	for idx, w := range want {
+		out := filepath.Join(tmp, "out"+idx+".json")
 		var stdout, stderr bytes.Buffer
-		if err := run(t.Context(), []string{"shard", "--round", round, "--out", out, "--repo", repo, "--shard", shard, "--shards", "2"}, &stdout, &stderr); err != nil {
-			t.Fatalf("shard %s: %v\n%s", shard, err, stderr.String())
+		if err := run(t.Context(), []string{"shard", "--round", round, "--out", out, "--repo", repo, "--shard", idx, "--shards", "2"}, &stdout, &stderr); err != nil {
+			t.Fatalf("shard %s: %v\n%s", idx, err, stderr.String())
 		}
-		var f outcomesFile
+		var f shard.Outcomes
 		if err := json.Unmarshal(readFile(t, out), &f); err != nil {
 			t.Fatal(err)
 		}
-		if f.ID != "r1" || f.Version != shardVersion || f.Shards != 2 {
-			t.Errorf("shard %s: header %+v", shard, f)
+		if f.ID != "r1" || f.Version != shard.Version || f.Shards != 2 {
+			t.Errorf("shard %s: header %+v", idx, f)
 		}
 		var g []got
 		for _, o := range f.Outcomes {
 			g = append(g, got{o.Revert, o.Result.Outcome})
 			if o.Result.Duration <= 0 {
-				t.Errorf("shard %s: outcome %v has no duration", shard, o.Revert)
+				t.Errorf("shard %s: outcome %v has no duration", idx, o.Revert)
 			}
 		}
 		if diff := cmp.Diff(w, g); diff != "" {
-			t.Errorf("shard %s outcomes (-want +got):\n%s", shard, diff)
+			t.Errorf("shard %s outcomes (-want +got):\n%s", idx, diff)
 		}
 	}
 }
@@ -119,17 +120,17 @@ func TestShard(t *testing.T) {
 func TestShardRejects(t *testing.T) {
 	repo, head := shardRepo(t)
 	tmp := t.TempDir()
-	tests := map[string]func(*roundFile){
-		"other head":     func(r *roundFile) { r.Head = strings.Repeat("0", 40) },
-		"other version":  func(r *roundFile) { r.Version = 2 },
-		"escaping path":  func(r *roundFile) { r.Requests[0].Files = map[string][]byte{"../x.go": nil} },
-		"git directory":  func(r *roundFile) { r.Requests[0].Deleted = []string{".git/config"} },
-		"other test":     func(r *roundFile) { r.Requests[1].Test = "TestG" },
-		"no timeout":     func(r *roundFile) { r.Requests[0].Timeout = 0 },
-		"absolute path":  func(r *roundFile) { r.Requests[2].Files = map[string][]byte{"/etc/x": nil} },
-		"unclean path":   func(r *roundFile) { r.Requests[2].Files = map[string][]byte{"calc/../calc/calc.go": nil} },
-		"no round id":    func(r *roundFile) { r.ID = "" },
-		"timeout varies": func(r *roundFile) { r.Requests[1].Timeout = time.Hour },
+	tests := map[string]func(*shard.Round){
+		"other head":     func(r *shard.Round) { r.Head = strings.Repeat("0", 40) },
+		"other version":  func(r *shard.Round) { r.Version = 2 },
+		"escaping path":  func(r *shard.Round) { r.Requests[0].Files = map[string][]byte{"../x.go": nil} },
+		"git directory":  func(r *shard.Round) { r.Requests[0].Deleted = []string{".git/config"} },
+		"other test":     func(r *shard.Round) { r.Requests[1].Test = "TestG" },
+		"no timeout":     func(r *shard.Round) { r.Requests[0].Timeout = 0 },
+		"absolute path":  func(r *shard.Round) { r.Requests[2].Files = map[string][]byte{"/etc/x": nil} },
+		"unclean path":   func(r *shard.Round) { r.Requests[2].Files = map[string][]byte{"calc/../calc/calc.go": nil} },
+		"no round id":    func(r *shard.Round) { r.ID = "" },
+		"timeout varies": func(r *shard.Round) { r.Requests[1].Timeout = time.Hour },
 	}
 	for name, edit := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -142,19 +143,5 @@ func TestShardRejects(t *testing.T) {
 				t.Errorf("ran the round")
 			}
 		})
-	}
-}
-
-func TestSliceOf(t *testing.T) {
-	var got [][2]int
-	for i := range 3 {
-		lo, hi := sliceOf(7, i, 3)
-		got = append(got, [2]int{lo, hi})
-	}
-	if diff := cmp.Diff([][2]int{{0, 3}, {3, 5}, {5, 7}}, got); diff != "" {
-		t.Errorf("7 in 3 (-want +got):\n%s", diff)
-	}
-	if lo, hi := sliceOf(2, 3, 4); lo != hi {
-		t.Errorf("2 in 4, shard 3: [%d, %d), want empty", lo, hi)
 	}
 }
