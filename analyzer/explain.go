@@ -212,7 +212,12 @@ func newRunner(ctx context.Context, req Request, head string, set *diffhunks.Set
 	if req.Mode == trial.ModeGo {
 		dir, pkg = filepath.Join(req.Dir, filepath.FromSlash(mod.dir)), mod.pkg
 	}
+	var exec trial.Executor
+	if req.Mode == trial.ModeGo {
+		exec = req.Executor
+	}
 	r, err := trial.New(ctx, trial.Config{
+		Executor:     exec,
 		Dir:          dir,
 		Head:         head,
 		Variants:     set,

@@ -43,6 +43,10 @@ type Options struct {
 	// than local workers: ddmin then also cuts into that many parts
 	// (search.Plan.Split). Zero means Workers, and ddmin's halves.
 	Parallel int
+	// Executor, in Go mode, runs the trials the in-process type checker
+	// cannot answer elsewhere (trial.Config.Executor); nil runs them in
+	// local worktrees.
+	Executor trial.Executor
 	// BuildCommand is the shell build command in trial.ModeCommand
 	// (optional).
 	BuildCommand string

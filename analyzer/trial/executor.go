@@ -35,9 +35,10 @@ type Request struct {
 // Executor runs rounds of trials: requests that do not depend on each
 // other's outcomes, which it may run side by side. Results come back in
 // the order of the round. An error means the round could not be run at
-// all (cancelled, no runner answered in time), not that a test failed;
-// an executor that cannot trust an outcome returns an error for the round
-// rather than a guess.
+// all (cancelled), not that a test failed. A result left without an
+// Outcome is a request the executor could not answer (its runner was
+// lost, its answer did not pass the checks): the Runner runs it itself,
+// so that an executor never has to guess.
 type Executor interface {
 	Execute(ctx context.Context, round []Request) ([]Result, error)
 }
@@ -102,6 +103,9 @@ func (r *Runner) executed(ctx context.Context, ids []diffhunks.ID, v variant, bu
 	}
 	if len(out) != 1 {
 		return Result{}, fmt.Errorf("trial: executor answered %d results for one request", len(out))
+	}
+	if out[0].Outcome == "" {
+		return r.trialOf(ctx, v, build)
 	}
 	return out[0], nil
 }

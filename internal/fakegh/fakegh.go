@@ -124,6 +124,12 @@ type Server struct {
 
 	dispatches []Dispatch
 	tokens     int // installation tokens handed out
+
+	// Run runs accepted dispatches (runs.go); QueueLatency is how long a
+	// dispatched run waits before it is listed and its work starts.
+	Run          Run
+	QueueLatency time.Duration
+	runs         runs
 }
 
 // Fault is an error answer injected by [Server.Fail].
@@ -161,12 +167,16 @@ func New(t testing.TB, owner, repo, token string) *Server {
 	mux.HandleFunc("POST "+repoPath+"/issues/comments/{id}/reactions", s.createReaction)
 	mux.HandleFunc("POST "+repoPath+"/actions/workflows/{file}/dispatches", s.dispatch)
 	mux.HandleFunc("POST "+BasePath+"/app/installations/{id}/access_tokens", s.createInstallationToken)
+	s.routeRuns(mux, repoPath)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("fake GitHub: unexpected request %s %s", r.Method, r.URL.Path)
 		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
 	})
-	s.Server = httptest.NewServer(s.check(mux))
+	s.Server = httptest.NewServer(s.blobs(s.check(mux)))
 	t.Cleanup(s.Close)
+	// The runs' work ends before the server closes (cleanups run last
+	// first).
+	t.Cleanup(s.runs.wg.Wait)
 	return s
 }
 

@@ -129,8 +129,10 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	d := Dispatch{Workflow: file, Ref: in.Ref, Inputs: inputs}
 	s.mu.Lock()
-	s.dispatches = append(s.dispatches, Dispatch{Workflow: file, Ref: in.Ref, Inputs: inputs})
+	s.dispatches = append(s.dispatches, d)
 	s.mu.Unlock()
+	s.startRun(d)
 	w.WriteHeader(http.StatusNoContent)
 }
