@@ -128,7 +128,11 @@ func (ru *run) analyze(ctx context.Context) error {
 	if ex == nil {
 		ex = ExplainFunc(analyzer.Explain)
 	}
-	an, err := analyze(ctx, ru.cfg, t, ex, ru.a)
+	exec, err := ru.executor(ctx, t)
+	if err != nil {
+		return err
+	}
+	an, err := analyze(ctx, ru.cfg, t, ex, exec, ru.a)
 	if err != nil {
 		return err
 	}

@@ -45,9 +45,14 @@ type analysis struct {
 
 // analyze finds the failing tests on head and explains up to MaxTests
 // distinct failures.
-func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, a *githubactions.Action) (*analysis, error) {
+// exec, when not nil, runs the trials elsewhere, with search rounds as
+// wide as cfg.MaxRunners.
+func analyze(ctx context.Context, cfg *Config, t *Target, ex Explainer, exec trial.Executor, a *githubactions.Action) (*analysis, error) {
 	opts := analyzer.Options{Strategy: cfg.Strategy, Timeout: cfg.Timeout, BuildCommand: cfg.BuildCommand,
 		Budget: cfg.Budget, MaxTrials: cfg.MaxTrials, EnvPassthrough: cfg.EnvPassthrough}
+	if exec != nil {
+		opts.Executor, opts.Parallel = exec, cfg.MaxRunners
+	}
 	if cfg.TestCommand != "" {
 		req := analyzer.Request{Dir: cfg.Dir, Base: t.Base, Head: t.Head, Mode: trial.ModeCommand,
 			Test: analyzer.TestRef{Command: cfg.TestCommand}, Options: opts}

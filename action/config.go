@@ -3,6 +3,7 @@ package action
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -60,6 +61,12 @@ type Config struct {
 	// tests input (see defaultCommentID).
 	CommentID string
 	Dir       string // the repository
+	// Executor is where the trials run: "local" (this job) or "actions"
+	// (the trials workflow, TrialsWorkflow, on up to MaxRunners runners
+	// a round, within RunnerMinutes of runner time; 0 is no bound).
+	Executor      string
+	MaxRunners    int
+	RunnerMinutes int
 }
 
 // input reads an input the way the runner passes it: INPUT_ and the name
@@ -137,6 +144,9 @@ func readConfig(a *githubactions.Action, getenv func(string) string) (*Config, e
 		if *b.dst, err = boolInput(a, b.name, true); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.readExecutor(a); err != nil {
+		return nil, err
 	}
 	if c.Tests != "" && !isNameList(c.Tests) {
 		if _, err := regexp.Compile(c.Tests); err != nil {
@@ -301,6 +311,35 @@ func (c *Config) choose(a *githubactions.Action) error {
 	case analyzer.StrategyAfter, analyzer.StrategyDynamic, analyzer.StrategyDDMin, analyzer.StrategyOneByOne:
 	default:
 		return fmt.Errorf("input strategy: %q is not one of after, dynamic, ddmin, one-by-one", c.Strategy)
+	}
+	return nil
+}
+
+// readExecutor reads where the trials run.
+func (c *Config) readExecutor(a *githubactions.Action) error {
+	c.Executor = input(a, "executor")
+	switch c.Executor {
+	case "":
+		c.Executor = "local"
+	case "local", "actions":
+	default:
+		return fmt.Errorf("input executor: %q; want local or actions", c.Executor)
+	}
+	if c.Executor == "actions" && c.TestCommand != "" {
+		return errors.New("input executor: actions runs Go tests; the test-command mode runs its trials locally")
+	}
+	var err error
+	if c.MaxRunners, err = intInput(a, "max-runners", 8); err != nil {
+		return err
+	}
+	if c.MaxRunners < 1 || c.MaxRunners > 256 {
+		return fmt.Errorf("input max-runners: %d; want 1 to 256", c.MaxRunners)
+	}
+	if c.RunnerMinutes, err = intInput(a, "runner-minutes", 0); err != nil {
+		return err
+	}
+	if c.RunnerMinutes < 0 {
+		return fmt.Errorf("input runner-minutes: %d; want 0 (no bound) or more", c.RunnerMinutes)
 	}
 	return nil
 }

@@ -58,6 +58,7 @@ type Trials struct {
 	Poll, MaxPoll time.Duration
 
 	seq  atomic.Int64
+	off  atomic.Bool // a dispatch failed: the rest runs locally
 	mu   sync.Mutex
 	used time.Duration
 	// fallbacks counts the rounds and shards left unanswered.
@@ -81,7 +82,7 @@ func (t *Trials) Execute(ctx context.Context, round []trial.Request) ([]trial.Re
 	}
 	rd := &shard.Round{Version: shard.Version, ID: fmt.Sprintf("%d-%d", t.RunID, t.seq.Add(1)), Head: t.Head, Requests: round}
 	inline, err := encodeRound(rd)
-	if err != nil || len(inline) > maxInlineRound || t.spent() {
+	if err != nil || len(inline) > maxInlineRound || t.spent() || t.off.Load() {
 		t.fellBack()
 		return make([]trial.Result, len(round)), nil
 	}
@@ -90,7 +91,14 @@ func (t *Trials) Execute(ctx context.Context, round []trial.Request) ([]trial.Re
 	results := make([]trial.Result, len(round))
 	answered := make([]bool, k)
 	if err := t.dispatch(ctx, rd, inline, k); err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		// No workflow to dispatch, or a token that may not (a fork's):
+		// every trial runs in the job from now on.
+		t.off.Store(true)
+		t.fellBack()
+		return make([]trial.Result, len(round)), nil
 	}
 	run, err := t.await(ctx, rd.ID)
 	if err != nil {

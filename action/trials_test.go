@@ -18,6 +18,8 @@ import (
 	"github.com/culprit-dev/culprit/action"
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/result"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/fakegh"
 	"github.com/culprit-dev/culprit/internal/ghclient"
 	"github.com/culprit-dev/culprit/internal/scenario"
@@ -169,4 +171,31 @@ func runShards(t *testing.T, checkout string, d fakegh.Dispatch, n int) map[stri
 		arts[name] = map[string][]byte{"outcomes.json": data}
 	}
 	return arts
+}
+
+// TestTrialsFallBackWhenDispatchRefused: a token that may not dispatch
+// (a fork's), or no trials workflow, leaves the round to the runner, and
+// every later one without asking again.
+func TestTrialsFallBackWhenDispatchRefused(t *testing.T) {
+	gh := fakegh.New(t, "o", "r", "tok")
+	gh.ReadOnly = true
+	client, err := ghclient.New(nil, gh.APIURL(), "tok", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials := &action.Trials{Client: client, Blobs: &http.Client{}, Owner: "o", Repo: "r", Ref: "main", Head: "abc",
+		RunID: 1, Runners: 2, Poll: time.Millisecond, MaxPoll: time.Millisecond}
+	round := []trial.Request{{Revert: []diffhunks.ID{1}, Package: "./calc", Test: "TestF", Timeout: time.Minute}}
+	for range 2 {
+		res, err := trials.Execute(context.Background(), round)
+		if err != nil || len(res) != 1 || res[0].Outcome != "" {
+			t.Fatalf("Execute = %+v, %v; want the request left unanswered", res, err)
+		}
+	}
+	if n := gh.Calls()["POST /repos/o/r/actions/workflows/culprit-trials.yml/dispatches"]; n != 1 {
+		t.Errorf("%d dispatches, want 1", n)
+	}
+	if got := trials.Fallbacks(); got != 2 {
+		t.Errorf("%d fallbacks, want 2", got)
+	}
 }
