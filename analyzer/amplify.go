@@ -19,8 +19,15 @@ type amplifier interface {
 
 // Choosing an amplification.
 const (
-	// probeRuns is how many head runs measure one candidate.
-	probeRuns = 6
+	// probeFailures is how many failures of one candidate end its
+	// measurement: enough to rank it by rate, not by luck.
+	probeFailures = 3
+	// maxProbeRuns bounds the processes measuring one candidate when
+	// none fails often enough.
+	maxProbeRuns = 24
+	// amplifyShare is the share of the time left that measuring the
+	// candidates may take.
+	amplifyShare = 0.10
 	// processTarget is about how long one amplified process's tests run:
 	// iterations are chosen so that the process start is a small share.
 	processTarget = 2 * time.Second
@@ -33,6 +40,9 @@ const (
 type Amplification struct {
 	Chosen trial.Amplification
 	Tried  []AmplificationRuns
+	// NoneFailed says that no measured run failed, so the choice is the
+	// candidate that tried the test most often per second.
+	NoneFailed bool
 }
 
 // AmplificationRuns is head measured under one candidate: its runs (one
@@ -46,41 +56,90 @@ type AmplificationRuns struct {
 
 // amplify measures head under each candidate amplification after the
 // plain runs it has, and keeps the one with the most failures per second
-// of run time (the plain runs when none beats them; the strongest
-// candidate when none failed at all, so that a rare failure still gets
-// its best chance). Base, the revert search and the proof then run under
-// the same amplification, so their rates compare with head's. It returns
-// head's runs under the chosen amplification: only runs made alike enter
-// one rate.
-func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.Result) ([]trial.Result, error) {
+// of run time (the plain runs when none beats them). The candidates are
+// measured in rounds, workers processes each per round, until one has
+// failed probeFailures times, each has run maxProbeRuns processes, or
+// amplifyShare of the time left is spent: a failure seen once in thirty
+// runs needs more than a handful of runs to show. When no run failed at
+// all, the candidate with the most tries of the test per second is kept,
+// so that a rare failure gets its best chance. Base, the revert search
+// and the proof then run under the same amplification, so their rates
+// compare with head's. It returns head's runs under the chosen
+// amplification: only runs made alike enter one rate.
+func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.Result, workers int) ([]trial.Result, error) {
 	amp, ok := r.(amplifier)
 	if !ok {
 		return plain, nil
 	}
 	k := iterationsFor(median(plain))
-	candidates := []trial.Amplification{{Iterations: k}, {Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}}
-	c.amplified = &Amplification{Tried: []AmplificationRuns{measured(trial.Amplification{}, plain)}}
-	best, bestRuns := trial.Amplification{}, plain
-	bestRate := perSecond(c.amplified.Tried[0])
-	anyFailed := bestRate > 0
-	for _, a := range candidates {
-		amp.SetAmplification(a)
-		runs, err := r.Repeat(ctx, nil, probeRuns)
-		c.runs = append(c.runs, runs...)
-		if err != nil {
-			amp.SetAmplification(best)
-			return nil, fmt.Errorf("running the test on head with %s: %w", a, err)
+	cands := []trial.Amplification{{Iterations: k}, {Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}}
+	runs := make([][]trial.Result, len(cands))
+	stop := probeDeadline(ctx)
+	batch := max(workers, 1)
+	for done := false; !done; {
+		for i, a := range cands {
+			amp.SetAmplification(a)
+			more, err := r.Repeat(ctx, nil, min(batch, maxProbeRuns-len(runs[i])))
+			runs[i] = append(runs[i], more...)
+			c.runs = append(c.runs, more...)
+			if err != nil {
+				amp.SetAmplification(trial.Amplification{})
+				return nil, fmt.Errorf("running the test on head with %s: %w", a, err)
+			}
 		}
-		m := measured(a, runs)
-		c.amplified.Tried = append(c.amplified.Tried, m)
-		if rate := perSecond(m); rate > bestRate || !anyFailed && m.Failures == 0 {
-			best, bestRuns, bestRate = a, runs, rate
+		done = time.Now().After(stop) || len(runs[0]) >= maxProbeRuns
+		for _, rs := range runs {
+			if f, _ := count(rs); f >= probeFailures {
+				done = true
+			}
 		}
-		anyFailed = anyFailed || m.Failures > 0
 	}
-	amp.SetAmplification(best)
-	c.amplified.Chosen = best
-	return bestRuns, nil
+	c.amplified = &Amplification{Tried: []AmplificationRuns{measured(trial.Amplification{}, plain)}}
+	for i, a := range cands {
+		c.amplified.Tried = append(c.amplified.Tried, measured(a, runs[i]))
+	}
+	best := c.amplified.choose()
+	chosen, chosenRuns := trial.Amplification{}, plain
+	if best > 0 {
+		chosen, chosenRuns = cands[best-1], runs[best-1]
+	}
+	amp.SetAmplification(chosen)
+	c.amplified.Chosen = chosen
+	return chosenRuns, nil
+}
+
+// probeDeadline is when measuring the candidates stops, at the latest:
+// amplifyShare of the time left before ctx's deadline, or an hour on
+// without one (maxProbeRuns bounds it then).
+func probeDeadline(ctx context.Context) time.Time {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return time.Now().Add(time.Hour)
+	}
+	return time.Now().Add(time.Duration(amplifyShare * float64(time.Until(dl))))
+}
+
+// choose is the index in a.Tried of the way to run the test: the most
+// failures per second, the first (cheapest) on a tie; when nothing failed,
+// the most tries per second among the candidates, and NoneFailed is set.
+func (a *Amplification) choose() int {
+	best, bestRate := 0, perSecond(a.Tried[0])
+	for i, t := range a.Tried[1:] {
+		if rate := perSecond(t); rate > bestRate {
+			best, bestRate = i+1, rate
+		}
+	}
+	if bestRate > 0 {
+		return best
+	}
+	a.NoneFailed = true
+	best, bestTries := 0, triesPerSecond(a.Tried[0])
+	for i, t := range a.Tried[1:] {
+		if tries := triesPerSecond(t); tries > bestTries {
+			best, bestTries = i+1, tries
+		}
+	}
+	return best
 }
 
 // note is the finding that says how the runs were amplified.
@@ -104,6 +163,15 @@ func measured(a trial.Amplification, runs []trial.Result) AmplificationRuns {
 		m.Seconds += r.Duration.Seconds()
 	}
 	return m
+}
+
+// triesPerSecond is how many times m's runs could run the test per second
+// of run time (each process runs it up to its iterations).
+func triesPerSecond(m AmplificationRuns) float64 {
+	if m.Seconds <= 0 {
+		return 0
+	}
+	return float64(m.Runs*m.Amplification.PerProcess()) / m.Seconds
 }
 
 // perSecond is m's failures per second of run time.

@@ -60,7 +60,7 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 		// The failure that brought us here did not show: head is
 		// amplified and gets more runs before it is called passing, as
 		// a rare flake would fail in some of them (FLAKY.md §5).
-		if headRuns, err = c.amplify(ctx, r, headRuns); err != nil {
+		if headRuns, err = c.amplify(ctx, r, headRuns, workers); err != nil {
 			return nil, err
 		}
 		if headRuns, err = c.failAtAll(ctx, r, headRuns, workers); err != nil {
@@ -80,7 +80,7 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 		}
 		return c, c.flaky(ctx, r, all, headRuns, workers)
 	case hp > 0:
-		if headRuns, err = c.amplify(ctx, r, headRuns); err != nil {
+		if headRuns, err = c.amplify(ctx, r, headRuns, workers); err != nil {
 			return nil, err
 		}
 		if c.amplified != nil {
@@ -115,18 +115,24 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 	return c, nil
 }
 
-// maxPassingRuns is how many runs head gets in all to fail once when its
-// first runs all passed.
-const maxPassingRuns = 30
+// How many runs head gets in all to fail once when its first runs all
+// passed: maxPassingRuns without a deadline; with one, as many as the
+// classification's share of the time left allows, up to rareRuns, which
+// see a failure of one run in a hundred with 95 % probability.
+const (
+	maxPassingRuns = 30
+	rareRuns       = 300
+)
 
-// failAtAll runs head, workers at a time, until a run fails, it has run
-// maxPassingRuns times, or the classification's share of the budget is
-// spent; it returns every head run so far.
+// failAtAll runs head, workers at a time, until a run fails or the runs
+// above are spent; it returns every head run so far. The run that brought
+// the user here failed: a failure that shows once in fifty runs is worth
+// the time before head is called passing.
 func (c *classification) failAtAll(ctx context.Context, r repeater, head []trial.Result, workers int) ([]trial.Result, error) {
 	batch := max(workers, 1)
 	limit := maxPassingRuns
 	if plan := planRuns(ctx, classifyShare, batch, median(head)); plan >= 0 {
-		limit = min(limit, max(plan, len(head)))
+		limit = min(rareRuns, max(plan, len(head)))
 	}
 	for len(head) < limit {
 		more, err := r.Repeat(ctx, nil, min(batch, limit-len(head)))

@@ -154,7 +154,7 @@ func documentFlakiness(f *Flakiness) *result.Flakiness {
 		}
 	}
 	if a := f.Amplification; a != nil {
-		out.Amplification = &result.Amplification{Iterations: a.Chosen.PerProcess(), GoMaxProcs: a.Chosen.GoMaxProcs}
+		out.Amplification = &result.Amplification{Iterations: a.Chosen.PerProcess(), GoMaxProcs: a.Chosen.GoMaxProcs, NoneFailed: a.NoneFailed}
 		for _, t := range a.Tried {
 			out.Amplification.Tried = append(out.Amplification.Tried, result.AmplificationRuns{Iterations: t.Amplification.PerProcess(),
 				GoMaxProcs: t.Amplification.GoMaxProcs, Runs: t.Runs, Failures: t.Failures, Seconds: t.Seconds})

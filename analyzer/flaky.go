@@ -19,8 +19,8 @@ import (
 
 // Limits of the flaky classification (FLAKY.md §5).
 const (
-	maxHeadRuns     = 60               // head runs at most, the first reruns included
-	maxBaseRuns     = 60               // base runs at most
+	maxHeadRuns     = 60               // head runs at most without a deadline, the first reruns included
+	maxBaseRuns     = 60               // base runs at most without a deadline
 	minHeadFailures = 5                // head failures wanted before its rate is trusted
 	maxHalfWidth    = 0.15             // widest Wilson half-width of head's rate that stops head's runs
 	baseAlpha       = 0.01             // (1 − L_h)^n_b at most: base ruled out as failing like head
@@ -156,18 +156,22 @@ func headRuns(runs []trial.Result) []trial.Result {
 // not to fail like head, or fails. It sets c's status, notes and rates.
 func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.ID, head []trial.Result, workers int) error {
 	batch := max(workers, 1)
-	d := median(head)
-	if c.amplified != nil {
-		// The runner scales a run's limit by its iterations.
-		d /= time.Duration(c.amplified.Chosen.PerProcess())
-	}
+	d := median(head) // of one process, however many iterations it runs
 	if rt, ok := r.(runTimer); ok && d > 0 {
-		rt.SetRunTimeout(max(10*d, minRunTimeout))
+		// The runner scales a run's limit by its iterations.
+		one := d
+		if c.amplified != nil {
+			one /= time.Duration(c.amplified.Chosen.PerProcess())
+		}
+		rt.SetRunTimeout(max(10*one, minRunTimeout))
 	}
+	// With a deadline the budget bounds the runs, not a count: a rare
+	// flake needs hundreds of base runs to be ruled out there, and they
+	// stop as soon as the rates separate.
 	plan := planRuns(ctx, classifyShare, batch, d)
 	capped := func(limit, used int) int {
 		if plan >= 0 {
-			limit = min(limit, max(plan-used, 0))
+			return max(plan-used, 0)
 		}
 		return limit
 	}

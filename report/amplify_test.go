@@ -37,3 +37,18 @@ func TestAmplifiedRates(t *testing.T) {
 		t.Errorf("plain runs are called amplified:\n%s", plain)
 	}
 }
+
+// TestAmplificationNoneFailed: when no measured run failed, the report
+// does not claim the choice made head fail most often.
+func TestAmplificationNoneFailed(t *testing.T) {
+	r := flakyRegression()
+	r.Flakiness.Amplification = &result.Amplification{Iterations: 19, NoneFailed: true, Tried: []result.AmplificationRuns{
+		{Iterations: 1, Runs: 3, Seconds: 0.3},
+		{Iterations: 19, Runs: 24, Seconds: 3.1},
+		{Iterations: 19, GoMaxProcs: 8, Runs: 24, Seconds: 4.4},
+	}}
+	md := Markdown(r)
+	if !strings.Contains(md, "no run failed while the ways of running it were measured") || strings.Contains(md, "fail most often") {
+		t.Errorf("the choice is not said to be made without failures:\n%s", md)
+	}
+}

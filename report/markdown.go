@@ -354,7 +354,11 @@ func renderAmplification(b *strings.Builder, a *result.Amplification) {
 		if a.GoMaxProcs > 0 {
 			fmt.Fprintf(b, ", with GOMAXPROCS=%d", a.GoMaxProcs)
 		}
-		b.WriteString(": the way of running it that made head fail most often per second")
+		if a.NoneFailed {
+			b.WriteString(": no run failed while the ways of running it were measured, and this one tried the test most often per second")
+		} else {
+			b.WriteString(": the way of running it that made head fail most often per second")
+		}
 	} else {
 		b.WriteString(" Runs were plain: no amplification made head fail more often per second")
 	}

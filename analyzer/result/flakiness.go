@@ -24,6 +24,10 @@ type Amplification struct {
 	Iterations int                 `json:"iterations"`
 	GoMaxProcs int                 `json:"gomaxprocs,omitempty"`
 	Tried      []AmplificationRuns `json:"tried"`
+	// NoneFailed says that no run failed while the candidates were
+	// measured: the one with the most tries of the test per second was
+	// kept.
+	NoneFailed bool `json:"none_failed,omitempty"`
 }
 
 // Amplifies reports whether a changes how the test runs, as opposed to

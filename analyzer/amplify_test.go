@@ -1,0 +1,145 @@
+package analyzer
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/culprit-dev/culprit/analyzer/result"
+	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
+)
+
+// amplified is a repeater whose head fails at a rate that depends on the
+// amplification its runs use, as a rare flake's does; base never fails.
+// A process of k iterations takes k times perRun (slow times that with
+// GOMAXPROCS set).
+type amplified struct {
+	rate       map[trial.Amplification]float64
+	perRun     time.Duration
+	slowGMP    float64
+	amp        trial.Amplification
+	rng        *rand.Rand
+	head, base int
+	measured   map[trial.Amplification]int
+}
+
+func (s *amplified) SetAmplification(a trial.Amplification) { s.amp = a }
+
+func (s *amplified) Repeat(_ context.Context, revert []diffhunks.ID, n int) ([]trial.Result, error) {
+	out := make([]trial.Result, n)
+	d := s.perRun * time.Duration(s.amp.PerProcess())
+	if s.amp.GoMaxProcs > 0 {
+		d = time.Duration(float64(d) * s.slowGMP)
+	}
+	for i := range out {
+		out[i] = trial.Result{Reverted: revert, Outcome: trial.Pass, Duration: d}
+		if len(revert) > 0 {
+			s.base++
+			continue
+		}
+		s.head++
+		s.measured[s.amp]++
+		if s.rng.Float64() < s.rate[s.amp] {
+			out[i].Outcome = trial.Fail
+		}
+	}
+	return out, nil
+}
+
+// TestAmplifyChoosesByMeasurement: the candidates are measured until one
+// has failed often enough, and the one with the most failures per second
+// is kept, whichever it is; when none fails, the one with the most tries
+// per second is kept and the choice says so; with a deadline, base runs
+// as long as ruling it out needs, beyond the count that bounds runs
+// without one.
+func TestAmplifyChoosesByMeasurement(t *testing.T) {
+	const k = 20 // iterationsFor(100ms)
+	iter := trial.Amplification{Iterations: k}
+	gmp := trial.Amplification{Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}
+	tests := []struct {
+		name       string
+		rate       map[trial.Amplification]float64
+		want       trial.Amplification
+		noneFailed bool
+	}{
+		{"iterations expose it", map[trial.Amplification]float64{iter: 0.25}, iter, false},
+		{"GOMAXPROCS exposes it", map[trial.Amplification]float64{iter: 0.02, gmp: 0.5}, gmp, false},
+		{"nothing fails while measured", map[trial.Amplification]float64{}, iter, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			early := 0
+			for seed := uint64(1); seed <= 20; seed++ {
+				s := &amplified{rate: tc.rate, perRun: 100 * time.Millisecond, slowGMP: 1.5,
+					rng: rand.New(rand.NewPCG(seed, 7)), measured: map[trial.Amplification]int{}}
+				plain, _ := s.Repeat(context.Background(), nil, 3)
+				c := &classification{}
+				runs, err := c.amplify(context.Background(), s, plain, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a := c.amplified
+				if a.Chosen != tc.want || a.NoneFailed != tc.noneFailed || s.amp != tc.want {
+					t.Fatalf("seed %d: chose %v (runner %v), none failed %v; want %v, %v; tried %+v", seed, a.Chosen, s.amp, a.NoneFailed, tc.want, tc.noneFailed, a.Tried)
+				}
+				if len(runs) != s.measured[tc.want] {
+					t.Errorf("seed %d: %d runs returned, %d made under the choice", seed, len(runs), s.measured[tc.want])
+				}
+				if tc.noneFailed && (s.measured[iter] != maxProbeRuns || s.measured[gmp] != maxProbeRuns) {
+					t.Errorf("seed %d: measured %v, want %d runs of each when none fails", seed, s.measured, maxProbeRuns)
+				}
+				if s.measured[tc.want] < maxProbeRuns {
+					early++
+				}
+			}
+			// A candidate failing a quarter of its runs or more is
+			// seen before the most runs are spent, almost always.
+			if !tc.noneFailed && early < 16 {
+				t.Errorf("the measurement ended early for %d of 20 seeds", early)
+			}
+		})
+	}
+
+	t.Run("budget bounds base, not a count", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		s := &amplified{rate: map[trial.Amplification]float64{iter: 0.04}, perRun: 100 * time.Millisecond, slowGMP: 1,
+			rng: rand.New(rand.NewPCG(3, 7)), measured: map[trial.Amplification]int{}}
+		c, err := classify(ctx, s, []diffhunks.ID{1}, 3, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.rates == nil {
+			t.Fatalf("status %q, notes %+v: no rates", c.status, c.notes)
+		}
+		if c.status != result.FlakyRegression || c.rates.Base.Runs <= maxBaseRuns || c.rates.Base.Runs != s.base {
+			t.Errorf("status %q, base %+v (%d runs made), head %+v; want a flaky regression after more than %d base runs",
+				c.status, c.rates.Base, s.base, c.rates.Head, maxBaseRuns)
+		}
+	})
+	t.Run("the plan counts processes, not iterations", func(t *testing.T) {
+		const budget = 5 * time.Minute
+		ctx, cancel := context.WithTimeout(context.Background(), budget)
+		defer cancel()
+		s := &amplified{rate: map[trial.Amplification]float64{iter: 0.02}, perRun: 100 * time.Millisecond, slowGMP: 1,
+			rng: rand.New(rand.NewPCG(3, 7)), measured: map[trial.Amplification]int{}}
+		c, err := classify(ctx, s, []diffhunks.ID{1}, 3, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spent time.Duration
+		for _, r := range c.runs {
+			spent += r.Duration
+		}
+		// Two at a time; the measurement of the candidates may add its
+		// share; one batch may start just before the plan ends.
+		t.Logf("status %q, %d head and %d base runs, %v run time", c.status, s.head, s.base, spent)
+		if wall, most := spent/2, time.Duration((classifyShare+amplifyShare)*float64(budget))+2*time.Second; wall > most {
+			t.Errorf("the runs took %v of run time two at a time, over %v of a %v budget (status %q, %d head and %d base runs)",
+				wall, most, budget, c.status, s.head, s.base)
+		}
+	})
+}
