@@ -37,7 +37,8 @@ const maxInlineRound = 60_000
 // no shard answers well (a lost shard, a forged or garbled answer) is left
 // unanswered, and the trial runner runs it in this job instead: a shard
 // costs at worst a retry, never a verdict. A round too large to hand over,
-// or one past the runner-minute budget, is left to the runner whole.
+// or one past the runner-minute budget, is left to the runner whole, and
+// so are compile-only checks.
 type Trials struct {
 	Client *github.Client
 	// Blobs fetches the artifacts' archives from the signed URLs GitHub
@@ -77,9 +78,34 @@ func (t *Trials) Fallbacks() int {
 // Execute runs the round on at most Runners shards and returns the
 // results in the round's order.
 func (t *Trials) Execute(ctx context.Context, round []trial.Request) ([]trial.Result, error) {
-	if len(round) == 0 {
-		return nil, nil
+	// Compile-only checks stay in the job: they take seconds, a dispatch
+	// takes a queue's latency.
+	var runs []int
+	for i, q := range round {
+		if !q.Build {
+			runs = append(runs, i)
+		}
 	}
+	out := make([]trial.Result, len(round))
+	if len(runs) == 0 {
+		return out, nil
+	}
+	sub := make([]trial.Request, len(runs))
+	for j, i := range runs {
+		sub[j] = round[i]
+	}
+	res, err := t.dispatched(ctx, sub)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range runs {
+		out[i] = res[j]
+	}
+	return out, nil
+}
+
+// dispatched runs a round of test runs through the workflow.
+func (t *Trials) dispatched(ctx context.Context, round []trial.Request) ([]trial.Result, error) {
 	rd := &shard.Round{Version: shard.Version, ID: fmt.Sprintf("%d-%d", t.RunID, t.seq.Add(1)), Head: t.Head, Requests: round}
 	inline, err := encodeRound(rd)
 	if err != nil || len(inline) > maxInlineRound || t.spent() || t.off.Load() {

@@ -142,6 +142,11 @@ func runShards(t *testing.T, checkout string, d fakegh.Dispatch, n int) map[stri
 		t.Errorf("round input: %v", err)
 		return nil
 	}
+	for _, q := range rd.Requests {
+		if q.Build {
+			t.Errorf("round %s dispatches a compile-only check of %v", rd.ID, q.Revert)
+		}
+	}
 	k, err := strconv.Atoi(d.Inputs["shards"])
 	if err != nil || d.Inputs["head"] != rd.Head {
 		t.Errorf("inputs %v", d.Inputs)

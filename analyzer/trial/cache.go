@@ -148,12 +148,21 @@ func (r *Runner) do(ctx context.Context, k string, derive func() (Result, bool),
 	r.cache[k] = c
 	r.mu.Unlock()
 
-	select {
-	case r.sem <- struct{}{}:
+	run := func() {
 		c.res, c.round, c.err = ln.execute(start, ids, build, func() (Result, error) { return exec(ctx) })
-		<-r.sem
-	case <-ctx.Done():
-		c.err = ctx.Err()
+	}
+	if r.cfg.Executor != nil {
+		// The executor bounds its own runners; what it leaves to this
+		// runner takes a worker then (executed).
+		run()
+	} else {
+		select {
+		case r.sem <- struct{}{}:
+			run()
+			<-r.sem
+		case <-ctx.Done():
+			c.err = ctx.Err()
+		}
 	}
 	c.res.Reverted = ids
 	if c.err != nil {

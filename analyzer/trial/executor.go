@@ -105,6 +105,12 @@ func (r *Runner) executed(ctx context.Context, ids []diffhunks.ID, v variant, bu
 		return Result{}, fmt.Errorf("trial: executor answered %d results for one request", len(out))
 	}
 	if out[0].Outcome == "" {
+		select {
+		case r.sem <- struct{}{}:
+			defer func() { <-r.sem }()
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		}
 		return r.trialOf(ctx, v, build)
 	}
 	return out[0], nil

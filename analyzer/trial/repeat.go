@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -94,7 +95,11 @@ func (r *Runner) times(ctx context.Context, ids []diffhunks.ID, n int, run func(
 		wg.Go(func() {
 			defer func() { <-r.sem }()
 			ln := laneOf(ctxs[i])
-			out[i], _, errs[i] = ln.execute(ln.at(), ids, false, func() (Result, error) { return run(ctxs[i]) })
+			start, t0 := ln.at(), time.Now()
+			out[i], errs[i] = run(ctxs[i])
+			if errs[i] == nil {
+				ln.add(start, Entry{Revert: append([]diffhunks.ID{}, ids...), Repeat: true, Outcome: out[i].Outcome, Seconds: time.Since(t0).Seconds()})
+			}
 		})
 	}
 	wg.Wait()

@@ -29,8 +29,10 @@ import (
 type Entry struct {
 	// Revert is the sorted set of reverted hunks.
 	Revert []diffhunks.ID `json:"revert"`
-	// Build is set for a compile-only check.
-	Build bool `json:"build,omitempty"`
+	// Build is set for a compile-only check; Repeat for one of the runs
+	// of Runner.Repeat, which always run in the runner's own worktrees.
+	Build  bool `json:"build,omitempty"`
+	Repeat bool `json:"repeat,omitempty"`
 	// Round is the 1-based round on the critical path the trial ran in.
 	Round   int     `json:"round"`
 	Outcome Outcome `json:"outcome"`
@@ -163,13 +165,18 @@ func (ln *lane) execute(start int, ids []diffhunks.ID, build bool, f func() (Res
 // record notes a trial that started at depth start in the lane, and
 // returns the round it ran in.
 func (ln *lane) record(start int, ids []diffhunks.ID, build bool, o Outcome, took time.Duration) int {
+	return ln.add(start, Entry{Revert: append([]diffhunks.ID{}, ids...), Build: build, Outcome: o, Seconds: took.Seconds()})
+}
+
+// add records e as run in the round after depth start.
+func (ln *lane) add(start int, e Entry) int {
 	if ln == nil {
 		return start
 	}
-	round := start + 1
-	ln.ledger.add(Entry{Revert: append([]diffhunks.ID{}, ids...), Build: build, Round: round, Outcome: o, Seconds: took.Seconds()})
-	ln.reach(round)
-	return round
+	e.Round = start + 1
+	ln.ledger.add(e)
+	ln.reach(e.Round)
+	return e.Round
 }
 
 // Executed runs f as one trial of the variant that reverts ids in ctx's

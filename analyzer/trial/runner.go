@@ -70,7 +70,8 @@ type Config struct {
 	Passthrough []string
 	// Executor runs the trials the in-process type checker cannot answer;
 	// nil means this runner's own worktrees (Runner.Execute). Repeats of
-	// one variant (Repeat, RepeatRace) always run locally.
+	// one variant (Repeat, RepeatRace) always run locally. Workers bounds
+	// only the trials that run here: the executor bounds its own.
 	Executor Executor
 }
 

@@ -42,13 +42,16 @@ func trialLogName(c, strategy string, parallel int) string {
 
 // execModel is a simulated executor. Local is today's job: Runners
 // workers that take the next trial of a round as soon as one is free, no
-// queue. Otherwise each round is one dispatch of a workflow whose matrix
-// cuts the round into at most Runners shards of consecutive trials; every
-// shard waits Latency in the queue and Setup to check out and build
-// before its first trial.
+// queue. Otherwise test runs go to the trials workflow: each round is one
+// dispatch whose matrix cuts the round's runs into at most Runners shards
+// of consecutive trials; every shard waits Latency in the queue and Setup
+// to check out and build before its first trial. Compile-only checks and
+// repeated runs stay in the job, on its Workers, as the executor leaves
+// them (action.Trials, trial.Runner.Repeat).
 type execModel struct {
 	Local   bool
 	Runners int
+	Workers int
 	Latency time.Duration
 	Setup   time.Duration
 }
@@ -66,33 +69,45 @@ type replayed struct {
 	Trials int
 	Wall   time.Duration
 	// RunnerTime is what the runners were busy for: the shards (setup
-	// and trials) and, with Actions, the job that waits for them for the
-	// whole wall time; locally the one job.
+	// and trials) and the job, which holds its runner for the whole wall
+	// time.
 	RunnerTime time.Duration
+}
+
+// round is one recorded round: the trials the job runs itself and the
+// test runs an executor may send elsewhere.
+type round struct {
+	local, remote []time.Duration
 }
 
 // replay runs the rounds, in order, each waiting for the one before, on
 // the executor m.
-func replay(rounds [][]time.Duration, m execModel) replayed {
+func replay(rounds []round, m execModel) replayed {
 	var out replayed
 	for _, r := range rounds {
-		if len(r) == 0 {
+		if len(r.local)+len(r.remote) == 0 {
 			continue
 		}
 		out.Rounds++
-		out.Trials += len(r)
+		out.Trials += len(r.local) + len(r.remote)
 		if m.Local {
-			out.Wall += makespan(r, m.Runners)
+			out.Wall += makespan(slices.Concat(r.local, r.remote), m.Runners)
 			continue
 		}
-		shards := shardsOf(r, m.Runners)
-		longest := time.Duration(0)
-		for _, s := range shards {
-			busy := m.Setup + sum(s)
-			out.RunnerTime += busy
-			longest = max(longest, busy)
+		wall := time.Duration(0)
+		if len(r.local) > 0 {
+			wall = makespan(r.local, m.Workers)
 		}
-		out.Wall += m.Latency + longest
+		if len(r.remote) > 0 {
+			longest := time.Duration(0)
+			for _, s := range shardsOf(r.remote, m.Runners) {
+				busy := m.Setup + sum(s)
+				out.RunnerTime += busy
+				longest = max(longest, busy)
+			}
+			wall = max(wall, m.Latency+longest)
+		}
+		out.Wall += wall
 	}
 	// The job that runs the search holds its runner all along.
 	out.RunnerTime += out.Wall
@@ -140,14 +155,15 @@ func sum(ds []time.Duration) time.Duration {
 // test longer than recorded: the recorded cases' tests take a second or
 // less, so what was recorded is mostly the go command's building and
 // linking, which a slower test does not change, and test is what the test
-// itself takes. A compile-only check takes what it took. Rounds are
-// numbered from 1; a round no trial of the log ran in stays empty.
-func roundsOf(entries []trial.Entry, test time.Duration) [][]time.Duration {
+// itself takes. A compile-only check takes what it took. Checks and
+// repeated runs are the job's own; other runs may go elsewhere. Rounds
+// are numbered from 1; a round no trial of the log ran in stays empty.
+func roundsOf(entries []trial.Entry, test time.Duration) []round {
 	n := 0
 	for _, e := range entries {
 		n = max(n, e.Round)
 	}
-	out := make([][]time.Duration, n)
+	out := make([]round, n)
 	for _, e := range entries {
 		if e.Round < 1 {
 			continue
@@ -156,7 +172,12 @@ func roundsOf(entries []trial.Entry, test time.Duration) [][]time.Duration {
 		if !e.Build {
 			d += test
 		}
-		out[e.Round-1] = append(out[e.Round-1], d)
+		r := &out[e.Round-1]
+		if e.Build || e.Repeat {
+			r.local = append(r.local, d)
+		} else {
+			r.remote = append(r.remote, d)
+		}
 	}
 	return out
 }
@@ -286,7 +307,7 @@ func (s simulation) run(stdout, stderr io.Writer) error {
 	}
 	models := []execModel{{Local: true, Runners: *s.workers}}
 	for _, n := range ns {
-		models = append(models, execModel{Runners: n, Latency: *s.latency, Setup: *s.setup})
+		models = append(models, execModel{Runners: n, Workers: *s.workers, Latency: *s.latency, Setup: *s.setup})
 	}
 	fmt.Fprintf(stdout, "each run %v longer than recorded (the test's own time), shards wait %v and set up in %v\n", *s.test, *s.latency, *s.setup)
 	return simulate(logs, models, *s.test, stdout)

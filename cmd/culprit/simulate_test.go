@@ -23,39 +23,49 @@ func secs(ns ...int) []time.Duration {
 	return out
 }
 
+// remote is a round of test runs only.
+func remote(ds ...int) round { return round{remote: secs(ds...)} }
+
 // TestReplay checks the scheduler against sums worked out by hand.
 func TestReplay(t *testing.T) {
 	// Three rounds: one run of 10 s, four of 10, 20, 30, 40 s, two of
 	// 5 s.
-	rounds := [][]time.Duration{secs(10), secs(10, 20, 30, 40), secs(5, 5)}
+	rounds := []round{remote(10), remote(10, 20, 30, 40), remote(5, 5)}
 	tests := []struct {
-		name  string
-		model execModel
-		want  replayed
+		name   string
+		rounds []round
+		model  execModel
+		want   replayed
 	}{
 		// One worker: everything in a row, 10+100+10.
-		{"local 1", execModel{Local: true, Runners: 1}, replayed{Rounds: 3, Trials: 7, Wall: 120 * sec, RunnerTime: 120 * sec}},
+		{"local 1", rounds, execModel{Local: true, Runners: 1}, replayed{Rounds: 3, Trials: 7, Wall: 120 * sec, RunnerTime: 120 * sec}},
 		// Two workers take the next trial when free: round 2 is
 		// 10|20, then 30 after 10 (40), 40 after 20 (60): 60; round 3
 		// 5.
-		{"local 2", execModel{Local: true, Runners: 2}, replayed{Rounds: 3, Trials: 7, Wall: 75 * sec, RunnerTime: 75 * sec}},
+		{"local 2", rounds, execModel{Local: true, Runners: 2}, replayed{Rounds: 3, Trials: 7, Wall: 75 * sec, RunnerTime: 75 * sec}},
 		// One runner, 45 s queue: each round is 45 + its sum; the
 		// runner works 120 s and the waiting job holds its own for the
 		// wall, 255 s.
-		{"actions 1", execModel{Runners: 1, Latency: 45 * sec}, replayed{Rounds: 3, Trials: 7, Wall: 255 * sec, RunnerTime: 375 * sec}},
+		{"actions 1", rounds, execModel{Runners: 1, Latency: 45 * sec}, replayed{Rounds: 3, Trials: 7, Wall: 255 * sec, RunnerTime: 375 * sec}},
 		// Two runners: round 2 splits into {10,20} and {30,40}, 70; the
 		// rest one trial a shard. Wall 45+10 + 45+70 + 45+5.
-		{"actions 2", execModel{Runners: 2, Latency: 45 * sec}, replayed{Rounds: 3, Trials: 7, Wall: 220 * sec, RunnerTime: 340 * sec}},
+		{"actions 2", rounds, execModel{Runners: 2, Latency: 45 * sec}, replayed{Rounds: 3, Trials: 7, Wall: 220 * sec, RunnerTime: 340 * sec}},
 		// Eight runners: one shard a trial, the round as long as its
 		// longest; 3 s setup on every shard (7 shards).
-		{"actions 8 with setup", execModel{Runners: 8, Latency: 45 * sec, Setup: 3 * sec},
+		{"actions 8 with setup", rounds, execModel{Runners: 8, Latency: 45 * sec, Setup: 3 * sec},
 			replayed{Rounds: 3, Trials: 7, Wall: (45 + 13 + 45 + 43 + 45 + 8) * sec, RunnerTime: (120+7*3)*sec + 199*sec}},
 		// Three runners over four trials: shards {10,20}, {30}, {40}.
-		{"actions 3", execModel{Runners: 3}, replayed{Rounds: 3, Trials: 7, Wall: (10 + 40 + 5) * sec, RunnerTime: 120*sec + 55*sec}},
+		{"actions 3", rounds, execModel{Runners: 3}, replayed{Rounds: 3, Trials: 7, Wall: (10 + 40 + 5) * sec, RunnerTime: 120*sec + 55*sec}},
+		// The job's own work beside the shards: a round of checks only
+		// costs no queue (3 s and 4 s on two workers: 4 s); a round
+		// with runs is as long as the longer side: max(6 s on two
+		// workers, 45+10 s) = 55 s.
+		{"checks stay in the job", []round{{local: secs(3, 4)}, {local: secs(6, 6), remote: secs(10)}},
+			execModel{Runners: 8, Workers: 2, Latency: 45 * sec}, replayed{Rounds: 2, Trials: 5, Wall: 59 * sec, RunnerTime: 10*sec + 59*sec}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, replay(rounds, tt.model)); diff != "" {
+			if diff := cmp.Diff(tt.want, replay(tt.rounds, tt.model)); diff != "" {
 				t.Errorf("replay (-want +got):\n%s", diff)
 			}
 		})
@@ -72,16 +82,16 @@ func TestShardsOf(t *testing.T) {
 	}
 }
 
-// TestRoundsOf: runs take the test's time more than recorded, builds
-// what they took; an empty round stays.
+// TestRoundsOf: runs take the test's time more than recorded, checks
+// what they took; checks and repeats are the job's; an empty round stays.
 func TestRoundsOf(t *testing.T) {
 	entries := []trial.Entry{
-		{Round: 1, Seconds: 1},
+		{Round: 1, Seconds: 1, Repeat: true},
 		{Round: 3, Seconds: 0.5, Build: true},
 		{Round: 3, Seconds: 2},
 	}
-	want := [][]time.Duration{{121 * sec}, nil, {500 * time.Millisecond, 122 * sec}}
-	if diff := cmp.Diff(want, roundsOf(entries, 2*time.Minute)); diff != "" {
+	want := []round{{local: []time.Duration{121 * sec}}, {}, {local: []time.Duration{500 * time.Millisecond}, remote: []time.Duration{122 * sec}}}
+	if diff := cmp.Diff(want, roundsOf(entries, 2*time.Minute), cmp.AllowUnexported(round{})); diff != "" {
 		t.Errorf("rounds (-want +got):\n%s", diff)
 	}
 }
