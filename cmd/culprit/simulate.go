@@ -155,10 +155,11 @@ func sum(ds []time.Duration) time.Duration {
 // test longer than recorded: the recorded cases' tests take a second or
 // less, so what was recorded is mostly the go command's building and
 // linking, which a slower test does not change, and test is what the test
-// itself takes. A compile-only check takes what it took. Checks and
-// repeated runs are the job's own; other runs may go elsewhere. Rounds
-// are numbered from 1; a round no trial of the log ran in stays empty.
-func roundsOf(entries []trial.Entry, test time.Duration) []round {
+// itself takes. A compile-only check takes what it took. Checks and,
+// unless repeats is set, repeated runs are the job's own; other runs may
+// go elsewhere. Rounds are numbered from 1; a round no trial of the log
+// ran in stays empty.
+func roundsOf(entries []trial.Entry, test time.Duration, repeats bool) []round {
 	n := 0
 	for _, e := range entries {
 		n = max(n, e.Round)
@@ -173,7 +174,7 @@ func roundsOf(entries []trial.Entry, test time.Duration) []round {
 			d += test
 		}
 		r := &out[e.Round-1]
-		if e.Build || e.Repeat {
+		if e.Build || e.Repeat && !repeats {
 			r.local = append(r.local, d)
 		} else {
 			r.remote = append(r.remote, d)
@@ -231,7 +232,7 @@ func recordedFor(logs []trialLog, n int) trialLog {
 // simulate prints, per case and strategy, what each executor of models
 // takes over the recorded rounds, and the wall time against the first
 // model's.
-func simulate(logs []trialLog, models []execModel, test time.Duration, stdout io.Writer) error {
+func simulate(logs []trialLog, models []execModel, test time.Duration, repeats bool, stdout io.Writer) error {
 	type group struct{ name, strategy string }
 	by := map[group][]trialLog{}
 	var order []group
@@ -248,7 +249,7 @@ func simulate(logs []trialLog, models []execModel, test time.Duration, stdout io
 		var base time.Duration
 		for i, m := range models {
 			l := recordedFor(by[g], m.Runners)
-			r := replay(roundsOf(l.Trials, test), m)
+			r := replay(roundsOf(l.Trials, test, repeats), m)
 			if i == 0 {
 				base = r.Wall
 			}
@@ -282,6 +283,7 @@ type simulation struct {
 	runners              *string
 	workers              *int
 	latency, setup, test *time.Duration
+	repeats              *bool
 }
 
 func simFlags(fs *flag.FlagSet) simulation {
@@ -292,6 +294,7 @@ func simFlags(fs *flag.FlagSet) simulation {
 		latency: fs.Duration("latency", 45*time.Second, "with --simulate: how long each dispatched shard waits for a runner"),
 		setup:   fs.Duration("setup", 0, "with --simulate: what each shard spends checking out and building before its first trial"),
 		test:    fs.Duration("test-time", 2*time.Minute, "with --simulate: how long the test itself takes in every run"),
+		repeats: fs.Bool("dispatch-repeats", false, "with --simulate: what if the repeated runs (classifying base and head) were dispatched too; the executor keeps them in the job"),
 	}
 }
 
@@ -309,8 +312,12 @@ func (s simulation) run(stdout, stderr io.Writer) error {
 	for _, n := range ns {
 		models = append(models, execModel{Runners: n, Workers: *s.workers, Latency: *s.latency, Setup: *s.setup})
 	}
-	fmt.Fprintf(stdout, "each run %v longer than recorded (the test's own time), shards wait %v and set up in %v\n", *s.test, *s.latency, *s.setup)
-	return simulate(logs, models, *s.test, stdout)
+	where := "in the job"
+	if *s.repeats {
+		where = "dispatched"
+	}
+	fmt.Fprintf(stdout, "each run %v longer than recorded (the test's own time), shards wait %v and set up in %v, repeats %s\n", *s.test, *s.latency, *s.setup, where)
+	return simulate(logs, models, *s.test, *s.repeats, stdout)
 }
 
 // writeTrialLog writes the trials of one analysis into dir for --simulate.

@@ -91,8 +91,13 @@ func TestRoundsOf(t *testing.T) {
 		{Round: 3, Seconds: 2},
 	}
 	want := []round{{local: []time.Duration{121 * sec}}, {}, {local: []time.Duration{500 * time.Millisecond}, remote: []time.Duration{122 * sec}}}
-	if diff := cmp.Diff(want, roundsOf(entries, 2*time.Minute), cmp.AllowUnexported(round{})); diff != "" {
+	if diff := cmp.Diff(want, roundsOf(entries, 2*time.Minute, false), cmp.AllowUnexported(round{})); diff != "" {
 		t.Errorf("rounds (-want +got):\n%s", diff)
+	}
+	// What if the repeats were dispatched too.
+	want[0] = round{remote: []time.Duration{121 * sec}}
+	if diff := cmp.Diff(want, roundsOf(entries, 2*time.Minute, true), cmp.AllowUnexported(round{})); diff != "" {
+		t.Errorf("rounds with repeats dispatched (-want +got):\n%s", diff)
 	}
 }
 
