@@ -25,9 +25,6 @@ const (
 	// maxProbeRuns bounds the processes measuring one candidate when
 	// none fails often enough.
 	maxProbeRuns = 24
-	// amplifyShare is the share of the time left that measuring the
-	// candidates may take.
-	amplifyShare = 0.10
 	// processTarget is about how long one amplified process's tests run:
 	// iterations are chosen so that the process start is a small share.
 	processTarget = 2 * time.Second
@@ -58,8 +55,8 @@ type AmplificationRuns struct {
 // plain runs it has, and keeps the one with the most failures per second
 // of run time (the plain runs when none beats them). The candidates are
 // measured in rounds, workers processes each per round, until one has
-// failed probeFailures times, each has run maxProbeRuns processes, or
-// amplifyShare of the time left is spent: a failure seen once in thirty
+// failed probeFailures times, each has run maxProbeRuns processes, , or a third
+// of the classification's time is spent: a failure seen once in thirty
 // runs needs more than a handful of runs to show. When no run failed at
 // all, the candidate with the most tries of the test per second is kept,
 // so that a rare failure gets its best chance. Base, the revert search
@@ -74,20 +71,19 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 	k := iterationsFor(median(plain))
 	cands := []trial.Amplification{{Iterations: k}, {Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}}
 	runs := make([][]trial.Result, len(cands))
-	stop := probeDeadline(ctx)
+	probe := c.left() / 3
 	batch := max(workers, 1)
 	for done := false; !done; {
 		for i, a := range cands {
 			amp.SetAmplification(a)
-			more, err := r.Repeat(ctx, nil, min(batch, maxProbeRuns-len(runs[i])))
+			more, err := c.repeat(ctx, r, nil, min(batch, maxProbeRuns-len(runs[i])), batch)
 			runs[i] = append(runs[i], more...)
-			c.runs = append(c.runs, more...)
 			if err != nil {
 				amp.SetAmplification(trial.Amplification{})
 				return nil, fmt.Errorf("running the test on head with %s: %w", a, err)
 			}
 		}
-		done = time.Now().After(stop) || len(runs[0]) >= maxProbeRuns
+		done = !c.until.IsZero() && c.length-c.left() >= probe || len(runs[0]) >= maxProbeRuns
 		for _, rs := range runs {
 			if f, _ := count(rs); f >= probeFailures {
 				done = true
@@ -106,17 +102,6 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 	amp.SetAmplification(chosen)
 	c.amplified.Chosen = chosen
 	return chosenRuns, nil
-}
-
-// probeDeadline is when measuring the candidates stops, at the latest:
-// amplifyShare of the time left before ctx's deadline, or an hour on
-// without one (maxProbeRuns bounds it then).
-func probeDeadline(ctx context.Context) time.Time {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return time.Now().Add(time.Hour)
-	}
-	return time.Now().Add(time.Duration(amplifyShare * float64(time.Until(dl))))
 }
 
 // choose is the index in a.Tried of the way to run the test: the most

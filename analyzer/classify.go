@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
@@ -34,6 +35,57 @@ type classification struct {
 	// amplified is how head's runs were amplified once some passed, nil
 	// when none did.
 	amplified *Amplification
+	// until ends the time the classification of a head that passed some
+	// runs may take (classifyShare of the time left when it began), and
+	// length is that time; charged is the run time spent in it, divided
+	// by the runs going at once. Zero without a deadline.
+	until           time.Time
+	length, charged time.Duration
+}
+
+// window starts the time the classification may take from here on.
+func (c *classification) window(ctx context.Context) {
+	if dl, ok := ctx.Deadline(); ok {
+		c.length = max(time.Duration(classifyShare*float64(time.Until(dl))), 0)
+		c.until = time.Now().Add(c.length)
+	}
+}
+
+// left is what remains of the window: by the clock, and by the run time
+// charged to it, whichever is less.
+func (c *classification) left() time.Duration {
+	return min(time.Until(c.until), c.length-c.charged)
+}
+
+// plan is how many runs of duration d, workers at a time, fit in what is
+// left of the window, with a tenth kept spare; -1 without a window or a
+// duration.
+func (c *classification) plan(workers int, d time.Duration) int {
+	if c.until.IsZero() || d <= 0 {
+		return -1
+	}
+	left := c.left()
+	if left <= 0 {
+		return 0
+	}
+	return int(0.9 * left.Seconds() * float64(workers) / d.Seconds())
+}
+
+// over reports whether the window has closed: runs slower than planned
+// (a loaded runner) stop there.
+func (c *classification) over() bool {
+	return !c.until.IsZero() && c.left() <= 0
+}
+
+// repeat runs revert n times, workers at a time, keeps the runs and
+// charges their time to the window.
+func (c *classification) repeat(ctx context.Context, r repeater, revert []diffhunks.ID, n, workers int) ([]trial.Result, error) {
+	runs, err := r.Repeat(ctx, revert, n)
+	c.runs = append(c.runs, runs...)
+	for _, run := range runs {
+		c.charged += run.Duration / time.Duration(max(workers, 1))
+	}
+	return runs, err
 }
 
 // classify runs head and base req.Reruns times each and decides whether the
@@ -57,6 +109,7 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 	case headRuns[0].Outcome == trial.NoTests:
 		return nil, fmt.Errorf("%w on head", ErrNoSuchTest)
 	case hf == 0:
+		c.window(ctx)
 		// The failure that brought us here did not show: head is
 		// amplified and gets more runs before it is called passing, as
 		// a rare flake would fail in some of them (FLAKY.md §5).
@@ -80,6 +133,7 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 		}
 		return c, c.flaky(ctx, r, all, headRuns, workers)
 	case hp > 0:
+		c.window(ctx)
 		if headRuns, err = c.amplify(ctx, r, headRuns, workers); err != nil {
 			return nil, err
 		}
@@ -131,13 +185,14 @@ const (
 func (c *classification) failAtAll(ctx context.Context, r repeater, head []trial.Result, workers int) ([]trial.Result, error) {
 	batch := max(workers, 1)
 	limit := maxPassingRuns
-	if plan := planRuns(ctx, classifyShare, batch, median(head)); plan >= 0 {
-		limit = min(rareRuns, max(plan, len(head)))
+	// Half of what is left, so that a failure found late leaves time to
+	// measure head's rate and base's.
+	if plan := c.plan(batch, median(head)); plan >= 0 {
+		limit = min(rareRuns, max(plan/2, len(head)))
 	}
-	for len(head) < limit {
-		more, err := r.Repeat(ctx, nil, min(batch, limit-len(head)))
+	for len(head) < limit && !c.over() {
+		more, err := c.repeat(ctx, r, nil, min(batch, limit-len(head)), batch)
 		head = append(head, more...)
-		c.runs = append(c.runs, more...)
 		if err != nil {
 			return nil, fmt.Errorf("running the test on head: %w", err)
 		}

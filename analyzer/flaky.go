@@ -26,8 +26,11 @@ const (
 	baseAlpha       = 0.01             // (1 − L_h)^n_b at most: base ruled out as failing like head
 	minRunTimeout   = 10 * time.Second // least time limit of one repeated run
 	// Shares of the remaining budget planned for each phase of a flaky
-	// regression; unspent time rolls over to the next.
-	classifyShare = 0.20
+	// regression; unspent time rolls over to the next. classifyShare is
+	// the whole classification of a head that passed some runs: measuring
+	// the amplifications, running head until it fails, measuring head's
+	// rate, then base's.
+	classifyShare = 0.30
 	searchShare   = 0.35
 )
 
@@ -165,26 +168,29 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 		}
 		rt.SetRunTimeout(max(10*one, minRunTimeout))
 	}
-	// With a deadline the budget bounds the runs, not a count: a rare
-	// flake needs hundreds of base runs to be ruled out there, and they
-	// stop as soon as the rates separate.
-	plan := planRuns(ctx, classifyShare, batch, d)
+	// With a deadline the classification's time bounds the runs, not a
+	// count: a rare flake needs hundreds of base runs to be ruled out,
+	// and they stop as soon as the rates separate. Head may take half of
+	// what is left, so that base gets the rest.
+	plan := c.plan(batch, d)
 	capped := func(limit, used int) int {
 		if plan >= 0 {
 			return max(plan-used, 0)
 		}
 		return limit
 	}
-	headCap := max(capped(maxHeadRuns, 0), len(head))
+	headCap := max(maxHeadRuns, len(head))
+	if plan >= 0 {
+		headCap = max(plan/2, len(head))
+	}
 	for {
 		f, _ := count(head)
 		ci := stats.Wilson(f, len(head), stats.Z95)
-		if f >= minHeadFailures && ci.HalfWidth() <= maxHalfWidth || len(head) >= headCap {
+		if f >= minHeadFailures && ci.HalfWidth() <= maxHalfWidth || len(head) >= headCap || c.over() {
 			break
 		}
-		more, err := r.Repeat(ctx, nil, min(batch, headCap-len(head)))
+		more, err := c.repeat(ctx, r, nil, min(batch, headCap-len(head)), batch)
 		head = append(head, more...)
-		c.runs = append(c.runs, more...)
 		if err != nil {
 			return fmt.Errorf("running the test on head: %w", err)
 		}
@@ -197,10 +203,9 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 	need := stats.RunsToRuleOut(ci.Lo, baseAlpha)
 	baseCap := capped(maxBaseRuns, len(head))
 	var base []trial.Result
-	for len(base) < min(need, baseCap) {
-		more, err := r.Repeat(ctx, all, min(batch, need-len(base)))
+	for len(base) < min(need, baseCap) && !c.over() {
+		more, err := c.repeat(ctx, r, all, min(batch, need-len(base)), batch)
 		base = append(base, more...)
-		c.runs = append(c.runs, more...)
 		if err != nil {
 			return fmt.Errorf("running the test on base: %w", err)
 		}

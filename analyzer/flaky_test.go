@@ -142,6 +142,7 @@ func TestClassifyFlakyPlan(t *testing.T) {
 		head[i].Duration = 1e9
 	}
 	c := &classification{}
+	c.window(ctx)
 	if err := c.flaky(ctx, &sim, []diffhunks.ID{1}, head, 2); err != nil {
 		t.Fatal(err)
 	}
