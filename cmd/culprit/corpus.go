@@ -159,7 +159,7 @@ func benchCorpus(ctx context.Context, dir, only, reports string, strats []string
 	for _, s := range strats {
 		head = append(head, s+" search trials")
 	}
-	head = append(head, "ratio", "wall", "semantic s", "contrast s")
+	head = append(head, "ratio", "wall", "semantic s", "contrast s", "values")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	var sum summary
 	for _, c := range cases {
@@ -212,7 +212,7 @@ func (s *summary) print(w io.Writer) error {
 
 func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats []string, opt analyzer.Options, stderr io.Writer) []string {
 	judged := []string{"-", "error", "-", "-", "-", "-", "-"} // hunks, status, root, root hit, tree hit, tree in root, chain
-	tail := []string{"-", "-", "-"}                           // wall, semantic, contrast
+	tail := []string{"-", "-", "-", "-"}                      // wall, semantic, contrast, values
 	var trials []string
 	first, last := -1, -1
 	for i, s := range strats {
@@ -253,8 +253,12 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 			}
 			judged = []string{fmt.Sprint(len(res.Hunks)), string(res.Status), short(res.Root), mark, treeMark(c, res.Tree),
 				rootMark(res), fmt.Sprint(len(res.Chain))}
+			values := checkValues(res.Document())
+			for _, m := range values.Mismatches {
+				fmt.Fprintf(stderr, "bench %s: value check: %s\n", c.Name, m)
+			}
 			tail = []string{res.Cost.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Cost.Semantic.Seconds()),
-				fmt.Sprintf("%.1f", res.Cost.Contrast.Seconds())}
+				fmt.Sprintf("%.1f", res.Cost.Contrast.Seconds()), values.mark()}
 			if reports != "" {
 				if err := os.WriteFile(filepath.Join(reports, c.Name+".md"), []byte(report.Markdown(res.Document())), 0o644); err != nil {
 					fmt.Fprintf(stderr, "bench %s: %v\n", c.Name, err)

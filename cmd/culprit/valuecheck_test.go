@@ -1,0 +1,57 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/culprit-dev/culprit/analyzer/result"
+)
+
+// TestCheckValues compares the values shown at a failed assertion with the
+// message the test printed: equal values pass whatever their form (quoted,
+// cut short, nil), a value the program did not print is caught, opaque
+// values are counted apart, and a message that the assertion cannot have
+// printed is caught.
+func TestCheckValues(t *testing.T) {
+	doc := func(text string, values map[string]string, msg string) *result.Report {
+		return &result.Report{
+			Failure: result.Failure{Message: msg},
+			Tree:    &result.Node{Target: result.Statement{File: "x_test.go", Line: 9, Text: text, Values: values}},
+		}
+	}
+	tests := []struct {
+		name             string
+		doc              *result.Report
+		checked, opaque  int
+		wrong            int
+		wantInMismatches string
+	}{
+		{"number", doc(`t.Errorf("F(3, 1, 2) = %d, want 5", got)`, map[string]string{"got": "4"}, "F(3, 1, 2) = 4, want 5"), 1, 0, 0, ""},
+		{"printed other than shown", doc(`t.Fatalf("expected args [], got %v", argsAfterThird)`, map[string]string{"argsAfterThird": "nil"},
+			"expected args [], got [baz]"), 1, 0, 1, `argsAfterThird printed as "[baz]", shown as nil`},
+		{"nil slice", doc(`t.Fatalf("got %v", xs)`, map[string]string{"xs": "nil"}, "got []"), 1, 0, 0, ""},
+		{"strings, quoted and cut short", doc(`t.Errorf("test %d failed;\ninput   : %s\noutput  : %q", ii, tt.in, out)`,
+			map[string]string{"ii": "2", "tt.in": `"<p title"… (len 11)`, "out": `"a\tb"`},
+			"test 2 failed;\n    input   : <p title=x>\n    output  : \"a\\tb\""), 3, 0, 0, ""},
+		{"string cut short, length differs", doc(`t.Errorf("in %s", in)`, map[string]string{"in": `"<p title"… (len 30)`}, "in <p title=x>"),
+			1, 0, 1, "printed as"},
+		{"opaque", doc(`t.Errorf("%v %v %d", tm, p, got)`, map[string]string{"tm": "…", "p": `*Buffer#1`, "got": "7"}, "then x 7"), 1, 2, 0, ""},
+		{"percent, width and precision", doc(`t.Errorf("%5.2f%% of %-4d", r, n)`, map[string]string{"r": "12.5", "n": "3"}, "12.50% of 3   "), 2, 0, 0, ""},
+		{"another message", doc(`t.Errorf("Value() = %d, want 3000", got)`, map[string]string{"got": "2726"}, "Count() = 2876"), 1, 0, 1, "does not have the shape"},
+		{"Error's arguments", doc(`t.Error("wrong count", n)`, map[string]string{"n": "3"}, "wrong count 4"), 1, 0, 1, `n printed as "4"`},
+		{"trailing newline", doc(`t.Errorf("a %d\n", n)`, map[string]string{"n": "3"}, "a 3"), 1, 0, 0, ""},
+		{"not a printing call", doc(`t.FailNow()`, nil, "boom"), 0, 0, 0, ""},
+		{"format not a literal", doc(`t.Errorf(f, x)`, map[string]string{"x": "1"}, "1"), 0, 0, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := checkValues(tc.doc)
+			if v.Checked != tc.checked || v.Opaque != tc.opaque || len(v.Mismatches) != tc.wrong {
+				t.Fatalf("checked %d, opaque %d, mismatches %q; want %d, %d, %d", v.Checked, v.Opaque, v.Mismatches, tc.checked, tc.opaque, tc.wrong)
+			}
+			if tc.wantInMismatches != "" && !strings.Contains(strings.Join(v.Mismatches, "\n"), tc.wantInMismatches) {
+				t.Errorf("mismatches %q lack %q", v.Mismatches, tc.wantInMismatches)
+			}
+		})
+	}
+}
