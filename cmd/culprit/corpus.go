@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -260,7 +261,7 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 			tail = []string{res.Cost.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Cost.Semantic.Seconds()),
 				fmt.Sprintf("%.1f", res.Cost.Contrast.Seconds()), values.mark()}
 			if reports != "" {
-				if err := os.WriteFile(filepath.Join(reports, c.Name+".md"), []byte(report.Markdown(res.Document())), 0o644); err != nil {
+				if err := writeReports(reports, c.Name, res.Document()); err != nil {
 					fmt.Fprintf(stderr, "bench %s: %v\n", c.Name, err)
 				}
 			}
@@ -275,6 +276,19 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 	row := append([]string{c.Name}, judged...)
 	row = append(row, trials...)
 	return append(append(row, ratio), tail...)
+}
+
+// writeReports writes a case's report as Markdown and as JSON, which
+// later checks (the value check) read again.
+func writeReports(dir, name string, doc *result.Report) error {
+	if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(report.Markdown(doc)), 0o644); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := report.WriteJSON(&b, doc); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name+".json"), b.Bytes(), 0o644)
 }
 
 // rootHolds reports whether a root hunk of res satisfies meets.
