@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,10 +60,12 @@ type Trials struct {
 	// doubles, up to MaxPoll.
 	Poll, MaxPoll time.Duration
 
-	seq  atomic.Int64
-	off  atomic.Bool // a dispatch failed: the rest runs locally
-	mu   sync.Mutex
-	used time.Duration
+	seq       atomic.Int64
+	nonceOnce sync.Once
+	nonce     string
+	off       atomic.Bool // a dispatch failed: the rest runs locally
+	mu        sync.Mutex
+	used      time.Duration
 	// fallbacks counts the rounds and shards left unanswered.
 	fallbacks int
 }
@@ -106,7 +110,7 @@ func (t *Trials) Execute(ctx context.Context, round []trial.Request) ([]trial.Re
 
 // dispatched runs a round of test runs through the workflow.
 func (t *Trials) dispatched(ctx context.Context, round []trial.Request) ([]trial.Result, error) {
-	rd := &shard.Round{Version: shard.Version, ID: fmt.Sprintf("%d-%d", t.RunID, t.seq.Add(1)), Head: t.Head, Requests: round}
+	rd := &shard.Round{Version: shard.Version, ID: t.roundID(), Head: t.Head, Requests: round}
 	inline, err := encodeRound(rd)
 	if err != nil || len(inline) > maxInlineRound || t.spent() || t.off.Load() {
 		t.fellBack()
@@ -146,6 +150,21 @@ func (t *Trials) fellBack() {
 	t.mu.Lock()
 	t.fallbacks++
 	t.mu.Unlock()
+}
+
+// roundID names the next round: this run, a nonce drawn once (a rerun
+// of the job has the same run id, and must not take the runs of its
+// first attempt for its own), and a sequence number.
+func (t *Trials) roundID() string {
+	t.nonceOnce.Do(func() {
+		b := make([]byte, 4)
+		if _, err := rand.Read(b); err != nil {
+			// crypto/rand does not fail on the runners' systems.
+			panic(err)
+		}
+		t.nonce = hex.EncodeToString(b)
+	})
+	return fmt.Sprintf("%d-%s-%d", t.RunID, t.nonce, t.seq.Add(1))
 }
 
 func (t *Trials) spent() bool {
