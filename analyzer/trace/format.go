@@ -28,7 +28,8 @@ func (v Value) String() string {
 }
 
 // Format renders a value for a reader: numbers and strings as Go writes
-// them (long strings cut, with their length), slices by length, and
+// them (long strings cut, with their length), a value of a type with
+// named constants by the constant's name ("reflect.Struct"), slices by length, and
 // pointers never by address: objs names the object by its type and order
 // of first appearance in the run ("*FlagSet#1"); without objs, or without
 // a type, a non-nil pointer is just "non-nil".
@@ -37,8 +38,14 @@ func (v Value) Format(t Type, objs *Objects) string {
 	case ValBool:
 		return strconv.FormatBool(v.Bits != 0)
 	case ValInt:
+		if name := t.Consts.Name(v.Bits); name != "" {
+			return name
+		}
 		return strconv.FormatInt(int64(v.Bits), 10)
 	case ValUint:
+		if name := t.Consts.Name(v.Bits); name != "" {
+			return name
+		}
 		return strconv.FormatUint(v.Bits, 10)
 	case ValFloat:
 		return strconv.FormatFloat(math.Float64frombits(v.Bits), 'g', -1, 64)

@@ -213,6 +213,30 @@ type Type struct {
 	Kind TypeKind
 	Bits int    // width for Int/Uint/Float/Complex (int and uint are 64 on 64-bit)
 	Name string // types.TypeString, package-qualified
+	// Consts names the values of a named integer type that its package
+	// declares constants of (reflect.Kind's reflect.Struct), so that a
+	// report shows the name the code uses; nil for other types.
+	Consts *Consts `json:",omitempty"`
+}
+
+// Consts are the named constants of one integer type: Names[i] has the
+// value Values[i] (as the value's bits), one name per value.
+type Consts struct {
+	Values []uint64
+	Names  []string
+}
+
+// Name is the constant named for bits, "" when none is.
+func (c *Consts) Name(bits uint64) string {
+	if c == nil {
+		return ""
+	}
+	for i, v := range c.Values {
+		if v == bits {
+			return c.Names[i]
+		}
+	}
+	return ""
 }
 
 // ExprOp is the shape of an expression node.

@@ -87,7 +87,9 @@ func checkValues(doc *result.Report) valueCheck {
 		if !ok {
 			continue
 		}
-		if opaque(shown) {
+		if opaque(shown) || constName.MatchString(shown) && m != nil && !sameConst(m[i+1], shown) {
+			// A constant's name prints as its String method says, or
+			// as its number, which the name does not give.
 			v.Opaque++
 			continue
 		}
@@ -195,6 +197,17 @@ func opaque(shown string) bool {
 		strings.HasPrefix(shown, "len ") || strings.HasSuffix(shown, "…")
 }
 
+// constName matches a value shown by its constant's name, reflect.Struct.
+var constName = regexp.MustCompile(`^[A-Za-z_]\w*\.[A-Za-z_]\w*$`)
+
+// sameConst reports whether printed is the constant's name, with or
+// without its package, in any case (reflect.Struct prints as "struct").
+func sameConst(printed, shown string) bool {
+	printed = strings.TrimSpace(printed)
+	_, name, _ := strings.Cut(shown, ".")
+	return printed == shown || strings.EqualFold(printed, name)
+}
+
 // truncated matches a shown string cut short: its quoted start, then its
 // length in bytes.
 var truncated = regexp.MustCompile(`^("(?:[^"\\]|\\.)*")… \(len (\d+)\)$`)
@@ -203,7 +216,7 @@ var truncated = regexp.MustCompile(`^("(?:[^"\\]|\\.)*")… \(len (\d+)\)$`)
 // is what the shown value prints as under %v, %d, %s or %q.
 func sameValue(printed, shown string) bool {
 	printed = strings.TrimSpace(printed)
-	if printed == shown {
+	if printed == shown || constName.MatchString(shown) && sameConst(printed, shown) {
 		return true
 	}
 	if m := truncated.FindStringSubmatch(shown); m != nil {

@@ -40,6 +40,7 @@ func TestCheckValues(t *testing.T) {
 		{"another message", doc(`t.Errorf("Value() = %d, want 3000", got)`, map[string]string{"got": "2726"}, "Count() = 2876"), 1, 0, 1, "does not have the shape"},
 		{"Error's arguments", doc(`t.Error("wrong count", n)`, map[string]string{"n": "3"}, "wrong count 4"), 1, 0, 1, `n printed as "4"`},
 		{"trailing newline", doc(`t.Errorf("a %d\n", n)`, map[string]string{"n": "3"}, "a 3"), 1, 0, 0, ""},
+		{"named constants", doc(`t.Errorf("kind %v, want %d", k, w)`, map[string]string{"k": "reflect.Struct", "w": "reflect.Ptr"}, "kind struct, want 22"), 1, 1, 0, ""},
 		{"not a printing call", doc(`t.FailNow()`, nil, "boom"), 0, 0, 0, ""},
 		{"format not a literal", doc(`t.Errorf(f, x)`, map[string]string{"x": "1"}, "1"), 0, 0, 0, ""},
 	}

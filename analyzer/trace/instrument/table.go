@@ -1,7 +1,10 @@
 package instrument
 
 import (
+	"go/constant"
 	"go/types"
+	"strings"
+	"sync"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -51,8 +54,10 @@ func typeOf(t types.Type) trace.Type {
 			out.Kind = trace.TypePointer
 		case u.Info()&types.IsUnsigned != 0:
 			out.Kind, out.Bits = trace.TypeUint, basicBits(k)
+			out.Consts = constsOf(t)
 		case u.Info()&types.IsInteger != 0:
 			out.Kind, out.Bits = trace.TypeInt, basicBits(k)
+			out.Consts = constsOf(t)
 		case u.Info()&types.IsFloat != 0:
 			out.Kind, out.Bits = trace.TypeFloat, basicBits(k)
 		case u.Info()&types.IsComplex != 0:
@@ -92,4 +97,67 @@ func basicBits(k types.BasicKind) int {
 		return 128
 	}
 	return 64
+}
+
+// maxConsts bounds the constants named for one type: a larger set is not
+// an enumeration a reader scans.
+const maxConsts = 256
+
+// constCache holds constsOf's answers by type name, for every
+// instrumentation in the process: a type's constants are the same in all.
+var constCache sync.Map // *types.TypeName -> *trace.Consts
+
+// constsOf names the values of a named integer type t by the constants of
+// type t its package declares, one name per value (the first in the
+// scope's order, which is alphabetical); nil when t is not named or has
+// none.
+func constsOf(t types.Type) *trace.Consts {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.TypeArgs().Len() > 0 {
+		return nil
+	}
+	if c, ok := constCache.Load(named.Obj()); ok {
+		return c.(*trace.Consts)
+	}
+	var c *trace.Consts
+	pkg := named.Obj().Pkg()
+	// The standard library's unexported constants (time's minDuration)
+	// are no names a reader knows; a module's own are.
+	first, _, _ := strings.Cut(pkg.Path(), "/")
+	std := !strings.Contains(first, ".")
+	seen := map[uint64]bool{}
+	for _, name := range pkg.Scope().Names() {
+		k, ok := pkg.Scope().Lookup(name).(*types.Const)
+		if !ok || !types.Identical(k.Type(), t) || std && !k.Exported() {
+			continue
+		}
+		bits, ok := constBits(k.Val())
+		if !ok || seen[bits] {
+			continue
+		}
+		if c == nil {
+			c = &trace.Consts{}
+		}
+		if len(c.Values) == maxConsts {
+			c = nil
+			break
+		}
+		seen[bits] = true
+		c.Values = append(c.Values, bits)
+		c.Names = append(c.Names, pkg.Name()+"."+name)
+	}
+	constCache.Store(named.Obj(), c)
+	return c
+}
+
+// constBits is an integer constant's value as the trace records it: its
+// two's-complement bits.
+func constBits(v constant.Value) (uint64, bool) {
+	if u, ok := constant.Uint64Val(v); ok {
+		return u, true
+	}
+	if i, ok := constant.Int64Val(v); ok {
+		return uint64(i), true
+	}
+	return 0, false
 }
