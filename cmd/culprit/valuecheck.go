@@ -225,13 +225,21 @@ func sameValue(printed, shown string) bool {
 		if err != nil {
 			return false
 		}
-		if p, err := strconv.Unquote(printed); err == nil && strings.HasPrefix(printed, `"`) {
-			printed = p // %q
+		if p, err := strconv.Unquote(printed); err == nil && strings.ContainsAny(printed[:1], "\"`") {
+			printed = p // %q, %#q
+		}
+		if strings.Contains(prefix+printed, "\n") {
+			// go test indents a message's later lines: their length in
+			// the output is not the value's.
+			return strings.HasPrefix(squash(printed), squash(prefix))
 		}
 		return strings.HasPrefix(printed, prefix) && len(printed) == n
 	}
 	if s, err := strconv.Unquote(shown); err == nil && strings.HasPrefix(shown, `"`) {
-		return printed == s || printed == shown || strings.Join(strings.Fields(printed), " ") == strings.Join(strings.Fields(s), " ")
+		if p, err := strconv.Unquote(printed); err == nil && strings.HasPrefix(printed, "`") {
+			printed = p // %#q
+		}
+		return printed == s || printed == shown || squash(printed) == squash(s)
 	}
 	if shown == "nil" {
 		return printed == "<nil>" || printed == "[]" || printed == "map[]" || printed == "nil"
@@ -240,3 +248,8 @@ func sameValue(printed, shown string) bool {
 	b, errB := strconv.ParseFloat(shown, 64)
 	return errA == nil && errB == nil && a == b
 }
+
+// squash collapses runs of whitespace, as go test's indentation of a
+// message's lines changes them.
+func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
+

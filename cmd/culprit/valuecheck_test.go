@@ -41,6 +41,9 @@ func TestCheckValues(t *testing.T) {
 		{"Error's arguments", doc(`t.Error("wrong count", n)`, map[string]string{"n": "3"}, "wrong count 4"), 1, 0, 1, `n printed as "4"`},
 		{"trailing newline", doc(`t.Errorf("a %d\n", n)`, map[string]string{"n": "3"}, "a 3"), 1, 0, 0, ""},
 		{"named constants", doc(`t.Errorf("kind %v, want %d", k, w)`, map[string]string{"k": "reflect.Struct", "w": "reflect.Ptr"}, "kind struct, want 22"), 1, 1, 0, ""},
+		{"raw quotes", doc(`t.Errorf("%#q", p)`, map[string]string{"p": `"a/\\[*\\]"`}, "`a/\\[*\\]`"), 1, 0, 0, ""},
+		{"many lines cut short", doc(`t.Fatalf("matching: %s", e)`, map[string]string{"e": `"data not\nmatching"… (len 90)`},
+			"matching: data not\n\t    matching (-want, +got)"), 1, 0, 0, ""},
 		{"not a printing call", doc(`t.FailNow()`, nil, "boom"), 0, 0, 0, ""},
 		{"format not a literal", doc(`t.Errorf(f, x)`, map[string]string{"x": "1"}, "1"), 0, 0, 0, ""},
 	}
