@@ -252,4 +252,3 @@ func sameValue(printed, shown string) bool {
 // squash collapses runs of whitespace, as go test's indentation of a
 // message's lines changes them.
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
-
