@@ -296,6 +296,7 @@ func (l *afterLoop) run(ctx context.Context, share time.Duration, start time.Tim
 			if len(found.Root) > 0 {
 				l.causes, l.lineHunk = causes, l.hunkAt(res.Hunks)
 				res.Tree = l.tree(nil)
+				res.tracedOutput = l.tr.Result.Output
 				return found, nil, nil
 			}
 		}

@@ -2,6 +2,8 @@ package analyzer
 
 import (
 	"cmp"
+	"fmt"
+	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"maps"
 	"slices"
 
@@ -50,7 +52,29 @@ func (res *Result) Document() *result.Report {
 		}
 	}
 	r.Evidence, r.Failure = documentEvidence(res.Evidence, res.Hunks)
+	r.Failure = tracedFailure(r.Failure, r.Tree, res.tracedOutput)
 	return r
+}
+
+// tracedFailure is the failure the tree explains. The first failing run
+// may have printed another instance of the failed assertion than the one
+// traced (goroutines, a map's order): when its message does not print the
+// values the tree shows there and a message of the traced run at the same
+// place does, that message is given, marked Traced.
+func tracedFailure(first result.Failure, tree *result.Node, traced string) result.Failure {
+	if tree == nil || traced == "" || tree.Target.Text == "" {
+		return first
+	}
+	st := tree.Target
+	if p, ok := gotest.CheckPrinted(st.Text, st.Values, first.Message); !ok || p.Consistent() {
+		return first
+	}
+	for _, msg := range gotest.MessagesAt(traced, st.File, st.Line) {
+		if p, _ := gotest.CheckPrinted(st.Text, st.Values, msg); p.Consistent() && p.Checked > 0 {
+			return result.Failure{Signature: fmt.Sprintf("%s:%d", st.File, st.Line), Message: msg, Traced: true}
+		}
+	}
+	return first
 }
 
 // documentHunks gives the hunks in the order of their ids, those of the

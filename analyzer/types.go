@@ -145,4 +145,7 @@ type Result struct {
 	// their data; report words them.
 	Notes result.Findings
 	Cost  Cost
+	// tracedOutput is the output of the traced failing run the tree was
+	// derived from, "" when none was.
+	tracedOutput string
 }

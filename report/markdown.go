@@ -276,7 +276,11 @@ func renderEvidence(b *strings.Builder, r *result.Report, d detail, sub string) 
 		b.WriteString("\n")
 	}
 	if r.Failure.Message != "" && r.Status != result.HeadBuildFails {
-		b.WriteString("First failure on head")
+		if r.Failure.Traced {
+			b.WriteString("Failure in the traced run on head, whose values the explanation shows")
+		} else {
+			b.WriteString("First failure on head")
+		}
 		if r.Failure.Signature != "" {
 			b.WriteString(" at " + code(r.Failure.Signature))
 		}

@@ -4,6 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -70,19 +71,39 @@ func (loc Locator) scan(output string) (sig, msg string) {
 		if m == nil {
 			continue
 		}
-		msg := m[4]
-		// Continuation lines of a multi-line message are indented one
-		// level deeper than the first.
-		deeper := m[1] + "    "
-		for _, next := range lines[i+1:] {
-			if !strings.HasPrefix(next, deeper) {
-				break
-			}
-			msg += "\n" + strings.TrimPrefix(next, deeper)
-		}
-		return path.Join(loc.PkgDir, m[2]) + ":" + m[3], msg
+		return path.Join(loc.PkgDir, m[2]) + ":" + m[3], message(m, lines[i+1:])
 	}
 	return "", ""
+}
+
+// message is the message of the assertion line m (assertionRE's match)
+// with its continuation lines among rest, which are indented one level
+// deeper than the first.
+func message(m []string, rest []string) string {
+	msg := m[4]
+	deeper := m[1] + "    "
+	for _, next := range rest {
+		if !strings.HasPrefix(next, deeper) {
+			break
+		}
+		msg += "\n" + strings.TrimPrefix(next, deeper)
+	}
+	return msg
+}
+
+// MessagesAt returns every assertion message in output printed at line of
+// file (a path whose base name go test prints), in order: each instance
+// of an assertion a loop or several goroutines reach.
+func MessagesAt(output, file string, line int) []string {
+	want := path.Base(file) + ":" + strconv.Itoa(line)
+	lines := strings.Split(output, "\n")
+	var out []string
+	for i, l := range lines {
+		if m := assertionRE.FindStringSubmatch(l); m != nil && m[2]+":"+m[3] == want {
+			out = append(out, message(m, lines[i+1:]))
+		}
+	}
+	return out
 }
 
 // frame returns the first stack frame under Root in the lines following a

@@ -169,6 +169,11 @@ type Run struct {
 type Failure struct {
 	Signature string `json:"signature,omitempty"`
 	Message   string `json:"message,omitempty"`
+	// Traced marks the message of the traced failing run, whose values
+	// the tree shows, given instead of the first failing run's because
+	// that run printed another instance of the assertion (goroutines or
+	// a map's order made another fail first).
+	Traced bool `json:"traced,omitempty"`
 }
 
 // Subtests sorts the failing leaf subtests of the named test.

@@ -256,7 +256,7 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 				rootMark(res), fmt.Sprint(len(res.Chain))}
 			values := checkValues(res.Document())
 			for _, m := range values.Mismatches {
-				fmt.Fprintf(stderr, "bench %s: value check: %s\n", c.Name, m)
+				fmt.Fprintf(stderr, "bench %s: value check: %s: %s\n", c.Name, values.where, m)
 			}
 			tail = []string{res.Cost.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Cost.Semantic.Seconds()),
 				fmt.Sprintf("%.1f", res.Cost.Contrast.Seconds()), values.mark()}

@@ -2,27 +2,17 @@ package main
 
 import (
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"go/types"
-	"regexp"
-	"strconv"
-	"strings"
 
+	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
 // valueCheck is the check, on one report, that the values shown at the
-// failed assertion are the values the program printed: where the assertion
-// formats recorded values into the failure message (t.Errorf with a
-// literal format, t.Error with arguments), the message is matched against
-// the format and each argument's printed text compared with the value the
-// report shows for it.
+// failed assertion are the values the program printed (gotest.CheckPrinted
+// on the tree's root and the report's failure message).
 type valueCheck struct {
-	Checked    int      // arguments compared
-	Opaque     int      // arguments whose shown value cannot be compared (…, non-nil, pointers, lengths)
-	Mismatches []string // one line per argument whose printed and shown values differ
+	gotest.Printed
+	where string // the failed assertion, file:line
 }
 
 // mark is the bench table's cell: "-" when nothing could be compared.
@@ -36,219 +26,12 @@ func (v valueCheck) mark() string {
 	return fmt.Sprintf("%d ok", v.Checked)
 }
 
-// printers are the testing.TB methods whose first argument is a format.
-var printers = map[string]bool{"Errorf": true, "Fatalf": true, "Logf": true, "Skipf": true}
-
-// sprinters are those that print their arguments as fmt.Sprintln does.
-var sprinters = map[string]bool{"Error": true, "Fatal": true, "Log": true, "Skip": true}
-
 // checkValues checks doc's failed assertion against its failure message.
 func checkValues(doc *result.Report) valueCheck {
-	var v valueCheck
 	if doc.Tree == nil || doc.Failure.Message == "" {
-		return v
+		return valueCheck{}
 	}
 	st := doc.Tree.Target
-	call, ok := parsedCall(st.Text)
-	if !ok {
-		return v
-	}
-	name := call.Fun.(*ast.SelectorExpr).Sel.Name
-	var pattern string
-	args := call.Args
-	switch {
-	case printers[name] && len(args) > 1:
-		lit, ok := args[0].(*ast.BasicLit)
-		if !ok || lit.Kind != token.STRING {
-			return v
-		}
-		format, err := strconv.Unquote(lit.Value)
-		if err != nil {
-			return v
-		}
-		// The message is compared trimmed, as go test prints it.
-		if pattern, ok = formatPattern(strings.TrimSpace(format), len(args)-1); !ok {
-			return v
-		}
-		args = args[1:]
-	case sprinters[name] && len(args) > 0:
-		pattern, args = printPattern(args)
-	default:
-		return v
-	}
-	re, err := regexp.Compile(`(?s)^` + pattern + `$`)
-	if err != nil {
-		return v
-	}
-	m := re.FindStringSubmatch(strings.TrimSpace(doc.Failure.Message))
-	for i, arg := range args {
-		src := types.ExprString(arg)
-		shown, ok := st.Values[src]
-		if !ok {
-			continue
-		}
-		if opaque(shown) || constName.MatchString(shown) && m != nil && !sameConst(m[i+1], shown) {
-			// A constant's name prints as its String method says, or
-			// as its number, which the name does not give.
-			v.Opaque++
-			continue
-		}
-		v.Checked++
-		switch {
-		case m == nil:
-			v.Mismatches = append(v.Mismatches, fmt.Sprintf("%s:%d: the message %q does not have the shape of %s", st.File, st.Line, doc.Failure.Message, st.Text))
-			return v
-		case !sameValue(m[i+1], shown):
-			v.Mismatches = append(v.Mismatches, fmt.Sprintf("%s:%d: %s printed as %q, shown as %s", st.File, st.Line, src, m[i+1], shown))
-		}
-	}
-	return v
+	p, _ := gotest.CheckPrinted(st.Text, st.Values, doc.Failure.Message)
+	return valueCheck{Printed: p, where: fmt.Sprintf("%s:%d", st.File, st.Line)}
 }
-
-// printPattern is the pattern of what t.Error(args...) prints: the
-// arguments separated by spaces, a string literal as itself; it returns
-// the arguments that are groups of the pattern, in order.
-func printPattern(args []ast.Expr) (string, []ast.Expr) {
-	var parts []string
-	var groups []ast.Expr
-	for _, a := range args {
-		if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-			if s, err := strconv.Unquote(lit.Value); err == nil {
-				parts = append(parts, literal(s))
-				continue
-			}
-		}
-		parts = append(parts, "(.*?)")
-		groups = append(groups, a)
-	}
-	return strings.Join(parts, `\s+`), groups
-}
-
-// parsedCall parses text as a method call, t.Errorf(…) and the like.
-func parsedCall(text string) (*ast.CallExpr, bool) {
-	e, err := parser.ParseExpr(text)
-	if err != nil {
-		return nil, false
-	}
-	call, ok := e.(*ast.CallExpr)
-	if !ok {
-		return nil, false
-	}
-	_, ok = call.Fun.(*ast.SelectorExpr)
-	return call, ok && !call.Ellipsis.IsValid()
-}
-
-// verb matches one fmt verb with its flags, width and precision.
-var verb = regexp.MustCompile(`%[-+# 0]*(\*|\d+)?(\.(\*|\d+))?[a-zA-Z%]`)
-
-// formatPattern turns a format into a regular expression with one group
-// per verb; whitespace matches any run of whitespace, as go test indents
-// the lines of a long message. It refuses a format whose verbs do not
-// take one argument each, n in all.
-func formatPattern(format string, n int) (string, bool) {
-	var b strings.Builder
-	verbs, last := 0, 0
-	for _, loc := range verb.FindAllStringIndex(format, -1) {
-		b.WriteString(literal(format[last:loc[0]]))
-		last = loc[1]
-		v := format[loc[0]:loc[1]]
-		switch {
-		case v == "%%":
-			b.WriteString("%")
-		case strings.Contains(v, "*"):
-			return "", false
-		default:
-			b.WriteString("(.*?)")
-			verbs++
-		}
-	}
-	b.WriteString(literal(format[last:]))
-	return b.String(), verbs == n
-}
-
-// literal is the pattern of a format's literal text: its words quoted,
-// any run of whitespace between, before or after them as \s+ (a
-// message's lines are indented by go test).
-func literal(s string) string {
-	if s == "" {
-		return ""
-	}
-	parts := strings.Fields(s)
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	out := strings.Join(parts, `\s+`)
-	if len(parts) == 0 {
-		return `\s+`
-	}
-	if strings.TrimLeft(s, " \t\n") != s {
-		out = `\s*` + out
-	}
-	if strings.TrimRight(s, " \t\n") != s {
-		out += `\s*`
-	}
-	return out
-}
-
-// opaque reports whether a shown value says too little to compare: an
-// elided value, a non-nil or pointer identity, a length alone.
-func opaque(shown string) bool {
-	return shown == "…" || shown == "non-nil" || strings.HasPrefix(shown, "*") || strings.HasPrefix(shown, "&") ||
-		strings.HasPrefix(shown, "len ") || strings.HasSuffix(shown, "…")
-}
-
-// constName matches a value shown by its constant's name, reflect.Struct.
-var constName = regexp.MustCompile(`^[A-Za-z_]\w*\.[A-Za-z_]\w*$`)
-
-// sameConst reports whether printed is the constant's name, with or
-// without its package, in any case (reflect.Struct prints as "struct").
-func sameConst(printed, shown string) bool {
-	printed = strings.TrimSpace(printed)
-	_, name, _ := strings.Cut(shown, ".")
-	return printed == shown || strings.EqualFold(printed, name)
-}
-
-// truncated matches a shown string cut short: its quoted start, then its
-// length in bytes.
-var truncated = regexp.MustCompile(`^("(?:[^"\\]|\\.)*")… \(len (\d+)\)$`)
-
-// sameValue reports whether printed, an argument's text in the message,
-// is what the shown value prints as under %v, %d, %s or %q.
-func sameValue(printed, shown string) bool {
-	printed = strings.TrimSpace(printed)
-	if printed == shown || constName.MatchString(shown) && sameConst(printed, shown) {
-		return true
-	}
-	if m := truncated.FindStringSubmatch(shown); m != nil {
-		prefix, err := strconv.Unquote(m[1])
-		n, _ := strconv.Atoi(m[2])
-		if err != nil {
-			return false
-		}
-		if p, err := strconv.Unquote(printed); err == nil && strings.ContainsAny(printed[:1], "\"`") {
-			printed = p // %q, %#q
-		}
-		if strings.Contains(prefix+printed, "\n") {
-			// go test indents a message's later lines: their length in
-			// the output is not the value's.
-			return strings.HasPrefix(squash(printed), squash(prefix))
-		}
-		return strings.HasPrefix(printed, prefix) && len(printed) == n
-	}
-	if s, err := strconv.Unquote(shown); err == nil && strings.HasPrefix(shown, `"`) {
-		if p, err := strconv.Unquote(printed); err == nil && strings.HasPrefix(printed, "`") {
-			printed = p // %#q
-		}
-		return printed == s || printed == shown || squash(printed) == squash(s)
-	}
-	if shown == "nil" {
-		return printed == "<nil>" || printed == "[]" || printed == "map[]" || printed == "nil"
-	}
-	a, errA := strconv.ParseFloat(printed, 64)
-	b, errB := strconv.ParseFloat(shown, 64)
-	return errA == nil && errB == nil && a == b
-}
-
-// squash collapses runs of whitespace, as go test's indentation of a
-// message's lines changes them.
-func squash(s string) string { return strings.Join(strings.Fields(s), " ") }

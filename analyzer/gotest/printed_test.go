@@ -1,27 +1,25 @@
-package main
+package gotest
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
-// TestCheckValues compares the values shown at a failed assertion with the
+// TestCheckPrinted compares the values shown at a failed assertion with the
 // message the test printed: equal values pass whatever their form (quoted,
 // cut short, nil), a value the program did not print is caught, opaque
 // values are counted apart, and a message that the assertion cannot have
 // printed is caught.
-func TestCheckValues(t *testing.T) {
-	doc := func(text string, values map[string]string, msg string) *result.Report {
-		return &result.Report{
-			Failure: result.Failure{Message: msg},
-			Tree:    &result.Node{Target: result.Statement{File: "x_test.go", Line: 9, Text: text, Values: values}},
-		}
+func TestCheckPrinted(t *testing.T) {
+	type call struct {
+		text   string
+		values map[string]string
+		msg    string
 	}
+	doc := func(text string, values map[string]string, msg string) call { return call{text, values, msg} }
 	tests := []struct {
 		name             string
-		doc              *result.Report
+		doc              call
 		checked, opaque  int
 		wrong            int
 		wantInMismatches string
@@ -49,7 +47,7 @@ func TestCheckValues(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := checkValues(tc.doc)
+			v, _ := CheckPrinted(tc.doc.text, tc.doc.values, tc.doc.msg)
 			if v.Checked != tc.checked || v.Opaque != tc.opaque || len(v.Mismatches) != tc.wrong {
 				t.Fatalf("checked %d, opaque %d, mismatches %q; want %d, %d, %d", v.Checked, v.Opaque, v.Mismatches, tc.checked, tc.opaque, tc.wrong)
 			}

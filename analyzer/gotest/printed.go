@@ -1,0 +1,241 @@
+package gotest
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Printed is what comparing a failure message with the values shown for
+// the assertion that printed it found.
+type Printed struct {
+	Checked    int      // arguments compared
+	Opaque     int      // arguments whose shown value cannot be compared (…, non-nil, pointers, lengths)
+	Mismatches []string // one line per argument whose printed and shown values differ
+}
+
+// Consistent reports whether nothing compared differed.
+func (p Printed) Consistent() bool { return len(p.Mismatches) == 0 }
+
+// CheckPrinted compares message, a failure message, with values, the
+// values shown for the printing call call (the source text of t.Errorf(…)
+// and the like with a literal format, or t.Error(…) with arguments) by
+// the argument expressions' source: the message is matched against the
+// format and each argument's printed text compared with its shown value.
+// It returns false when call is no such call.
+func CheckPrinted(call string, values map[string]string, message string) (Printed, bool) {
+	var v Printed
+	c, ok := parsedCall(call)
+	if !ok {
+		return v, false
+	}
+	name := c.Fun.(*ast.SelectorExpr).Sel.Name
+	var pattern string
+	args := c.Args
+	switch {
+	case printers[name] && len(args) > 1:
+		lit, ok := args[0].(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return v, false
+		}
+		format, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return v, false
+		}
+		// The message is compared trimmed, as go test prints it.
+		if pattern, ok = formatPattern(strings.TrimSpace(format), len(args)-1); !ok {
+			return v, false
+		}
+		args = args[1:]
+	case sprinters[name] && len(args) > 0:
+		pattern, args = printPattern(args)
+	default:
+		return v, false
+	}
+	re, err := regexp.Compile(`(?s)^` + pattern + `$`)
+	if err != nil {
+		return v, false
+	}
+	m := re.FindStringSubmatch(strings.TrimSpace(message))
+	for i, arg := range args {
+		src := types.ExprString(arg)
+		shown, ok := values[src]
+		if !ok {
+			continue
+		}
+		if opaque(shown) || constName.MatchString(shown) && m != nil && !sameConst(m[i+1], shown) {
+			// A constant's name prints as its String method says, or
+			// as its number, which the name does not give.
+			v.Opaque++
+			continue
+		}
+		v.Checked++
+		switch {
+		case m == nil:
+			v.Mismatches = append(v.Mismatches, fmt.Sprintf("the message %q does not have the shape of %s", message, call))
+			return v, true
+		case !sameValue(m[i+1], shown):
+			v.Mismatches = append(v.Mismatches, fmt.Sprintf("%s printed as %q, shown as %s", src, m[i+1], shown))
+		}
+	}
+	return v, true
+}
+
+// printers are the testing.TB methods whose first argument is a format.
+var printers = map[string]bool{"Errorf": true, "Fatalf": true, "Logf": true, "Skipf": true}
+
+// sprinters are those that print their arguments as fmt.Sprintln does.
+var sprinters = map[string]bool{"Error": true, "Fatal": true, "Log": true, "Skip": true}
+
+// printPattern is the pattern of what t.Error(args...) prints: the
+// arguments separated by spaces, a string literal as itself; it returns
+// the arguments that are groups of the pattern, in order.
+func printPattern(args []ast.Expr) (string, []ast.Expr) {
+	var parts []string
+	var groups []ast.Expr
+	for _, a := range args {
+		if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			if s, err := strconv.Unquote(lit.Value); err == nil {
+				parts = append(parts, literal(s))
+				continue
+			}
+		}
+		parts = append(parts, "(.*?)")
+		groups = append(groups, a)
+	}
+	return strings.Join(parts, `\s+`), groups
+}
+
+// parsedCall parses text as a method call, t.Errorf(…) and the like.
+func parsedCall(text string) (*ast.CallExpr, bool) {
+	e, err := parser.ParseExpr(text)
+	if err != nil {
+		return nil, false
+	}
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return nil, false
+	}
+	_, ok = call.Fun.(*ast.SelectorExpr)
+	return call, ok && !call.Ellipsis.IsValid()
+}
+
+// verb matches one fmt verb with its flags, width and precision.
+var verb = regexp.MustCompile(`%[-+# 0]*(\*|\d+)?(\.(\*|\d+))?[a-zA-Z%]`)
+
+// formatPattern turns a format into a regular expression with one group
+// per verb; whitespace matches any run of whitespace, as go test indents
+// the lines of a long message. It refuses a format whose verbs do not
+// take one argument each, n in all.
+func formatPattern(format string, n int) (string, bool) {
+	var b strings.Builder
+	verbs, last := 0, 0
+	for _, loc := range verb.FindAllStringIndex(format, -1) {
+		b.WriteString(literal(format[last:loc[0]]))
+		last = loc[1]
+		v := format[loc[0]:loc[1]]
+		switch {
+		case v == "%%":
+			b.WriteString("%")
+		case strings.Contains(v, "*"):
+			return "", false
+		default:
+			b.WriteString("(.*?)")
+			verbs++
+		}
+	}
+	b.WriteString(literal(format[last:]))
+	return b.String(), verbs == n
+}
+
+// literal is the pattern of a format's literal text: its words quoted,
+// any run of whitespace between, before or after them as \s+ (a
+// message's lines are indented by go test).
+func literal(s string) string {
+	if s == "" {
+		return ""
+	}
+	parts := strings.Fields(s)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	out := strings.Join(parts, `\s+`)
+	if len(parts) == 0 {
+		return `\s+`
+	}
+	if strings.TrimLeft(s, " \t\n") != s {
+		out = `\s*` + out
+	}
+	if strings.TrimRight(s, " \t\n") != s {
+		out += `\s*`
+	}
+	return out
+}
+
+// opaque reports whether a shown value says too little to compare: an
+// elided value, a non-nil or pointer identity, a length alone.
+func opaque(shown string) bool {
+	return shown == "…" || shown == "non-nil" || strings.HasPrefix(shown, "*") || strings.HasPrefix(shown, "&") ||
+		strings.HasPrefix(shown, "len ") || strings.HasSuffix(shown, "…")
+}
+
+// constName matches a value shown by its constant's name, reflect.Struct.
+var constName = regexp.MustCompile(`^[A-Za-z_]\w*\.[A-Za-z_]\w*$`)
+
+// sameConst reports whether printed is the constant's name, with or
+// without its package, in any case (reflect.Struct prints as "struct").
+func sameConst(printed, shown string) bool {
+	printed = strings.TrimSpace(printed)
+	_, name, _ := strings.Cut(shown, ".")
+	return printed == shown || strings.EqualFold(printed, name)
+}
+
+// truncated matches a shown string cut short: its quoted start, then its
+// length in bytes.
+var truncated = regexp.MustCompile(`^("(?:[^"\\]|\\.)*")… \(len (\d+)\)$`)
+
+// sameValue reports whether printed, an argument's text in the message,
+// is what the shown value prints as under %v, %d, %s or %q.
+func sameValue(printed, shown string) bool {
+	printed = strings.TrimSpace(printed)
+	if printed == shown || constName.MatchString(shown) && sameConst(printed, shown) {
+		return true
+	}
+	if m := truncated.FindStringSubmatch(shown); m != nil {
+		prefix, err := strconv.Unquote(m[1])
+		n, _ := strconv.Atoi(m[2])
+		if err != nil {
+			return false
+		}
+		if p, err := strconv.Unquote(printed); err == nil && strings.ContainsAny(printed[:1], "\"`") {
+			printed = p // %q, %#q
+		}
+		if strings.Contains(prefix+printed, "\n") {
+			// go test indents a message's later lines: their length in
+			// the output is not the value's.
+			return strings.HasPrefix(squash(printed), squash(prefix))
+		}
+		return strings.HasPrefix(printed, prefix) && len(printed) == n
+	}
+	if s, err := strconv.Unquote(shown); err == nil && strings.HasPrefix(shown, `"`) {
+		if p, err := strconv.Unquote(printed); err == nil && strings.HasPrefix(printed, "`") {
+			printed = p // %#q
+		}
+		return printed == s || printed == shown || squash(printed) == squash(s)
+	}
+	if shown == "nil" {
+		return printed == "<nil>" || printed == "[]" || printed == "map[]" || printed == "nil"
+	}
+	a, errA := strconv.ParseFloat(printed, 64)
+	b, errB := strconv.ParseFloat(shown, 64)
+	return errA == nil && errB == nil && a == b
+}
+
+// squash collapses runs of whitespace, as go test's indentation of a
+// message's lines changes them.
+func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
