@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -142,4 +143,37 @@ func TestAmplifyChoosesByMeasurement(t *testing.T) {
 				wall, most, budget, c.status, s.head, s.base)
 		}
 	})
+}
+
+// TestRecheck: after a variant passed once and failed its proof, a head
+// that failed its first runs but fails only often is run until it passes
+// and then measured as flaky; a head that always fails stays as it was.
+func TestRecheck(t *testing.T) {
+	all := []diffhunks.ID{1, 2}
+	for seed := uint64(1); seed <= 20; seed++ {
+		sim := simulated{head: 0.6, rng: rand.New(rand.NewPCG(seed, 11)), runs: map[bool]int{}}
+		c := &classification{}
+		first, _ := sim.Repeat(context.Background(), nil, 3)
+		for i := range first {
+			first[i].Outcome = trial.Fail // as if the first runs all failed
+		}
+		c.runs = first
+		flaky, err := c.recheck(context.Background(), &sim, all, []diffhunks.ID{2}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !flaky || c.rates == nil || c.rates.Head.Runs-c.rates.Head.Failures == 0 || !c.notes.Has(note.FlakyRemeasured) {
+			t.Fatalf("seed %d: flaky %v, rates %+v, notes %+v", seed, flaky, c.rates, c.notes)
+		}
+		if c.status != result.FlakyRegression && c.status != result.Flaky {
+			t.Errorf("seed %d: status %q", seed, c.status)
+		}
+	}
+	sim := simulated{head: 1, rng: rand.New(rand.NewPCG(1, 11)), runs: map[bool]int{}}
+	c := &classification{}
+	c.runs, _ = sim.Repeat(context.Background(), nil, 3)
+	flaky, err := c.recheck(context.Background(), &sim, all, []diffhunks.ID{2}, 2)
+	if err != nil || flaky || c.status != "" || c.rates != nil || sim.runs[false] != 3+maxPassingRuns {
+		t.Errorf("always failing head: flaky %v, status %q, rates %+v, %d head runs, err %v", flaky, c.status, c.rates, sim.runs[false], err)
+	}
 }

@@ -203,6 +203,36 @@ func (c *classification) failAtAll(ctx context.Context, r repeater, head []trial
 	return head, nil
 }
 
+// recheck runs head again, after a variant passed once and then failed
+// its proof, with the suspect hunks: head failed its first runs, but may
+// fail only often. Head gets the runs a passing head gets to fail
+// (failAtAll's), here to pass; once one passes, the failure is measured as
+// a flaky one (flaky), and c's status, rates and notes are those. It
+// reports whether head passed a run.
+func (c *classification) recheck(ctx context.Context, r repeater, all, suspect []diffhunks.ID, workers int) (bool, error) {
+	c.window(ctx)
+	c.notes = nil
+	head := headRuns(c.runs)
+	batch := max(workers, 1)
+	limit := len(head) + maxPassingRuns
+	if plan := c.plan(batch, median(head)); plan >= 0 {
+		limit = min(limit, len(head)+plan/2)
+	}
+	for len(head) < limit && !c.over() {
+		more, err := c.repeat(ctx, r, nil, min(batch, limit-len(head)), batch)
+		head = append(head, more...)
+		if err != nil {
+			return false, fmt.Errorf("running the test on head: %w", err)
+		}
+		if _, p := count(more); p > 0 {
+			_, passed := count(head)
+			c.notes.Add(result.Note{Code: note.FlakyRemeasured, Hunks: suspect, N: passed, M: len(head)})
+			return true, c.flaky(ctx, r, all, head, workers)
+		}
+	}
+	return false, nil
+}
+
 // allTimedOut reports whether every run hung until its time limit.
 func allTimedOut(runs []trial.Result) bool {
 	for _, r := range runs {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
@@ -247,9 +248,38 @@ func (a *analysis) settle(ctx context.Context, res *Result, s *searched, err err
 		res.Status = result.Flaky
 		res.Tree = nil
 		res.Notes.Add(result.Note{Code: note.FlakyProof, Hunks: s.found.Suspect})
-		return false, nil
+		return false, a.remeasure(ctx, res, s.found.Suspect)
 	}
 	return false, fmt.Errorf("searching for the culprit hunks: %w", err)
+}
+
+// remeasure runs head again when a variant passed once and failed its
+// proof: when head passes some runs, the failure is a flaky one, measured
+// and, as a flaky regression, searched and explained as such (FLAKY.md);
+// when head fails every run, the flaky proof's note stands.
+func (a *analysis) remeasure(ctx context.Context, res *Result, suspect []diffhunks.ID) error {
+	if a.cls == nil || a.b.check(ctx) != nil {
+		return nil
+	}
+	a.b.enter(PhaseClassify)
+	flaky, err := a.cls.recheck(ctx, a.b, ids(res.Hunks), suspect, a.req.Workers)
+	res.Evidence = a.cls.runs
+	switch {
+	case spent(ctx, err):
+		return nil
+	case err != nil:
+		return err
+	case !flaky:
+		return nil
+	}
+	res.Notes = slices.DeleteFunc(res.Notes, func(n result.Note) bool { return n.Code == note.FlakyProof })
+	addAll(&res.Notes, a.cls.notes)
+	res.Flakiness = a.cls.rates
+	res.Status = a.cls.status
+	if res.Status == result.FlakyRegression {
+		return a.flaky(ctx, res)
+	}
+	return nil
 }
 
 // roles decides, once, which found hunks are root and which auxiliary:

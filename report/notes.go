@@ -187,6 +187,8 @@ func words(n result.Note) string {
 		return "reverting " + hunks + " passed during the search but gave " + outcomeWord(n.Outcome) + " when run again"
 	case note.FlakyProof:
 		return "reverting " + hunks + " made the test pass once but not in the proof run: the test looks flaky, so no culprit is claimed"
+	case note.FlakyRemeasured:
+		return "reverting " + hunks + " made the test pass once but not in the proof run, so head was run again: it passed " + fmt.Sprint(n.N) + " of " + plural(n.M, "run", "runs") + ", and the failure was measured as a flaky one"
 	case note.NothingPasses:
 		return "no subset of the change's hunks could be reverted to make the test pass"
 	case note.ProofFailed:

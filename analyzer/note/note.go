@@ -98,6 +98,7 @@ const (
 	Reduced           Code = "reduced"          // the N candidates were reduced as a whole; M root hunks are those without which the rest compiles (0: none)
 	ProofRepeat       Code = "proof-repeat"     // reverting Hunks passed in the search, gave Outcome again
 	FlakyProof        Code = "flaky-proof"      // Hunks passed once, not in the proof: no culprit claimed
+	FlakyRemeasured   Code = "flaky-remeasured" // Hunks passed once, not in the proof; head, run again, passed N of M runs: measured as flaky
 	NothingPasses     Code = "nothing-passes"   // no subset could be reverted to pass
 	ProofFailed       Code = "proof-failed"     // the proof with Hunks reverted gave Outcome
 )
