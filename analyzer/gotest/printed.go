@@ -29,46 +29,22 @@ func (p Printed) Consistent() bool { return len(p.Mismatches) == 0 }
 // format and each argument's printed text compared with its shown value.
 // It returns false when call is no such call.
 func CheckPrinted(call string, values map[string]string, message string) (Printed, bool) {
-	var v Printed
 	c, ok := parsedCall(call)
 	if !ok {
-		return v, false
+		return Printed{}, false
 	}
-	name := c.Fun.(*ast.SelectorExpr).Sel.Name
-	var pattern string
-	args := c.Args
-	switch {
-	case printers[name] && len(args) > 1:
-		lit, ok := args[0].(*ast.BasicLit)
-		if !ok || lit.Kind != token.STRING {
-			return v, false
-		}
-		format, err := strconv.Unquote(lit.Value)
-		if err != nil {
-			return v, false
-		}
-		// The message is compared trimmed, as go test prints it.
-		if pattern, ok = formatPattern(strings.TrimSpace(format), len(args)-1); !ok {
-			return v, false
-		}
-		args = args[1:]
-	case sprinters[name] && len(args) > 0:
-		pattern, args = printPattern(args)
-	default:
-		return v, false
+	args, printed, ok := printedArgs(c, message)
+	if !ok {
+		return Printed{}, false
 	}
-	re, err := regexp.Compile(`(?s)^` + pattern + `$`)
-	if err != nil {
-		return v, false
-	}
-	m := re.FindStringSubmatch(strings.TrimSpace(message))
+	var v Printed
 	for i, arg := range args {
 		src := types.ExprString(arg)
 		shown, ok := values[src]
 		if !ok {
 			continue
 		}
-		if opaque(shown) || constName.MatchString(shown) && m != nil && !sameConst(m[i+1], shown) {
+		if opaque(shown) || constName.MatchString(shown) && printed != nil && !sameConst(printed[i], shown) {
 			// A constant's name prints as its String method says, or
 			// as its number, which the name does not give.
 			v.Opaque++
@@ -76,15 +52,80 @@ func CheckPrinted(call string, values map[string]string, message string) (Printe
 		}
 		v.Checked++
 		switch {
-		case m == nil:
+		case printed == nil:
 			v.Mismatches = append(v.Mismatches, fmt.Sprintf("the message %q does not have the shape of %s", message, call))
 			return v, true
-		case !sameValue(m[i+1], shown):
-			v.Mismatches = append(v.Mismatches, fmt.Sprintf("%s printed as %q, shown as %s", src, m[i+1], shown))
+		case !sameValue(printed[i], shown):
+			v.Mismatches = append(v.Mismatches, fmt.Sprintf("%s printed as %q, shown as %s", src, printed[i], shown))
 		}
 	}
 	return v, true
 }
+
+// printedArgs gives the arguments of the printing call c whose values
+// message prints, and their printed texts in the same order (nil when
+// message does not have the call's shape); false when c prints no
+// arguments of its own: t.Errorf and the like print theirs by a literal
+// format, t.Error by spaces, testify's Equal its expected and actual
+// values on lines of their own.
+func printedArgs(c *ast.CallExpr, message string) ([]ast.Expr, []string, bool) {
+	name := c.Fun.(*ast.SelectorExpr).Sel.Name
+	var pattern string
+	args := c.Args
+	switch {
+	case testifyEqual[name]:
+		// assert.Equal(t, expected, actual, …) or, on an Assertions
+		// value or a suite, s.Equal(expected, actual, …).
+		if x, ok := c.Fun.(*ast.SelectorExpr).X.(*ast.Ident); ok && (x.Name == "assert" || x.Name == "require") {
+			args = args[min(1, len(args)):]
+		}
+		if len(args) < 2 {
+			return nil, nil, false
+		}
+		args = args[:2]
+		e, a := testifyExpected.FindStringSubmatch(message), testifyActual.FindStringSubmatch(message)
+		if e == nil || a == nil {
+			return args, nil, true
+		}
+		return args, []string{e[1], a[1]}, true
+	case printers[name] && len(args) > 1:
+		lit, ok := args[0].(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return nil, nil, false
+		}
+		format, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return nil, nil, false
+		}
+		// The message is compared trimmed, as go test prints it.
+		if pattern, ok = formatPattern(strings.TrimSpace(format), len(args)-1); !ok {
+			return nil, nil, false
+		}
+		args = args[1:]
+	case sprinters[name] && len(args) > 0:
+		pattern, args = printPattern(args)
+	default:
+		return nil, nil, false
+	}
+	re, err := regexp.Compile(`(?s)^` + pattern + `$`)
+	if err != nil {
+		return nil, nil, false
+	}
+	m := re.FindStringSubmatch(strings.TrimSpace(message))
+	if m == nil {
+		return args, nil, true
+	}
+	return args, m[1:], true
+}
+
+// testifyEqual are testify's assertions that print "expected: …" and
+// "actual  : …" lines when they fail.
+var testifyEqual = map[string]bool{"Equal": true, "EqualValues": true, "Exactly": true}
+
+var (
+	testifyExpected = regexp.MustCompile(`(?m)^\s*expected: (.*)$`)
+	testifyActual   = regexp.MustCompile(`(?m)^\s*actual\s*: (.*)$`)
+)
 
 // printers are the testing.TB methods whose first argument is a format.
 var printers = map[string]bool{"Errorf": true, "Fatalf": true, "Logf": true, "Skipf": true}

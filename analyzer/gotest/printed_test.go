@@ -42,6 +42,10 @@ func TestCheckPrinted(t *testing.T) {
 		{"raw quotes", doc(`t.Errorf("%#q", p)`, map[string]string{"p": `"a/\\[*\\]"`}, "`a/\\[*\\]`"), 1, 0, 0, ""},
 		{"many lines cut short", doc(`t.Fatalf("matching: %s", e)`, map[string]string{"e": `"data not\nmatching"… (len 90)`},
 			"matching: data not\n\t    matching (-want, +got)"), 1, 0, 0, ""},
+		{"testify's Equal", doc(`assert.Equal(t, tc.expectCode, c)`, map[string]string{"c": "404", "t": "*T#1", "tc.expectCode": "200"},
+			"\tError Trace:\techo_test.go:289\n\tError:      \tNot equal: \n\t            \texpected: 200\n\t            \tactual  : 404\n\tTest:       \tTestX"), 2, 0, 0, ""},
+		{"testify's Equal on a suite, strings", doc(`s.Equal("a", got)`, map[string]string{"got": `"b"`},
+			"Error:      \tNot equal: \n\t            \texpected: \"a\"\n\t            \tactual  : \"c\""), 1, 0, 1, `got printed as "\"c\""`},
 		{"not a printing call", doc(`t.FailNow()`, nil, "boom"), 0, 0, 0, ""},
 		{"format not a literal", doc(`t.Errorf(f, x)`, map[string]string{"x": "1"}, "1"), 0, 0, 0, ""},
 	}
