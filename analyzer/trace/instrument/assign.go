@@ -131,7 +131,7 @@ func (r *rewriter) assign(s ast.Stmt, at token.Pos) {
 			open, close := r.readWrap(slot, r.info.TypeOf(x), li)
 			r.es.pre(r.off(s.Pos()), open+xt+close+"; ")
 		}
-		read := &trace.Expr{Op: trace.ExprRead, Slot: slot, Type: typeOf(r.info.TypeOf(x)), Text: r.text(x)}
+		read := &trace.Expr{Op: trace.ExprRead, Slot: slot, Type: r.tab.typeOf(r.info.TypeOf(x)), Text: r.text(x)}
 		var y *trace.Expr
 		if rhs != nil {
 			y = r.expr(rhs[0], st)
@@ -199,7 +199,7 @@ func (r *rewriter) literalFields(st *trace.Site, x, rhs ast.Expr, lit *trace.Exp
 		text := r.text(x) + "." + in.field.Name()
 		t := in.field.Type()
 		slot := len(st.Operands)
-		st.Operands = append(st.Operands, trace.Operand{Slot: slot, Write: true, Text: text, Type: typeOf(t), Obj: fl.obj, Path: fl.path, Global: fl.global})
+		st.Operands = append(st.Operands, trace.Operand{Slot: slot, Write: true, Text: text, Type: r.tab.typeOf(t), Obj: fl.obj, Path: fl.path, Global: fl.global})
 		st.Exprs = append(st.Exprs, lit.Args[k])
 		b.WriteString("; " + r.writeCall(slot, text, t, fl))
 	}
@@ -303,7 +303,7 @@ func (r *rewriter) header(s ast.Stmt) {
 			st.Operands[slotR].Elided = true
 			open, close = "", ""
 		}
-		read := &trace.Expr{Op: trace.ExprRead, Slot: slotR, Type: typeOf(v.Type()), Text: id.Name}
+		read := &trace.Expr{Op: trace.ExprRead, Slot: slotR, Type: r.tab.typeOf(v.Type()), Text: id.Name}
 		op := opOf(tok)
 		if rhs == nil {
 			st.Exprs = []*trace.Expr{{Op: trace.ExprBinary, Tok: op, X: read, Y: &trace.Expr{Op: trace.ExprConst, Const: trace.Value{Kind: constKind(read.Type), Bits: 1}, Type: read.Type, Text: "1"}, Type: read.Type}}
@@ -443,7 +443,7 @@ func (r *rewriter) tupleInit(st *trace.Site, names []ast.Expr, rhs ast.Expr, glo
 		var slot int
 		if global {
 			slot = len(st.Operands)
-			st.Operands = append(st.Operands, trace.Operand{Slot: slot, Write: true, Text: r.text(x), Type: typeOf(v.Type()), Obj: r.tab.obj(v), Global: true})
+			st.Operands = append(st.Operands, trace.Operand{Slot: slot, Write: true, Text: r.text(x), Type: r.tab.typeOf(v.Type()), Obj: r.tab.obj(v), Global: true})
 		} else {
 			slot = r.addOperand(st, x, v.Type(), li, true)
 		}

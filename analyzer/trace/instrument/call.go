@@ -89,7 +89,7 @@ func (r *rewriter) appendSite(c *ast.CallExpr) bool {
 	}
 	slot := len(s.Operands) // the first element written
 	for k := range n {
-		s.Operands = append(s.Operands, trace.Operand{Slot: slot + k, Write: true, Text: fmt.Sprintf("%s[len(%s)-%d]", base, base, n-k), Type: typeOf(sl.Elem())})
+		s.Operands = append(s.Operands, trace.Operand{Slot: slot + k, Write: true, Text: fmt.Sprintf("%s[len(%s)-%d]", base, base, n-k), Type: r.tab.typeOf(sl.Elem())})
 	}
 	old := "nil"
 	if r.pure(c.Args[0]) {
@@ -209,7 +209,7 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 			}
 		}
 	}
-	out := &trace.Expr{Op: trace.ExprCall, Call: cs.ID, Slot: -1, Type: typeOf(rt), Text: cs.Text}
+	out := &trace.Expr{Op: trace.ExprCall, Call: cs.ID, Slot: -1, Type: r.tab.typeOf(rt), Text: cs.Text}
 	if rt == nil || tuple || at.IsValid() {
 		if kind == trace.SiteCallExt && at.IsValid() {
 			r.es.post(r.off(c.End()), fmt.Sprintf("; %s.E(%s, %d, %d)", rtName, r.fa(), trace.EvCallExt, cs.ID))

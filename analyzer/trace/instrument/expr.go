@@ -19,7 +19,7 @@ import (
 // shape.
 func (r *rewriter) expr(e ast.Expr, st *trace.Site) *trace.Expr {
 	tv := r.info.Types[e]
-	out := &trace.Expr{Type: typeOf(tv.Type), Text: r.text(e)}
+	out := &trace.Expr{Type: r.tab.typeOf(tv.Type), Text: r.text(e)}
 	if len(out.Text) > 80 {
 		out.Text = out.Text[:80]
 	}
@@ -165,7 +165,7 @@ func (r *rewriter) structLitAddr(e *ast.UnaryExpr, lit *ast.CompositeLit) bool {
 			continue
 		}
 		slot := len(s.Operands)
-		s.Operands = append(s.Operands, trace.Operand{Slot: slot, Write: true, Text: in.field.Name(), Type: typeOf(in.field.Type())})
+		s.Operands = append(s.Operands, trace.Operand{Slot: slot, Write: true, Text: in.field.Name(), Type: r.tab.typeOf(in.field.Type())})
 		fe := p + "." + in.field.Name()
 		fmt.Fprintf(&b, "%s.WA(%s, %d, %s, &%s); ", rtName, r.fa(), slot, fe, fe)
 	}
@@ -251,7 +251,7 @@ func (r *rewriter) leaf(e ast.Expr, st *trace.Site) *trace.Expr {
 		open, close := r.readWrap(slot, t, li)
 		r.es.wrap(r.off(e.Pos()), r.off(e.End()), open, close)
 	}
-	return &trace.Expr{Op: trace.ExprRead, Slot: slot, Type: typeOf(t), Text: r.text(e)}
+	return &trace.Expr{Op: trace.ExprRead, Slot: slot, Type: r.tab.typeOf(t), Text: r.text(e)}
 }
 
 // innerReads instruments index expressions and calls below a location path.

@@ -181,7 +181,7 @@ func (r *rewriter) globalVar(vs *ast.ValueSpec, name *ast.Ident, rhs ast.Expr) b
 			s.Text = s.Text[:200]
 		}
 	}
-	s.Operands = append(s.Operands, trace.Operand{Slot: 0, Write: true, Text: name.Name, Type: typeOf(v.Type()), Obj: r.tab.obj(v), Global: true})
+	s.Operands = append(s.Operands, trace.Operand{Slot: 0, Write: true, Text: name.Name, Type: r.tab.typeOf(v.Type()), Obj: r.tab.obj(v), Global: true})
 	s.Exprs = []*trace.Expr{r.expr(rhs, s)}
 	r.es.wrap(r.off(rhs.Pos()), r.off(rhs.End()), fmt.Sprintf("%s%s, %d, 0, ", w1, r.fa(), s.ID), ")")
 	return true
@@ -286,7 +286,7 @@ func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.Blo
 
 // addOperand appends an operand to s and returns its slot.
 func (r *rewriter) addOperand(s *trace.Site, e ast.Expr, t types.Type, li locInfo, write bool) int {
-	op := trace.Operand{Slot: len(s.Operands), Write: write, Text: r.text(e), Type: typeOf(t)}
+	op := trace.Operand{Slot: len(s.Operands), Write: write, Text: r.text(e), Type: r.tab.typeOf(t)}
 	if li.kind == trace.LocLocal {
 		op.Obj, op.Path, op.Global = li.obj, li.path, li.global
 		if write {

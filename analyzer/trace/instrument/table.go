@@ -4,7 +4,6 @@ import (
 	"go/constant"
 	"go/types"
 	"strings"
-	"sync"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -13,11 +12,13 @@ import (
 // files; it is written as the trace.Table it embeds.
 type table struct {
 	trace.Table
-	objs map[types.Object]int
+	objs   map[types.Object]int
+	consts map[*types.TypeName]*trace.Consts // constsOf's answers
 }
 
 func newTable() *table {
-	return &table{Table: trace.Table{Sites: []*trace.Site{{}}}, objs: map[types.Object]int{}}
+	return &table{Table: trace.Table{Sites: []*trace.Site{{}}}, objs: map[types.Object]int{},
+		consts: map[*types.TypeName]*trace.Consts{}}
 }
 
 func (t *table) add(s *trace.Site) *trace.Site {
@@ -37,7 +38,7 @@ func (t *table) obj(o types.Object) int {
 }
 
 // typeOf converts a go/types type to the encoder's view.
-func typeOf(t types.Type) trace.Type {
+func (tab *table) typeOf(t types.Type) trace.Type {
 	if t == nil {
 		return trace.Type{}
 	}
@@ -54,10 +55,10 @@ func typeOf(t types.Type) trace.Type {
 			out.Kind = trace.TypePointer
 		case u.Info()&types.IsUnsigned != 0:
 			out.Kind, out.Bits = trace.TypeUint, basicBits(k)
-			out.Consts = constsOf(t)
+			out.Consts = tab.constsOf(t)
 		case u.Info()&types.IsInteger != 0:
 			out.Kind, out.Bits = trace.TypeInt, basicBits(k)
-			out.Consts = constsOf(t)
+			out.Consts = tab.constsOf(t)
 		case u.Info()&types.IsFloat != 0:
 			out.Kind, out.Bits = trace.TypeFloat, basicBits(k)
 		case u.Info()&types.IsComplex != 0:
@@ -103,21 +104,18 @@ func basicBits(k types.BasicKind) int {
 // an enumeration a reader scans.
 const maxConsts = 256
 
-// constCache holds constsOf's answers by type name, for every
-// instrumentation in the process: a type's constants are the same in all.
-var constCache sync.Map // *types.TypeName -> *trace.Consts
-
 // constsOf names the values of a named integer type t by the constants of
 // type t its package declares, one name per value (the first in the
 // scope's order, which is alphabetical); nil when t is not named or has
-// none.
-func constsOf(t types.Type) *trace.Consts {
+// none. The answers are kept for the table's instrumentation, whose
+// packages they name.
+func (tab *table) constsOf(t types.Type) *trace.Consts {
 	named, ok := types.Unalias(t).(*types.Named)
 	if !ok || named.Obj().Pkg() == nil || named.TypeArgs().Len() > 0 {
 		return nil
 	}
-	if c, ok := constCache.Load(named.Obj()); ok {
-		return c.(*trace.Consts)
+	if c, ok := tab.consts[named.Obj()]; ok {
+		return c
 	}
 	var c *trace.Consts
 	pkg := named.Obj().Pkg()
@@ -146,7 +144,7 @@ func constsOf(t types.Type) *trace.Consts {
 		c.Values = append(c.Values, bits)
 		c.Names = append(c.Names, pkg.Name()+"."+name)
 	}
-	constCache.Store(named.Obj(), c)
+	tab.consts[named.Obj()] = c
 	return c
 }
 
