@@ -55,8 +55,8 @@ type AmplificationRuns struct {
 // plain runs it has, and keeps the one with the most failures per second
 // of run time (the plain runs when none beats them). The candidates are
 // measured in rounds, workers processes each per round, until one has
-// failed probeFailures times, each has run maxProbeRuns processes, , or a third
-// of the classification's time is spent: a failure seen once in thirty
+// failed probeFailures times, each has run maxProbeRuns processes, or a
+// third of the classification's time is spent: a failure seen once in thirty
 // runs needs more than a handful of runs to show. When no run failed at
 // all, the candidate with the most tries of the test per second is kept,
 // so that a rare failure gets its best chance. Base, the revert search

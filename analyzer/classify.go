@@ -3,6 +3,7 @@ package analyzer
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,11 +65,7 @@ func (c *classification) plan(workers int, d time.Duration) int {
 	if c.until.IsZero() || d <= 0 {
 		return -1
 	}
-	left := c.left()
-	if left <= 0 {
-		return 0
-	}
-	return int(0.9 * left.Seconds() * float64(workers) / d.Seconds())
+	return runsIn(c.left(), workers, d)
 }
 
 // over reports whether the window has closed: runs slower than planned
@@ -190,17 +187,25 @@ func (c *classification) failAtAll(ctx context.Context, r repeater, head []trial
 	if plan := c.plan(batch, median(head)); plan >= 0 {
 		limit = min(rareRuns, max(plan/2, len(head)))
 	}
+	head, _, err := c.headUntil(ctx, r, head, limit, batch, func(run trial.Result) bool { return failing(run.Outcome) })
+	return head, err
+}
+
+// headUntil runs head, workers at a time, until a batch holds a run that
+// shows what is sought, limit runs are made, or the window closes; it
+// returns every head run so far and whether one showed.
+func (c *classification) headUntil(ctx context.Context, r repeater, head []trial.Result, limit, workers int, shows func(trial.Result) bool) ([]trial.Result, bool, error) {
 	for len(head) < limit && !c.over() {
-		more, err := c.repeat(ctx, r, nil, min(batch, limit-len(head)), batch)
+		more, err := c.repeat(ctx, r, nil, min(workers, limit-len(head)), workers)
 		head = append(head, more...)
 		if err != nil {
-			return nil, fmt.Errorf("running the test on head: %w", err)
+			return nil, false, fmt.Errorf("running the test on head: %w", err)
 		}
-		if f, _ := count(more); f > 0 {
-			break
+		if slices.ContainsFunc(more, shows) {
+			return head, true, nil
 		}
 	}
-	return head, nil
+	return head, false, nil
 }
 
 // recheck runs head again, after a variant passed once and then failed
@@ -218,19 +223,13 @@ func (c *classification) recheck(ctx context.Context, r repeater, all, suspect [
 	if plan := c.plan(batch, median(head)); plan >= 0 {
 		limit = min(limit, len(head)+plan/2)
 	}
-	for len(head) < limit && !c.over() {
-		more, err := c.repeat(ctx, r, nil, min(batch, limit-len(head)), batch)
-		head = append(head, more...)
-		if err != nil {
-			return false, fmt.Errorf("running the test on head: %w", err)
-		}
-		if _, p := count(more); p > 0 {
-			_, passed := count(head)
-			c.notes.Add(result.Note{Code: note.FlakyRemeasured, Hunks: suspect, N: passed, M: len(head)})
-			return true, c.flaky(ctx, r, all, head, workers)
-		}
+	head, passed, err := c.headUntil(ctx, r, head, limit, batch, func(run trial.Result) bool { return run.Outcome == trial.Pass })
+	if err != nil || !passed {
+		return false, err
 	}
-	return false, nil
+	_, p := count(head)
+	c.notes.Add(result.Note{Code: note.FlakyRemeasured, Hunks: suspect, N: p, M: len(head)})
+	return true, c.flaky(ctx, r, all, head, workers)
 }
 
 // allTimedOut reports whether every run hung until its time limit.

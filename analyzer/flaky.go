@@ -116,18 +116,23 @@ type runTimer interface {
 }
 
 // planRuns is how many runs of duration d fit in share of the time left
-// before ctx's deadline, workers at a time, with a tenth kept spare.
-// Without a deadline or a duration the plan is unbounded (-1).
+// before ctx's deadline, workers at a time (runsIn). Without a deadline or
+// a duration the plan is unbounded (-1).
 func planRuns(ctx context.Context, share float64, workers int, d time.Duration) int {
 	dl, ok := ctx.Deadline()
 	if !ok || d <= 0 {
 		return -1
 	}
-	left := time.Until(dl)
+	return runsIn(time.Duration(share*float64(time.Until(dl))), workers, d)
+}
+
+// runsIn is how many runs of duration d fit in left, workers at a time,
+// with a tenth kept spare; 0 when nothing is left.
+func runsIn(left time.Duration, workers int, d time.Duration) int {
 	if left <= 0 {
 		return 0
 	}
-	return int(0.9 * share * left.Seconds() * float64(workers) / d.Seconds())
+	return int(0.9 * left.Seconds() * float64(workers) / d.Seconds())
 }
 
 // median is the median duration of runs.
@@ -173,12 +178,6 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 	// and they stop as soon as the rates separate. Head may take half of
 	// what is left, so that base gets the rest.
 	plan := c.plan(batch, d)
-	capped := func(limit, used int) int {
-		if plan >= 0 {
-			return max(plan-used, 0)
-		}
-		return limit
-	}
 	headCap := max(maxHeadRuns, len(head))
 	if plan >= 0 {
 		headCap = max(plan/2, len(head))
@@ -201,7 +200,10 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 		Amplification: c.amplified}
 
 	need := stats.RunsToRuleOut(ci.Lo, baseAlpha)
-	baseCap := capped(maxBaseRuns, len(head))
+	baseCap := maxBaseRuns
+	if plan >= 0 {
+		baseCap = max(plan-len(head), 0)
+	}
 	var base []trial.Result
 	for len(base) < min(need, baseCap) && !c.over() {
 		more, err := c.repeat(ctx, r, all, min(batch, need-len(base)), batch)
