@@ -3,10 +3,10 @@ package analyzer
 import (
 	"cmp"
 	"fmt"
-	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"maps"
 	"slices"
 
+	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"

@@ -254,14 +254,15 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 			}
 			judged = []string{fmt.Sprint(len(res.Hunks)), string(res.Status), short(res.Root), mark, treeMark(c, res.Tree),
 				rootMark(res), fmt.Sprint(len(res.Chain))}
-			values := checkValues(res.Document())
+			doc := res.Document()
+			values := checkValues(doc)
 			for _, m := range values.Mismatches {
 				fmt.Fprintf(stderr, "bench %s: value check: %s: %s\n", c.Name, values.where, m)
 			}
 			tail = []string{res.Cost.Wall.Round(time.Second).String(), fmt.Sprintf("%.1f", res.Cost.Semantic.Seconds()),
 				fmt.Sprintf("%.1f", res.Cost.Contrast.Seconds()), values.mark()}
 			if reports != "" {
-				if err := writeReports(reports, c.Name, res.Document()); err != nil {
+				if err := writeReports(reports, c.Name, doc); err != nil {
 					fmt.Fprintf(stderr, "bench %s: %v\n", c.Name, err)
 				}
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/internal/shard"
 )
 
 // trialLog is what culprit bench --corpus --reports DIR writes for each
@@ -125,20 +126,14 @@ func makespan(trials []time.Duration, n int) time.Duration {
 	return slices.Max(free)
 }
 
-// shardsOf cuts a round into at most n shards of consecutive trials, the
-// first ones one longer when they do not divide evenly, as a workflow's
-// matrix gives each shard a slice of the round.
+// shardsOf cuts a round into at most n shards of consecutive trials as
+// the trials workflow's matrix does (shard.Slice).
 func shardsOf(trials []time.Duration, n int) [][]time.Duration {
 	n = min(max(n, 1), len(trials))
 	out := make([][]time.Duration, 0, n)
-	lo := 0
 	for i := range n {
-		size := len(trials) / n
-		if i < len(trials)%n {
-			size++
-		}
-		out = append(out, trials[lo:lo+size])
-		lo += size
+		lo, hi := shard.Slice(len(trials), i, n)
+		out = append(out, trials[lo:hi])
 	}
 	return out
 }
