@@ -508,12 +508,21 @@ func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
 		need = 2
 	case ValString, ValSlice:
 		need = 3
+	case ValTime:
+		need = 4
+	case valReflect:
+		need = reflectWords(w)
 	}
 	if len(w) < need {
 		return Value{}, nil
 	}
 	v := Value{Kind: k}
 	switch k {
+	case ValTime:
+		v.Bits, v.Len, v.Cap, v.Hash = w[0], int64(w[1]), int64(w[2]), wordsHash(w[:need])
+		v.Prefix = prefixOf(w[3], min(8, int(w[2]>>32&0xff)))
+	case valReflect:
+		v = reflectValue(w[:need])
 	case ValBool, ValInt, ValUint, ValFloat:
 		v.Bits = w[0]
 	case ValPointer:
@@ -524,13 +533,95 @@ func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
 		v.Bits, v.Hash, v.Nil = w[0], w[1], w[0] == 0
 	case ValString:
 		v.Len, v.Hash = int64(w[0]), w[1]
-		var p [8]byte
-		binary.LittleEndian.PutUint64(p[:], w[2])
-		v.Prefix = string(p[:min(8, v.Len)])
+		v.Prefix = prefixOf(w[2], int(min(8, v.Len)))
 	case ValSlice:
 		v.Bits, v.Len, v.Cap, v.Nil = w[0], int64(w[1]), int64(w[2]), w[0] == 0
 	}
 	return v, w[need:]
+}
+
+// The zone word of a ValTime (its Cap), as package instrument/rt records
+// it: the offset east of UTC in seconds in the low 32 bits, the zone
+// name's length in bits 32-39, and zoneLocal for a time in time.Local
+// before the program loaded it (no zone recorded).
+const zoneLocal = 1 << 40
+
+// The header of a recorded reflect.Value, as package instrument/rt writes
+// it: the reflect.Kind in bits 0-7, the flags below, the length of the
+// type's name (package qualifiers dropped) in bits 16-23 and the number
+// of words of it recorded in bits 24-27, which the value's words follow.
+// The decoded value's Cap is the header with reflectMark added.
+const (
+	rvNil       = 1 << 8  // nil pointer, map, chan, func, interface or slice
+	rvBits      = 1 << 9  // one word: the bool, integer or float64 bits held
+	rvLen       = 1 << 10 // one word: the slice's or array's length
+	rvString    = 1 << 11 // three words: the string's length, hash and first bytes
+	rvAddr      = 1 << 12 // addressable: what it holds was not recorded
+	reflectMark = 1 << 32 // a ValOpaque that describes a reflect.Value
+)
+
+// reflectWords is the number of payload words of the reflect.Value whose
+// header is w[0].
+func reflectWords(w []uint64) int {
+	if len(w) == 0 {
+		return 1
+	}
+	h := w[0]
+	n := 1 + int(h>>24&0xf)
+	if h&(rvBits|rvLen) != 0 {
+		n++
+	}
+	if h&rvString != 0 {
+		n += 3
+	}
+	return n
+}
+
+// reflectValue decodes the payload w of a reflect.Value into a ValOpaque
+// that describes it: Cap its header, Prefix its type's name, then, for a
+// string, a NUL and the string's first bytes; Bits the bool or number it
+// holds, Len the string's, slice's or array's length; Nil; Hash of it
+// all. It stays opaque to the analyses: a Value can refer to memory the
+// program writes through it, and holds more than its description.
+func reflectValue(w []uint64) Value {
+	h := w[0]
+	v := Value{Kind: ValOpaque, Cap: int64(h | reflectMark), Nil: h&rvNil != 0, Hash: wordsHash(w)}
+	names := int(h >> 24 & 0xf)
+	var name []byte
+	for _, x := range w[1 : 1+names] {
+		name = binary.LittleEndian.AppendUint64(name, x)
+	}
+	v.Prefix = string(name[:min(len(name), int(h>>16&0xff))])
+	rest := w[1+names:]
+	switch {
+	case h&rvString != 0:
+		v.Len = int64(rest[0])
+		v.Prefix += "\x00" + prefixOf(rest[2], min(8, int(v.Len)))
+	case h&rvLen != 0:
+		v.Len = int64(rest[0])
+	case h&rvBits != 0:
+		v.Bits = rest[0]
+	}
+	return v
+}
+
+// prefixOf is the first n bytes packed into w, the first byte lowest.
+func prefixOf(w uint64, n int) string {
+	var p [8]byte
+	binary.LittleEndian.PutUint64(p[:], w)
+	return string(p[:n])
+}
+
+// wordsHash is FNV-1a over the words.
+func wordsHash(ws []uint64) uint64 {
+	h := uint64(14695981039346656037)
+	for _, w := range ws {
+		for i := 0; i < 8; i++ {
+			h ^= w >> (8 * i) & 0xff
+			h *= 1099511628211
+		}
+	}
+	return h
 }
 
 // Float returns a ValFloat value as a float64.

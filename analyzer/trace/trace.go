@@ -389,7 +389,9 @@ const (
 	ValPointer                  // Bits = address (pointer, map, chan, func, unsafe.Pointer); Nil
 	ValSlice                    // Bits = data pointer, Len, Cap; Nil
 	ValIface                    // Bits = dynamic type word, Hash = data word; Nil
-	ValOpaque                   // struct/array or other value: Hash of its bytes where cheap, else nothing
+	ValOpaque                   // struct/array or other value: Hash of its bytes where cheap, else nothing; a reflect.Value is described (decode.go reflectValue)
+	ValTime                     // time.Time: Bits, Len its wall and ext words (time.Time's own); Cap its zone word, Prefix the zone's name (decode.go); Hash of them
+	valReflect                  // a reflect.Value as recorded, decoded as a described ValOpaque
 )
 
 // Value is a recorded value. Values are comparable.

@@ -18,6 +18,7 @@ const (
 	vSlice   = 8
 	vIface   = 9
 	vOpaque  = 10
+	// vTime and vReflect are in opaque.go.
 )
 
 // Item roles and runtime location kinds.
@@ -101,10 +102,13 @@ func (f *F) putBool(t uint64, b bool) {
 	f.put1(t | vBool | inline | b2u(b)<<32)
 }
 
-// item is an item under construction: the tag and up to nine payload words.
+// item is an item under construction: the tag and up to fifteen payload
+// words (the most the tag can count), which the largest value, its
+// location and a map key of the largest kind need together (a
+// reflect.Value keyed by one: 7+1+7 words).
 type item struct {
 	n int
-	w [10]uint64
+	w [16]uint64
 }
 
 // encodeAt sets it to the value of type typ at p with tag t (kind unset):
@@ -168,6 +172,15 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 	case reflect.Interface:
 		h := (*[2]uintptr)(p)
 		it.words(t, vIface, uint64(h[0]), uint64(h[1]))
+	case reflect.Struct:
+		switch {
+		case typ == timeType && timeKnown:
+			it.time(t, p)
+		case typ == valueType:
+			it.reflectValue(t, p)
+		default:
+			it.words(t, vOpaque)
+		}
 	default:
 		it.words(t, vOpaque)
 	}
