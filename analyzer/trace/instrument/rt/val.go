@@ -102,13 +102,11 @@ func (f *F) putBool(t uint64, b bool) {
 	f.put1(t | vBool | inline | b2u(b)<<32)
 }
 
-// item is an item under construction: the tag and up to fifteen payload
-// words (the most the tag can count), which the largest value, its
-// location and a map key of the largest kind need together (a
-// reflect.Value keyed by one: 7+1+7 words).
+// item is an item under construction: the tag and up to nine payload
+// words (a value takes at most 6, its address or map pointer one more).
 type item struct {
 	n int
-	w [16]uint64
+	w [10]uint64
 }
 
 // encodeAt sets it to the value of type typ at p with tag t (kind unset):
@@ -291,6 +289,18 @@ func (f *F) putItem(it *item) {
 	f.n += n
 }
 
+// putItems appends it and then more, or neither.
+func (f *F) putItems(it, more *item) {
+	n := uint32(it.n + more.n)
+	if f.n+n > bufWords {
+		f.ovf = 1 << 39
+		return
+	}
+	copy(f.buf[f.n:], it.w[:it.n])
+	copy(f.buf[f.n+uint32(it.n):], more.w[:more.n])
+	f.n += n
+}
+
 // put appends the item of value v with tag t (kind unset). The kinds of
 // hot loops go straight into the frame's buffer.
 func put[T any](f *F, t uint64, v T) {
@@ -412,11 +422,16 @@ func rec[T any](f *F, role uint64, slot int, v T, p *T) {
 	f.putItem(&it)
 }
 
+// recMap appends the item of map entry m[k] with value v: the value's
+// words, the map pointer, then the key as an item of its own, which the
+// tag counts as payload too. The key is appended from its own item: the
+// largest value and key do not fit one (a reflect.Value keyed by one
+// takes 15 words).
 func recMap[K comparable, E any](f *F, role uint64, slot int, v E, m map[K]E, k K) {
 	var it, key item
 	encode(&it, tag(0, role, locMap, uint64(slot)), v)
 	encode(&key, 0, k)
 	it.add(uint64(uintptr(*(*unsafe.Pointer)(unsafe.Pointer(&m)))))
-	it.add(key.w[:key.n]...)
-	f.putItem(&it)
+	it.w[0] += uint64(key.n) << nShift
+	f.putItems(&it, &key)
 }
