@@ -108,7 +108,9 @@ func TestAllocs(t *testing.T) {
 // or in UTC marked (Local) while the program has not loaded time.Local;
 // a reflect.Value by kind, type and what it holds, never an address.
 // The times the program printed are compared with the shown values; the
-// others are fixed by the program.
+// others are fixed by the program. Two entries of a map keyed by times
+// are two locations, and recording either kind allocates nothing (a
+// second test of the program measures it).
 func TestOpaqueValues(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a traced test binary")
