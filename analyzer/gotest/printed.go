@@ -44,6 +44,8 @@ func CheckPrinted(call string, values map[string]string, message string) (Printe
 		if !ok {
 			continue
 		}
+		display := shown
+		shown = held(shown)
 		if opaque(shown) || constName.MatchString(shown) && printed != nil && !sameConst(printed[i], shown) {
 			// A constant's name prints as its String method says, or
 			// as its number, which the name does not give.
@@ -56,7 +58,7 @@ func CheckPrinted(call string, values map[string]string, message string) (Printe
 			v.Mismatches = append(v.Mismatches, fmt.Sprintf("the message %q does not have the shape of %s", message, call))
 			return v, true
 		case !sameValue(printed[i], shown):
-			v.Mismatches = append(v.Mismatches, fmt.Sprintf("%s printed as %q, shown as %s", src, printed[i], shown))
+			v.Mismatches = append(v.Mismatches, fmt.Sprintf("%s printed as %q, shown as %s", src, printed[i], display))
 		}
 	}
 	return v, true
@@ -219,10 +221,28 @@ func literal(s string) string {
 }
 
 // opaque reports whether a shown value says too little to compare: an
-// elided value, a non-nil or pointer identity, a length alone.
+// elided value, a non-nil or pointer identity, a length alone, a
+// reflect.Value whose content was not recorded, a time in the program's
+// local zone shown in UTC.
 func opaque(shown string) bool {
 	return shown == "…" || shown == "non-nil" || strings.HasPrefix(shown, "*") || strings.HasPrefix(shown, "&") ||
-		strings.HasPrefix(shown, "len ") || strings.HasSuffix(shown, "…")
+		strings.HasPrefix(shown, "len ") || strings.HasSuffix(shown, "…") ||
+		strings.HasPrefix(shown, "reflect.Value(") || strings.HasPrefix(shown, "<invalid reflect.Value") ||
+		strings.HasSuffix(shown, " (Local)")
+}
+
+// held is the value a shown reflect.Value holds, which is what fmt prints
+// for it ("reflect.Value(int: 3)" prints as 3); any other shown value is
+// returned as it is.
+func held(shown string) string {
+	in, ok := strings.CutPrefix(shown, "reflect.Value(")
+	if !ok || !strings.HasSuffix(in, ")") {
+		return shown
+	}
+	if _, v, ok := strings.Cut(strings.TrimSuffix(in, ")"), ": "); ok {
+		return v
+	}
+	return shown
 }
 
 // constName matches a value shown by its constant's name, reflect.Struct.

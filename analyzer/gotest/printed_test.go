@@ -46,6 +46,13 @@ func TestCheckPrinted(t *testing.T) {
 			"\tError Trace:\techo_test.go:289\n\tError:      \tNot equal: \n\t            \texpected: 200\n\t            \tactual  : 404\n\tTest:       \tTestX"), 2, 0, 0, ""},
 		{"testify's Equal on a suite, strings", doc(`s.Equal("a", got)`, map[string]string{"got": `"b"`},
 			"Error:      \tNot equal: \n\t            \texpected: \"a\"\n\t            \tactual  : \"c\""), 1, 0, 1, `got printed as "\"c\""`},
+		{"reflect.Values print what they hold", doc(`t.Errorf("got %v and %v, %v, %v", a, b, c, d)`,
+			map[string]string{"a": "reflect.Value(int Celsius: -4)", "b": `reflect.Value(string: "x")`, "c": "reflect.Value(string)", "d": "reflect.Value(ptr *T: non-nil)"},
+			"got -4 and x, y, &{1}"), 2, 2, 0, ""},
+		{"a reflect.Value holding another value", doc(`t.Errorf("got %v", a)`, map[string]string{"a": "reflect.Value(int: 3)"}, "got 4"),
+			1, 0, 1, `a printed as "4", shown as reflect.Value(int: 3)`},
+		{"a local time shown in UTC", doc(`t.Errorf("at %v", tm)`, map[string]string{"tm": "2024-03-05T16:00:15Z (Local)"},
+			"at 2024-03-05 17:00:15 +0100 CET"), 0, 1, 0, ""},
 		{"not a printing call", doc(`t.FailNow()`, nil, "boom"), 0, 0, 0, ""},
 		{"format not a literal", doc(`t.Errorf(f, x)`, map[string]string{"x": "1"}, "1"), 0, 0, 0, ""},
 	}
