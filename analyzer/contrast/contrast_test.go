@@ -162,8 +162,9 @@ func TestPathFollowsWritesByUntracedCode(t *testing.T) {
 
 // pathReaches traces test in two versions of module p, compares them
 // with the one hunk between them reverted in the passing run, and checks
-// that the path of differences reaches the hunk and holds the statements
-// want. It returns the comparison and its path.
+// that the path of differences reaches the hunk, holds the statements
+// want, and lists each run's steps in the order they ran. It returns the
+// comparison and its path.
 func pathReaches(t *testing.T, base, head map[string]string, test string, want ...string) (*Comparison, Path) {
 	t.Helper()
 	baseDir, headDir := writeFiles(t, base), writeFiles(t, head)
@@ -191,7 +192,7 @@ func pathReaches(t *testing.T, base, head map[string]string, test string, want .
 	for _, s := range p.Steps {
 		st := c.Statement(s)
 		lines = append(lines, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
-		if st.File == h.File && h.Head.Contains(st.Line) {
+		if st.Hunk == h.ID || st.File == h.File && h.Head.Contains(st.Line) {
 			reached = true
 		}
 	}
@@ -203,6 +204,7 @@ func pathReaches(t *testing.T, base, head map[string]string, test string, want .
 			t.Errorf("the path lacks %q:\n%s", want, strings.Join(lines, "\n"))
 		}
 	}
+	checkOrder(t, c, p)
 	return c, p
 }
 
@@ -294,4 +296,33 @@ func TestPathThroughForwardedResult(t *testing.T) {
 		}
 	}
 	pathReaches(t, src(`"b"`), src(`"a"`), "TestMatch", `p.go:12 p == "a"`, "p.go:8 return check(p)")
+}
+
+// TestPathOrdersStepsOfThePassingRunOnly: the change deletes two
+// statements, the second using the first's result, so both ran in the
+// passing run only and stand before the same shared event. The path
+// lists them in the order they ran (the definition before its use), not
+// in the order the walk back from the failure met them.
+func TestPathOrdersStepsOfThePassingRunOnly(t *testing.T) {
+	src := func(body string) map[string]string {
+		return map[string]string{
+			"go.mod":      "module example.com/m\n\ngo 1.22\n",
+			"p/p.go":      "package p\n\nfunc Scale(x int) int {\n\tz := x\n" + body + "\treturn z\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestScale(t *testing.T) {\n\tif got := Scale(3); got != 8 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("\ty := x + 1\n\tz = y * 2\n"), src(""), "TestScale", "p.go:5 y := x + 1", "p.go:6 z = y * 2")
+}
+
+// checkOrder fails unless the path's steps of each run are in the order
+// that run executed them, among steps placed at the same point.
+func checkOrder(t *testing.T, c *Comparison, p Path) {
+	t.Helper()
+	for k := 1; k < len(p.Steps); k++ {
+		a, b := p.Steps[k-1], p.Steps[k]
+		if a.Side == b.Side && a.Event > b.Event && c.when(item{a.Side, a.Event}) == c.when(item{b.Side, b.Event}) {
+			sa, sb := c.Statement(a), c.Statement(b)
+			t.Errorf("step %d (%s:%d %s) ran after step %d (%s:%d %s)", k-1, sa.File, sa.Line, sa.Text, k, sb.File, sb.Line, sb.Text)
+		}
+	}
 }

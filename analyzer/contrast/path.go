@@ -376,10 +376,14 @@ func (c *Comparison) runningCall(s Side, e int) int {
 func isChanged(key string) bool { return len(key) > 0 && key[0] == '#' }
 
 // order sorts steps into execution order: the failing run's order, with a
-// passing-only step placed just before the next shared event after it.
+// passing-only step placed just before the next shared event after it;
+// passing-only steps placed at one point keep the order they ran in.
 func (c *Comparison) order(steps []Step) {
 	slices.SortStableFunc(steps, func(a, b Step) int {
-		return c.when(item{a.Side, a.Event}) - c.when(item{b.Side, b.Event})
+		if d := c.when(item{a.Side, a.Event}) - c.when(item{b.Side, b.Event}); d != 0 || a.Side != b.Side {
+			return d
+		}
+		return a.Event - b.Event
 	})
 }
 
