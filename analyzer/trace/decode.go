@@ -65,7 +65,78 @@ func Read(dir string) (*Trace, error) {
 	if !complete {
 		t.Truncated = true // a block or record the process never finished
 	}
+	keepDefs(t)
 	return t, nil
+}
+
+// keepDefs keeps Trace.Def's answers what they were while every struct
+// was recorded as one opaque value, the same in every read and write: a
+// read of a struct is defined by the last write of its location, whatever
+// bytes each holds. Where a read of a struct holds other bytes than the
+// write that defines it (a field written in between, memory written by
+// code the tracer did not enter), that write and every read it defines
+// are left opaque. Comparing structs by their bytes is a change of the
+// analyses, not of how values are shown, and waits for its measurement.
+// The def-use index is built here, on the events as they stay.
+func keepDefs(t *Trace) {
+	type at struct{ ev, k int } // an item: event, index in its Reads or Writes
+	plain := Value{Kind: ValOpaque}
+	var reads []at
+	for i := range t.Events {
+		for k, r := range t.Events[i].Reads {
+			if r.Loc.Kind != LocNone && (r.Value.isStruct() || r.Value == plain) {
+				reads = append(reads, at{i, k})
+			}
+		}
+	}
+	if !slices.ContainsFunc(reads, func(r at) bool { return t.Events[r.ev].Reads[r.k].Value.isStruct() }) {
+		return
+	}
+	// Def as it was: every struct opaque while it is asked, then restored.
+	type saved struct {
+		it *Item
+		v  Value
+	}
+	var restore []saved
+	strip := func(its []Item) {
+		for k := range its {
+			if its[k].Value.isStruct() {
+				restore = append(restore, saved{&its[k], its[k].Value})
+				its[k].Value = plain
+			}
+		}
+	}
+	for i := range t.Events {
+		strip(t.Events[i].Reads)
+		strip(t.Events[i].Writes)
+	}
+	defs := make([]at, len(reads))
+	for n, r := range reads {
+		d, w := t.DefWrite(r.ev, t.Events[r.ev].Reads[r.k].Slot)
+		defs[n] = at{d, -1}
+		if d >= 0 {
+			defs[n].k = slices.Index(t.Events[d].Writes, w)
+		}
+	}
+	for _, s := range restore {
+		s.it.Value = s.v
+	}
+	differ := map[at]bool{}
+	for n, r := range reads {
+		if d := defs[n]; d.k >= 0 && t.Events[d.ev].Writes[d.k].Value != t.Events[r.ev].Reads[r.k].Value {
+			differ[d] = true
+		}
+	}
+	for n, r := range reads {
+		if it := &t.Events[r.ev].Reads[r.k]; differ[defs[n]] && it.Value.isStruct() {
+			it.Value = plain
+		}
+	}
+	for d := range differ {
+		if it := &t.Events[d.ev].Writes[d.k]; it.Value.isStruct() {
+			it.Value = plain
+		}
+	}
 }
 
 // walk calls rec, if not nil, for each record of the event words in w, in
@@ -452,7 +523,7 @@ func (d *decoder) items(e *Event, ws []uint64) {
 		if slot >= len(s.Operands) {
 			continue // a read left pending by a construct without its own event
 		}
-		it := Item{Slot: slot, Value: v}
+		it := Item{Slot: slot, Value: v.masked(s.Operands[slot].Type.Layout)}
 		switch lk {
 		case LocAddr:
 			if len(rest) > 0 {
@@ -512,6 +583,8 @@ func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
 		need = 4
 	case valReflect:
 		need = reflectWords(w)
+	case valStruct:
+		need = structWords(w)
 	}
 	if len(w) < need {
 		return Value{}, nil
@@ -523,6 +596,8 @@ func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
 		v.Prefix = prefixOf(w[3], min(8, int(w[2]>>32&0xff)))
 	case valReflect:
 		v = reflectValue(w[:need])
+	case valStruct:
+		v = structValue(w[:need])
 	case ValBool, ValInt, ValUint, ValFloat:
 		v.Bits = w[0]
 	case ValPointer:
@@ -603,6 +678,106 @@ func reflectValue(w []uint64) Value {
 		v.Bits = rest[0]
 	}
 	return v
+}
+
+// valStruct is a struct recorded by its bytes, as package instrument/rt
+// writes it: its size, then its bytes in words, the last one zero-filled.
+// It is decoded as a ValOpaque whose Cap is structMark.
+const (
+	valStruct  ValueKind = 13
+	structMark           = 1 << 33
+)
+
+// structWords is the number of payload words of the struct whose size is
+// w[0].
+func structWords(w []uint64) int {
+	if len(w) == 0 || w[0] > MaxStructSize {
+		return 1
+	}
+	return 1 + int(w[0]+7)/8
+}
+
+// structValue decodes the payload w of a struct recorded by its bytes: Len
+// its size, Prefix its bytes. A malformed size leaves it opaque.
+func structValue(w []uint64) Value {
+	if w[0] > MaxStructSize {
+		return Value{Kind: ValOpaque}
+	}
+	var b []byte
+	for _, x := range w[1:] {
+		b = binary.LittleEndian.AppendUint64(b, x)
+	}
+	return Value{Kind: ValOpaque, Cap: structMark, Len: int64(w[0]), Prefix: string(b[:w[0]])}
+}
+
+// isStruct reports whether v is a struct recorded by its bytes.
+func (v Value) isStruct() bool { return v.Kind == ValOpaque && v.Cap == structMark }
+
+// masked is the struct v as a location of a type laid out as l holds it:
+// what a reader is shown of its fields (a bool's or number's bytes, a
+// string's or slice's length, whether a pointer-like field or a slice is
+// nil, as a word 1 or 0), the other bytes zero. Padding is whatever the
+// memory held before the compiler stored the fields, and a pointer is an
+// address no report shows: neither is part of the value. Without a
+// layout of v's size v is opaque, as an unknown struct always was. Values
+// other than such structs are returned as they are.
+func (v Value) masked(l *Layout) Value {
+	if !v.isStruct() {
+		return v
+	}
+	if l == nil || int64(l.Size) != v.Len {
+		return Value{Kind: ValOpaque}
+	}
+	b := make([]byte, len(v.Prefix))
+	maskFields(b, v.Prefix, l, 0)
+	v.Prefix = string(b)
+	return v
+}
+
+// maskFields writes what is shown of the fields of layout l, placed at
+// off in src, to dst.
+func maskFields(dst []byte, src string, l *Layout, off int) {
+	for _, f := range l.Fields {
+		at := off + f.Offset
+		if f.Type.Layout != nil {
+			maskFields(dst, src, f.Type.Layout, at)
+			continue
+		}
+		if at+fieldSize(f.Type) > len(src) {
+			continue
+		}
+		switch f.Type.Kind {
+		case TypeBool, TypeInt, TypeUint, TypeFloat, TypeComplex:
+			copy(dst[at:], src[at:at+fieldSize(f.Type)])
+		case TypeString:
+			copy(dst[at+8:], src[at+8:at+16])
+		case TypeSlice:
+			copy(dst[at+8:], src[at+8:at+16])
+			fallthrough
+		case TypePointer, TypeMap, TypeChan, TypeFunc, TypeInterface:
+			if src[at:at+8] != "\x00\x00\x00\x00\x00\x00\x00\x00" {
+				dst[at] = 1
+			}
+		}
+	}
+}
+
+// fieldSize is how many bytes of a field of type t are read to show it:
+// a bool's or number's width, a string's or slice's two words, a
+// pointer-like field's first word (its pointer, an interface's type
+// word); zero for others, which are not shown.
+func fieldSize(t Type) int {
+	switch t.Kind {
+	case TypeBool:
+		return 1
+	case TypeInt, TypeUint, TypeFloat, TypeComplex:
+		return t.Bits / 8
+	case TypeString, TypeSlice:
+		return 16
+	case TypePointer, TypeMap, TypeChan, TypeFunc, TypeInterface:
+		return 8
+	}
+	return 0
 }
 
 // prefixOf is the first n bytes packed into w, the first byte lowest.

@@ -78,6 +78,9 @@ func (v Value) Format(t Type, objs *Objects) string {
 		if v.Cap&reflectMark != 0 {
 			return v.reflectValue()
 		}
+		if v.isStruct() && t.Layout != nil && int64(t.Layout.Size) == v.Len {
+			return structName(t.Name) + formatFields(v.Prefix, t.Layout, 0)
+		}
 	case ValNone:
 		return "?"
 	}
@@ -188,6 +191,152 @@ func nilable(k reflect.Kind) bool {
 		return true
 	}
 	return false
+}
+
+// structName is how a struct value's type is written before its fields:
+// its name as ShortType gives it, nothing for a struct literal type.
+func structName(name string) string {
+	if strings.HasPrefix(name, "struct{") {
+		return ""
+	}
+	return ShortType(name)
+}
+
+// formatFields renders the fields of layout l, placed at off in the
+// struct's bytes b, as Go writes a composite literal with keys: numbers
+// and bools as Format writes them, named constants by name, strings and
+// slices by length, pointer-like fields as nil or non-nil, a nested small
+// struct by its fields, other fields as "…".
+func formatFields(b string, l *Layout, off int) string {
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for i, f := range l.Fields {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(f.Name)
+		sb.WriteString(": ")
+		at := off + f.Offset
+		switch {
+		case f.Type.Layout != nil:
+			sb.WriteString(structName(f.Type.Name) + formatFields(b, f.Type.Layout, at))
+		case f.Type.Kind == TypeStruct || at+fieldSize(f.Type) > len(b) || fieldSize(f.Type) == 0:
+			sb.WriteString("…")
+		default:
+			sb.WriteString(formatField(b[at:at+fieldSize(f.Type)], f.Type))
+		}
+	}
+	sb.WriteByte('}')
+	return sb.String()
+}
+
+// formatField renders a field of type t whose bytes (fieldSize of them)
+// are b.
+func formatField(b string, t Type) string {
+	word := func(i int) uint64 { return leUint(b[8*i : 8*i+8]) }
+	switch t.Kind {
+	case TypeBool:
+		return strconv.FormatBool(b[0] != 0)
+	case TypeInt:
+		x := leUint(b)
+		shift := 64 - 8*len(b)
+		return Value{Kind: ValInt, Bits: uint64(int64(x<<shift) >> shift)}.Format(t, nil)
+	case TypeUint:
+		return Value{Kind: ValUint, Bits: leUint(b)}.Format(t, nil)
+	case TypeFloat:
+		return Value{Kind: ValFloat, Bits: floatBits(b)}.Format(t, nil)
+	case TypeComplex:
+		h := len(b) / 2
+		return Value{Kind: ValComplex, Bits: floatBits(b[:h]), Hash: floatBits(b[h:])}.Format(t, nil)
+	case TypeString:
+		return fmt.Sprintf("len %d", word(1))
+	case TypeSlice:
+		if word(0) == 0 {
+			return "nil"
+		}
+		return fmt.Sprintf("len %d", word(1))
+	}
+	if word(0) == 0 {
+		return "nil"
+	}
+	return "non-nil"
+}
+
+// leUint is the little-endian unsigned integer of up to 8 bytes b.
+func leUint(b string) uint64 {
+	var x uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		x = x<<8 | uint64(b[i])
+	}
+	return x
+}
+
+// floatBits is the float64 bits of the float32 or float64 in b, as the
+// trace records a float.
+func floatBits(b string) uint64 {
+	if len(b) == 4 {
+		return math.Float64bits(float64(math.Float32frombits(uint32(leUint(b)))))
+	}
+	return leUint(b)
+}
+
+// DifferingFields reduces two renderings of a struct value by Format, in
+// the failing and the passing run, to the fields that differ between
+// them: "Segment{Start: 10}" against "{Start: 8}" for Segment{Start: 10,
+// Stop: 9} and Segment{Start: 8, Stop: 9}. Anything else (values that
+// are not two such renderings of one type, or that are equal) is
+// returned as it is.
+func DifferingFields(failing, passing string) (string, string) {
+	fname, ffields, ok1 := splitFields(failing)
+	pname, pfields, ok2 := splitFields(passing)
+	if !ok1 || !ok2 || fname != pname || len(ffields) != len(pfields) || failing == passing {
+		return failing, passing
+	}
+	var fs, ps []string
+	for i := range ffields {
+		fk, _, _ := strings.Cut(ffields[i], ": ")
+		pk, _, _ := strings.Cut(pfields[i], ": ")
+		if fk != pk {
+			return failing, passing
+		}
+		if ffields[i] != pfields[i] {
+			fs, ps = append(fs, ffields[i]), append(ps, pfields[i])
+		}
+	}
+	return fname + "{" + strings.Join(fs, ", ") + "}", "{" + strings.Join(ps, ", ") + "}"
+}
+
+// splitFields splits a struct value as formatFields writes it, after its
+// type's name, into the name and its top-level "name: value" fields.
+func splitFields(s string) (name string, fields []string, ok bool) {
+	open := strings.IndexByte(s, '{')
+	if open < 0 || !strings.HasSuffix(s, "}") || strings.ContainsAny(s[:open], " \"(") {
+		return "", nil, false
+	}
+	body := s[open+1 : len(s)-1]
+	depth, start := 0, 0
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ',':
+			if depth == 0 && strings.HasPrefix(body[i:], ", ") {
+				fields = append(fields, body[start:i])
+				start = i + 2
+			}
+		}
+	}
+	if body != "" {
+		fields = append(fields, body[start:])
+	}
+	for _, f := range fields {
+		if !strings.Contains(f, ": ") {
+			return "", nil, false
+		}
+	}
+	return s[:open], fields, true
 }
 
 // Objects names the objects of one run by type and first appearance, so

@@ -217,6 +217,31 @@ type Type struct {
 	// declares constants of (reflect.Kind's reflect.Struct), so that a
 	// report shows the name the code uses; nil for other types.
 	Consts *Consts `json:",omitempty"`
+	// Layout places the fields of a struct whose values are recorded by
+	// their bytes (at most MaxStructSize of them), so that a report can
+	// show those fields; nil for other types, and for a struct whose
+	// layout depends on a type parameter.
+	Layout *Layout `json:",omitempty"`
+}
+
+// MaxStructSize is the largest struct, in bytes, whose values are recorded
+// by their bytes; a larger one is recorded as opaque.
+const MaxStructSize = 32
+
+// Layout is a small struct type's fields as its recorded bytes hold them.
+type Layout struct {
+	Size   int
+	Fields []Field
+}
+
+// Field is one field of a Layout: its name, its byte offset and its type.
+// A field's Type has the Kind, Bits and Consts of a bool or number, the
+// Kind alone for a string or pointer-like field, and a Layout for a struct
+// field the reader can be shown.
+type Field struct {
+	Name   string
+	Offset int
+	Type   Type
 }
 
 // Consts are the named constants of one integer type: Names[i] has the
@@ -389,7 +414,7 @@ const (
 	ValPointer                  // Bits = address (pointer, map, chan, func, unsafe.Pointer); Nil
 	ValSlice                    // Bits = data pointer, Len, Cap; Nil
 	ValIface                    // Bits = dynamic type word, Hash = data word; Nil
-	ValOpaque                   // struct/array or other value: Hash of its bytes where cheap, else nothing; a reflect.Value is described (decode.go reflectValue)
+	ValOpaque                   // struct/array or other value: nothing recorded; a reflect.Value is described (decode.go reflectValue); a struct of at most MaxStructSize bytes of a known Layout has Len its size, Prefix its bytes (of a read or write, only what a reader is shown of them), Cap a mark and Hash 0 (decode.go structValue, masked): to the analyses it is still opaque
 	ValTime                     // time.Time: Bits, Len its wall and ext words (time.Time's own); Cap its zone word, Prefix the zone's name (decode.go); Hash of them
 	valReflect                  // a reflect.Value as recorded, decoded as a described ValOpaque
 )

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	gobuild "go/build"
 	"go/constant"
 	"go/types"
 	"strings"
@@ -12,13 +13,16 @@ import (
 // files; it is written as the trace.Table it embeds.
 type table struct {
 	trace.Table
-	objs   map[types.Object]int
-	consts map[*types.TypeName]*trace.Consts // constsOf's answers
+	objs    map[types.Object]int
+	consts  map[*types.TypeName]*trace.Consts // constsOf's answers
+	layouts map[*types.Struct]*trace.Layout   // layoutOf's answers
+	sizes   types.Sizes                       // the target's, for layouts
 }
 
 func newTable() *table {
 	return &table{Table: trace.Table{Sites: []*trace.Site{{}}}, objs: map[types.Object]int{},
-		consts: map[*types.TypeName]*trace.Consts{}}
+		consts: map[*types.TypeName]*trace.Consts{}, layouts: map[*types.Struct]*trace.Layout{},
+		sizes: types.SizesFor("gc", gobuild.Default.GOARCH)}
 }
 
 func (t *table) add(s *trace.Site) *trace.Site {
@@ -78,6 +82,7 @@ func (tab *table) typeOf(t types.Type) trace.Type {
 		out.Kind = trace.TypeInterface
 	case *types.Struct:
 		out.Kind = trace.TypeStruct
+		out.Layout = tab.layoutOf(u)
 	case *types.Array:
 		out.Kind = trace.TypeArray
 	}
@@ -158,4 +163,55 @@ func constBits(v constant.Value) (uint64, bool) {
 		return uint64(i), true
 	}
 	return 0, false
+}
+
+// layoutOf places the fields of struct s as the target's compiler lays
+// them out, for a struct small enough to be recorded by its bytes; nil for
+// a larger one, one whose layout depends on a type parameter (a generic
+// function's values of it differ per instance), or on a target whose
+// words are not the 8 bytes the recorder and decoder read. Blank fields
+// are left out.
+func (tab *table) layoutOf(s *types.Struct) *trace.Layout {
+	if l, ok := tab.layouts[s]; ok {
+		return l
+	}
+	var l *trace.Layout
+	if tab.sizes != nil && tab.sizes.Sizeof(types.Typ[types.UnsafePointer]) == 8 && !dependsOnTypeParam(s) {
+		if size := tab.sizes.Sizeof(s); size <= trace.MaxStructSize {
+			fields := make([]*types.Var, s.NumFields())
+			for i := range fields {
+				fields[i] = s.Field(i)
+			}
+			offs := tab.sizes.Offsetsof(fields)
+			l = &trace.Layout{Size: int(size)}
+			for i, f := range fields {
+				if f.Name() == "_" {
+					continue
+				}
+				l.Fields = append(l.Fields, trace.Field{Name: f.Name(), Offset: int(offs[i]), Type: tab.typeOf(f.Type())})
+			}
+		}
+	}
+	tab.layouts[s] = l
+	return l
+}
+
+// dependsOnTypeParam reports whether the size or layout of t depends on a
+// type parameter: t is one, or holds one in a field or array element.
+func dependsOnTypeParam(t types.Type) bool {
+	switch u := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Named:
+		return dependsOnTypeParam(u.Underlying())
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if dependsOnTypeParam(u.Field(i).Type()) {
+				return true
+			}
+		}
+	case *types.Array:
+		return dependsOnTypeParam(u.Elem())
+	}
+	return false
 }

@@ -18,7 +18,7 @@ const (
 	vSlice   = 8
 	vIface   = 9
 	vOpaque  = 10
-	// vTime and vReflect are in opaque.go.
+	// vTime and vReflect are in opaque.go, vStruct in structs.go.
 )
 
 // Item roles and runtime location kinds.
@@ -176,6 +176,8 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 			it.time(t, p)
 		case typ == valueType:
 			it.reflectValue(t, p)
+		case typ.Size() <= maxStructSize:
+			it.rawStruct(t, typ.Size(), p)
 		default:
 			it.words(t, vOpaque)
 		}

@@ -1,0 +1,116 @@
+package trace
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+// segment is the layout of
+//
+//	type Segment struct {
+//		Start int16; Kind Kind; Open bool; Ratio float32
+//		Next *Node; Name string
+//	}
+//
+// 32 bytes: Start at 0, Kind (uint8, with constants) at 2, Open at 3,
+// Ratio at 4, Next at 8, Name at 16.
+var segment = &Layout{Size: 32, Fields: []Field{
+	{Name: "Start", Offset: 0, Type: Type{Kind: TypeInt, Bits: 16}},
+	{Name: "Kind", Offset: 2, Type: Type{Kind: TypeUint, Bits: 8, Consts: &Consts{Values: []uint64{1}, Names: []string{"p.KindGap"}}}},
+	{Name: "Open", Offset: 3, Type: Type{Kind: TypeBool}},
+	{Name: "Ratio", Offset: 4, Type: Type{Kind: TypeFloat, Bits: 32}},
+	{Name: "Next", Offset: 8, Type: Type{Kind: TypePointer}},
+	{Name: "Name", Offset: 16, Type: Type{Kind: TypeString}},
+}}
+
+// recordSegment is the payload the recorder writes for a Segment.
+func recordSegment(start int16, kind uint8, open bool, ratio float32, next, name, nameLen uint64) []uint64 {
+	var b [32]byte
+	binary.LittleEndian.PutUint16(b[0:], uint16(start))
+	b[2] = kind
+	if open {
+		b[3] = 1
+	}
+	binary.LittleEndian.PutUint32(b[4:], math.Float32bits(ratio))
+	binary.LittleEndian.PutUint64(b[8:], next)
+	binary.LittleEndian.PutUint64(b[16:], name)
+	binary.LittleEndian.PutUint64(b[24:], nameLen)
+	w := []uint64{32}
+	for i := 0; i < 32; i += 8 {
+		w = append(w, binary.LittleEndian.Uint64(b[i:]))
+	}
+	return w
+}
+
+func TestStructFormat(t *testing.T) {
+	typ := Type{Kind: TypeStruct, Name: "example.com/m/p.Segment", Layout: segment}
+	decode := func(w []uint64) Value {
+		t.Helper()
+		v, rest := decodeValue(valStruct, w)
+		if len(rest) != 0 {
+			t.Fatalf("decoding %v left %v", w, rest)
+		}
+		return v
+	}
+	v := decode(recordSegment(-3, 1, true, 0.5, 0xc000012345, 0xc000099999, 3)).masked(segment)
+	if got, want := v.Format(typ, nil), "Segment{Start: -3, Kind: p.KindGap, Open: true, Ratio: 0.5, Next: non-nil, Name: len 3}"; got != want {
+		t.Errorf("Format = %q, want %q", got, want)
+	}
+	// The same value at other addresses is the same value.
+	if w := decode(recordSegment(-3, 1, true, 0.5, 0xc000054321, 0xc000011111, 3)).masked(segment); w != v {
+		t.Errorf("the same Segment at other addresses decodes as %+v, was %+v", w, v)
+	}
+	zero := decode(recordSegment(0, 0, false, 0, 0, 0, 0)).masked(segment)
+	if got, want := zero.Format(typ, nil), "Segment{Start: 0, Kind: 0, Open: false, Ratio: 0, Next: nil, Name: len 0}"; got != want {
+		t.Errorf("Format = %q, want %q", got, want)
+	}
+	// An anonymous struct type has no name to show.
+	if got, want := zero.Format(Type{Kind: TypeStruct, Name: "struct{Start int16}", Layout: segment}, nil), "{Start: 0, Kind: 0, Open: false, Ratio: 0, Next: nil, Name: len 0}"; got != want {
+		t.Errorf("Format = %q, want %q", got, want)
+	}
+
+	// Without a layout, or with one of another size, a struct stays
+	// opaque, as it was before its bytes were recorded.
+	raw := decode(recordSegment(1, 0, false, 0, 0, 0, 0))
+	other := &Layout{Size: 24, Fields: segment.Fields}
+	for _, l := range []*Layout{nil, other} {
+		if m := raw.masked(l); m != (Value{Kind: ValOpaque}) {
+			t.Errorf("masked by %+v = %+v, want an opaque value", l, m)
+		}
+	}
+	if got := raw.Format(Type{Kind: TypeStruct, Name: "p.Segment", Layout: other}, nil); got != "…" {
+		t.Errorf("Format with a layout of another size = %q, want …", got)
+	}
+	if got := raw.Format(Type{Kind: TypeStruct, Name: "p.Segment"}, nil); got != "…" {
+		t.Errorf("Format without a layout = %q, want …", got)
+	}
+	// A size over the most recorded is malformed.
+	if v, _ := decodeValue(valStruct, []uint64{40, 1, 2, 3, 4, 5}); v != (Value{Kind: ValOpaque}) {
+		t.Errorf("a 40-byte struct decodes as %+v", v)
+	}
+}
+
+func TestDifferingFields(t *testing.T) {
+	for _, tc := range []struct {
+		name                     string
+		failing, passing         string
+		wantFailing, wantPassing string
+	}{
+		{"one field differs", "Segment{Start: 10, Stop: 9}", "Segment{Start: 8, Stop: 9}", "Segment{Start: 10}", "{Start: 8}"},
+		{"nested", "Span{Seg: Segment{Start: 10, Stop: 9}, Weight: 1}", "Span{Seg: Segment{Start: 8, Stop: 9}, Weight: 1}",
+			"Span{Seg: Segment{Start: 10, Stop: 9}}", "{Seg: Segment{Start: 8, Stop: 9}}"},
+		{"equal", "Segment{Start: 8}", "Segment{Start: 8}", "Segment{Start: 8}", "Segment{Start: 8}"},
+		{"other types", "A{X: 1}", "B{X: 2}", "A{X: 1}", "B{X: 2}"},
+		{"not structs", "3", "4", "3", "4"},
+		{"a string", `"a{b: c}"`, `"a{b: d}"`, `"a{b: c}"`, `"a{b: d}"`},
+		{"one opaque", "Segment{Start: 8}", "…", "Segment{Start: 8}", "…"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, p := DifferingFields(tc.failing, tc.passing)
+			if f != tc.wantFailing || p != tc.wantPassing {
+				t.Errorf("DifferingFields(%q, %q) = %q, %q; want %q, %q", tc.failing, tc.passing, f, p, tc.wantFailing, tc.wantPassing)
+			}
+		})
+	}
+}
