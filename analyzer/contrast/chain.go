@@ -43,6 +43,15 @@ func (c *Comparison) Statement(s Step) result.Statement {
 	if s.Side == Failing {
 		st.Passing, _ = c.Annotate(s.Event)
 		st.Diverges = c.Diverges(s.Event)
+		if st.Passing != nil {
+			// A struct shown in both runs is shown by the fields that
+			// differ, which a reader would otherwise hunt for.
+			for name, f := range st.Values {
+				if p, ok := st.Passing.Values[name]; ok {
+					st.Values[name], st.Passing.Values[name] = trace.DifferingFields(f, p)
+				}
+			}
+		}
 	} else {
 		st.OnlyPassing = true
 	}
