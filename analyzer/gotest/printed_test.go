@@ -53,6 +53,9 @@ func TestCheckPrinted(t *testing.T) {
 			1, 0, 1, `a printed as "4", shown as reflect.Value(int: 3)`},
 		{"a local time shown in UTC", doc(`t.Errorf("at %v", tm)`, map[string]string{"tm": "2024-03-05T16:00:15Z (Local)"},
 			"at 2024-03-05 17:00:15 +0100 CET"), 0, 1, 0, ""},
+		{"structs shown by their fields", doc(`t.Errorf("got %+v against %v, name %s", seg, was, name)`,
+			map[string]string{"seg": "Segment{Start: 10, Name: len 3, Next: nil}", "was": "{Start: 8}", "name": `"a{b}"`},
+			"got {Start:10 Name:abc Next:<nil>} against {8 abc <nil>}, name a{b}"), 1, 2, 0, ""},
 		{"not a printing call", doc(`t.FailNow()`, nil, "boom"), 0, 0, 0, ""},
 		{"format not a literal", doc(`t.Errorf(f, x)`, map[string]string{"x": "1"}, "1"), 0, 0, 0, ""},
 	}
