@@ -75,9 +75,12 @@ func Read(dir string) (*Trace, error) {
 // bytes each holds. Where a read of a struct holds other bytes than the
 // write that defines it (a field written in between, memory written by
 // code the tracer did not enter), that write and every read it defines
-// are left opaque. Comparing structs by their bytes is a change of the
-// analyses, not of how values are shown, and waits for its measurement.
-// The def-use index is built here, on the events as they stay.
+// are left opaque; so is a struct a bare return hands back whose bytes
+// differ from the last write of its named result, which package contrast
+// reads as its definition. Comparing structs by their bytes is a change
+// of the analyses, not of how values are shown, and waits for its
+// measurement. The def-use index is built here, on the events as they
+// stay.
 func keepDefs(t *Trace) {
 	type at struct{ ev, k int } // an item: event, index in its Reads or Writes
 	plain := Value{Kind: ValOpaque}
@@ -89,7 +92,7 @@ func keepDefs(t *Trace) {
 			}
 		}
 	}
-	if !slices.ContainsFunc(reads, func(r at) bool { return t.Events[r.ev].Reads[r.k].Value.isStruct() }) {
+	if !hasStruct(t) {
 		return
 	}
 	// Def as it was: every struct opaque while it is asked, then restored.
@@ -127,6 +130,22 @@ func keepDefs(t *Trace) {
 			differ[d] = true
 		}
 	}
+	type returned struct {
+		ev, k int
+		def   at
+	}
+	var rets []returned
+	bareReturns(t, func(ev, k, d, dk int) {
+		rets = append(rets, returned{ev, k, at{d, dk}})
+		if t.Events[ev].Values[k] != t.Events[d].Writes[dk].Value {
+			differ[at{d, dk}] = true
+		}
+	})
+	for _, r := range rets {
+		if v := &t.Events[r.ev].Values[r.k]; differ[r.def] && v.isStruct() {
+			*v = plain
+		}
+	}
 	for n, r := range reads {
 		if it := &t.Events[r.ev].Reads[r.k]; differ[defs[n]] && it.Value.isStruct() {
 			it.Value = plain
@@ -135,6 +154,63 @@ func keepDefs(t *Trace) {
 	for d := range differ {
 		if it := &t.Events[d.ev].Writes[d.k]; it.Value.isStruct() {
 			it.Value = plain
+		}
+	}
+}
+
+// hasStruct reports whether a value of the trace is a struct recorded by
+// its bytes.
+func hasStruct(t *Trace) bool {
+	for i := range t.Events {
+		e := &t.Events[i]
+		if slices.ContainsFunc(e.Reads, func(it Item) bool { return it.Value.isStruct() }) ||
+			slices.ContainsFunc(e.Writes, func(it Item) bool { return it.Value.isStruct() }) ||
+			slices.ContainsFunc(e.Values, Value.isStruct) {
+			return true
+		}
+	}
+	return false
+}
+
+// bareReturns masks the struct values of each bare return of named
+// results by the results' layouts, and calls f with each such value that
+// the comparison of runs reads as the result variable defined by its last
+// write (package contrast's namedResults): event ev's value k, and write
+// dk of event d. The results are the entry's last writes, one per value;
+// a result still as the entry zeroed it has no definition to agree with.
+func bareReturns(t *Trace, f func(ev, k, d, dk int)) {
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Kind != EvReturn || len(e.Reads) > 0 || len(t.Sites[e.Site].Exprs) > 0 ||
+			!slices.ContainsFunc(e.Values, Value.isStruct) {
+			continue
+		}
+		entry := t.Frames[e.Frame].Entry
+		if entry < 0 || t.Events[entry].Kind != EvEntry || len(t.Events[entry].Writes) < len(e.Values) {
+			continue
+		}
+		ws := slices.Clone(t.Events[entry].Writes)
+		slices.SortFunc(ws, func(a, b Item) int { return a.Slot - b.Slot })
+		ws = ws[len(ws)-len(e.Values):]
+		ops := t.Sites[t.Events[entry].Site].Operands
+		for k, w := range ws {
+			v := &e.Values[k]
+			if !v.isStruct() {
+				continue
+			}
+			if w.Slot < len(ops) {
+				*v = v.masked(ops[w.Slot].Type.Layout)
+			} else {
+				*v = v.masked(nil)
+			}
+			if w.Loc.Kind == LocNone {
+				continue
+			}
+			if d := t.LastDef(w.Loc, i); d >= 0 && d != entry {
+				if dk := slices.IndexFunc(t.Events[d].Writes, func(x Item) bool { return x.Loc == w.Loc }); dk >= 0 {
+					f(i, k, d, dk)
+				}
+			}
 		}
 	}
 }

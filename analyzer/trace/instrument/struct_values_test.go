@@ -53,6 +53,19 @@ func Swap[T any](p Pair[T]) Pair[T] {
 	return q
 }
 
+// Shift moves a segment's start, in a named result.
+func Shift(s Segment, by int32) (out Segment) {
+	out = s
+	out.Start += by
+	return
+}
+
+// Link is a segment pointing at a node, in a named result.
+func Link(n *Node) (out Segment) {
+	out = Segment{Start: 1, Next: n}
+	return
+}
+
 // Grow moves a segment's end.
 func Grow(s Segment, by int32) Segment {
 	grown := s
@@ -76,10 +89,11 @@ func TestX(t *testing.T) {
 	pair := Swap(Pair[int]{A: 1, B: 2})
 	anon := struct{ X, Y int }{3, 4}
 	grown := Grow(seg, 3)
+	shifted, linked2 := Shift(seg, 1), Link(&Node{})
 	byKey := map[Segment]int{}
 	byKey[seg] = 1
 	if z.Open || lab.Count != 7 || span.Weight != 1.5 || big.A != 1 || pair.A != 2 || anon.X != 3 ||
-		linked.Next == nil || grown.Stop != 12 || len(byKey) != 1 {
+		linked.Next == nil || grown.Stop != 12 || len(byKey) != 1 || shifted.Start != 9 || linked2.Next == nil {
 		t.Fatal("values")
 	}
 }
@@ -168,6 +182,36 @@ func TestStructValues(t *testing.T) {
 	}
 	if read < 0 {
 		t.Error("no traced read of grown at return grown")
+	}
+
+	// A bare return hands back its named result, whose last write the
+	// comparison of runs reads as its definition: Link's agrees with
+	// out = Segment{...} (the pointer is no part of it), Shift's does not
+	// (out.Start was written since) and is opaque, as is that write.
+	for fn, want := range map[string]string{
+		"example.com/m/p.Link":  "Segment{Start: 1, Stop: 0, Padding: 0, Kind: p.KindNone, Open: false, Next: non-nil}",
+		"example.com/m/p.Shift": "…",
+	} {
+		var ret, def trace.Value
+		var typ trace.Type
+		for _, e := range tr.Events {
+			s := tr.Site(e.Site)
+			if s.Func != fn {
+				continue
+			}
+			for _, w := range e.Writes {
+				if s.Operands[w.Slot].Text == "out" && e.Kind != trace.EvEntry {
+					def, typ = w.Value, s.Operands[w.Slot].Type
+				}
+			}
+			if e.Kind == trace.EvReturn && len(e.Values) == 1 {
+				ret = e.Values[0]
+			}
+		}
+		if got := ret.Format(typ, nil); got != want || ret != def {
+			t.Errorf("%s's bare return hands back %q (bytes %q), its last write of out %q (bytes %q); want %q, the same",
+				fn, got, ret.Prefix, def.Format(typ, nil), def.Prefix, want)
+		}
 	}
 
 	if tr := runTrace(t, dir, "./p", "TestAllocs"); !tr.Result.Passed {
