@@ -99,7 +99,7 @@ func (c *Comparison) namedResults(s Side, e int) []read {
 		switch d := tr.LastDef(w.Loc, e); {
 		case d == entry:
 			rd.zero = true // no difference starts at a zero value
-		case d >= 0 && slices.ContainsFunc(tr.Event(d).Writes, func(x trace.Item) bool { return x.Loc == w.Loc && x.Value == rd.value }):
+		case d >= 0 && slices.ContainsFunc(tr.Event(d).Writes, func(x trace.Item) bool { return x.Loc == w.Loc && x.Value.Alike(rd.value) }):
 			rd.def = d
 		}
 		out = append(out, rd)

@@ -65,120 +65,15 @@ func Read(dir string) (*Trace, error) {
 	if !complete {
 		t.Truncated = true // a block or record the process never finished
 	}
-	keepDefs(t)
+	maskBareReturns(t)
 	return t, nil
 }
 
-// keepDefs keeps Trace.Def's answers what they were while every struct
-// was recorded as one opaque value, the same in every read and write: a
-// read of a struct is defined by the last write of its location, whatever
-// bytes each holds. Where a read of a struct holds other bytes than the
-// write that defines it (a field written in between, memory written by
-// code the tracer did not enter), that write and every read it defines
-// are left opaque; so is a struct a bare return hands back whose bytes
-// differ from the last write of its named result, which package contrast
-// reads as its definition. Comparing structs by their bytes is a change
-// of the analyses, not of how values are shown, and waits for its
-// measurement. The def-use index is built here, on the events as they
-// stay.
-func keepDefs(t *Trace) {
-	type at struct{ ev, k int } // an item: event, index in its Reads or Writes
-	plain := Value{Kind: ValOpaque}
-	var reads []at
-	for i := range t.Events {
-		for k, r := range t.Events[i].Reads {
-			if r.Loc.Kind != LocNone && (r.Value.isStruct() || r.Value == plain) {
-				reads = append(reads, at{i, k})
-			}
-		}
-	}
-	if !hasStruct(t) {
-		return
-	}
-	// Def as it was: every struct opaque while it is asked, then restored.
-	type saved struct {
-		it *Item
-		v  Value
-	}
-	var restore []saved
-	strip := func(its []Item) {
-		for k := range its {
-			if its[k].Value.isStruct() {
-				restore = append(restore, saved{&its[k], its[k].Value})
-				its[k].Value = plain
-			}
-		}
-	}
-	for i := range t.Events {
-		strip(t.Events[i].Reads)
-		strip(t.Events[i].Writes)
-	}
-	defs := make([]at, len(reads))
-	for n, r := range reads {
-		d, w := t.DefWrite(r.ev, t.Events[r.ev].Reads[r.k].Slot)
-		defs[n] = at{d, -1}
-		if d >= 0 {
-			defs[n].k = slices.Index(t.Events[d].Writes, w)
-		}
-	}
-	for _, s := range restore {
-		s.it.Value = s.v
-	}
-	differ := map[at]bool{}
-	for n, r := range reads {
-		if d := defs[n]; d.k >= 0 && t.Events[d.ev].Writes[d.k].Value != t.Events[r.ev].Reads[r.k].Value {
-			differ[d] = true
-		}
-	}
-	type returned struct {
-		ev, k int
-		def   at
-	}
-	var rets []returned
-	bareReturns(t, func(ev, k, d, dk int) {
-		rets = append(rets, returned{ev, k, at{d, dk}})
-		if t.Events[ev].Values[k] != t.Events[d].Writes[dk].Value {
-			differ[at{d, dk}] = true
-		}
-	})
-	for _, r := range rets {
-		if v := &t.Events[r.ev].Values[r.k]; differ[r.def] && v.isStruct() {
-			*v = plain
-		}
-	}
-	for n, r := range reads {
-		if it := &t.Events[r.ev].Reads[r.k]; differ[defs[n]] && it.Value.isStruct() {
-			it.Value = plain
-		}
-	}
-	for d := range differ {
-		if it := &t.Events[d.ev].Writes[d.k]; it.Value.isStruct() {
-			it.Value = plain
-		}
-	}
-}
-
-// hasStruct reports whether a value of the trace is a struct recorded by
-// its bytes.
-func hasStruct(t *Trace) bool {
-	for i := range t.Events {
-		e := &t.Events[i]
-		if slices.ContainsFunc(e.Reads, func(it Item) bool { return it.Value.isStruct() }) ||
-			slices.ContainsFunc(e.Writes, func(it Item) bool { return it.Value.isStruct() }) ||
-			slices.ContainsFunc(e.Values, Value.isStruct) {
-			return true
-		}
-	}
-	return false
-}
-
-// bareReturns masks the struct values of each bare return of named
-// results by the results' layouts, and calls f with each such value that
-// the comparison of runs reads as the result variable defined by its last
-// write (package contrast's namedResults): event ev's value k, and write
-// dk of event d. The results are the entry's last writes, one per value;
-// a result still as the entry zeroed it has no definition to agree with.
-func bareReturns(t *Trace, f func(ev, k, d, dk int)) {
+// maskBareReturns masks the struct values of each bare return of named
+// results by the results' layouts (see masked), as items are masked by
+// their operands' when decoded: a bare return's values are no items. The
+// results are the entry's last writes, one per value.
+func maskBareReturns(t *Trace) {
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Kind != EvReturn || len(e.Reads) > 0 || len(t.Sites[e.Site].Exprs) > 0 ||
@@ -194,23 +89,11 @@ func bareReturns(t *Trace, f func(ev, k, d, dk int)) {
 		ws = ws[len(ws)-len(e.Values):]
 		ops := t.Sites[t.Events[entry].Site].Operands
 		for k, w := range ws {
-			v := &e.Values[k]
-			if !v.isStruct() {
-				continue
-			}
+			var l *Layout
 			if w.Slot < len(ops) {
-				*v = v.masked(ops[w.Slot].Type.Layout)
-			} else {
-				*v = v.masked(nil)
+				l = ops[w.Slot].Type.Layout
 			}
-			if w.Loc.Kind == LocNone {
-				continue
-			}
-			if d := t.LastDef(w.Loc, i); d >= 0 && d != entry {
-				if dk := slices.IndexFunc(t.Events[d].Writes, func(x Item) bool { return x.Loc == w.Loc }); dk >= 0 {
-					f(i, k, d, dk)
-				}
-			}
+			e.Values[k] = e.Values[k].masked(l)
 		}
 	}
 }
@@ -788,6 +671,15 @@ func structValue(w []uint64) Value {
 
 // isStruct reports whether v is a struct recorded by its bytes.
 func (v Value) isStruct() bool { return v.Kind == ValOpaque && v.Cap == structMark }
+
+// Alike reports whether v and w are one value for def-use: equal, or both
+// structs. A struct's fields are recorded to be shown; the analyses do not
+// compare them yet (a read after a field write, or after a write by code
+// the tracer does not enter, is defined by the struct's last write, as
+// when no struct was recorded by its fields).
+func (v Value) Alike(w Value) bool {
+	return v == w || v.Kind == ValOpaque && w.Kind == ValOpaque && (v.isStruct() || v == Value{Kind: ValOpaque}) && (w.isStruct() || w == Value{Kind: ValOpaque})
+}
 
 // masked is the struct v as a location of a type laid out as l holds it:
 // what a reader is shown of its fields (a bool's or number's bytes, a

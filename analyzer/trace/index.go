@@ -106,7 +106,7 @@ func (t *Trace) DefWrite(i, slot int) (int, Item) {
 		}
 	}
 	for _, w := range t.Events[d].Writes {
-		if w.Loc == loc && w.Value == it.Value {
+		if w.Loc == loc && w.Value.Alike(it.Value) {
 			return d, w
 		}
 	}

@@ -155,10 +155,10 @@ func TestStructValues(t *testing.T) {
 	}
 
 	// Grow writes a field of grown between its definition and its read:
-	// the read is still defined by grown := s, as while structs were
-	// opaque, and both are shown opaque rather than disagree.
-	if g := written(tr, "example.com/m/p.Grow"); g["grown"] != "…" || g["grown.Stop"] != "12" {
-		t.Errorf("Grow's writes shown as %v, want grown opaque and grown.Stop 12", g)
+	// each shows what it wrote, and the read is still defined by
+	// grown := s, as while structs were opaque (Value.Alike).
+	if g := written(tr, "example.com/m/p.Grow"); g["grown"] != "Segment{Start: 8, Stop: 9, Padding: 2, Kind: p.KindGap, Open: true, Next: nil}" || g["grown.Stop"] != "12" {
+		t.Errorf("Grow's writes shown as %v, want grown as s was and grown.Stop 12", g)
 	}
 	def, read := -1, -1
 	for i, e := range tr.Events {
@@ -184,13 +184,15 @@ func TestStructValues(t *testing.T) {
 		t.Error("no traced read of grown at return grown")
 	}
 
-	// A bare return hands back its named result, whose last write the
-	// comparison of runs reads as its definition: Link's agrees with
-	// out = Segment{...} (the pointer is no part of it), Shift's does not
-	// (out.Start was written since) and is opaque, as is that write.
-	for fn, want := range map[string]string{
-		"example.com/m/p.Link":  "Segment{Start: 1, Stop: 0, Padding: 0, Kind: p.KindNone, Open: false, Next: non-nil}",
-		"example.com/m/p.Shift": "…",
+	// A bare return hands back its named result, shown by its fields as
+	// its last write of the whole result is: Link's agrees with
+	// out = Segment{...} (the pointer is no part of it); Shift's has the
+	// field written since (out.Start), and that write shows what out was.
+	for fn, want := range map[string][2]string{
+		"example.com/m/p.Link": {"Segment{Start: 1, Stop: 0, Padding: 0, Kind: p.KindNone, Open: false, Next: non-nil}",
+			"Segment{Start: 1, Stop: 0, Padding: 0, Kind: p.KindNone, Open: false, Next: non-nil}"},
+		"example.com/m/p.Shift": {"Segment{Start: 9, Stop: 9, Padding: 2, Kind: p.KindGap, Open: true, Next: nil}",
+			"Segment{Start: 8, Stop: 9, Padding: 2, Kind: p.KindGap, Open: true, Next: nil}"},
 	} {
 		var ret, def trace.Value
 		var typ trace.Type
@@ -208,9 +210,9 @@ func TestStructValues(t *testing.T) {
 				ret = e.Values[0]
 			}
 		}
-		if got := ret.Format(typ, nil); got != want || ret != def {
-			t.Errorf("%s's bare return hands back %q (bytes %q), its last write of out %q (bytes %q); want %q, the same",
-				fn, got, ret.Prefix, def.Format(typ, nil), def.Prefix, want)
+		if got, gotDef := ret.Format(typ, nil), def.Format(typ, nil); got != want[0] || gotDef != want[1] || !ret.Alike(def) {
+			t.Errorf("%s's bare return hands back %q, its last write of out %q; want %q and %q, alike for def-use",
+				fn, got, gotDef, want[0], want[1])
 		}
 	}
 
