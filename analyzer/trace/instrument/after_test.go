@@ -112,3 +112,24 @@ func TestAfterExample(t *testing.T) {
 	}
 	t.Logf("trace:\n%s", got)
 }
+
+// tracePassing traces test in pkg of the module at dir and stops the test
+// unless it passed under tracing.
+func tracePassing(t *testing.T, dir, pkg, test string) *trace.Trace {
+	t.Helper()
+	tr := runTrace(t, dir, pkg, test)
+	if !tr.Result.Passed {
+		t.Fatalf("%s should pass under tracing:\n%s", test, tr.Result.Output)
+	}
+	return tr
+}
+
+// moduleP is the files of module example.com/m whose package p is src,
+// with test as its test file.
+func moduleP(src, test string) map[string][]byte {
+	return map[string][]byte{
+		"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
+		"p/p.go":      []byte(src),
+		"p/p_test.go": []byte(test),
+	}
+}

@@ -597,15 +597,8 @@ func TestX(t *testing.T) {
 			// Each case is its own module, build and run: two at a time
 			// overlap one's link and run with the other's build.
 			t.Parallel()
-			dir := writeTree(t, map[string][]byte{
-				"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
-				"p/p.go":      []byte("package p\n" + imports(tc.src) + tc.src + "\n"),
-				"p/p_test.go": []byte("package p\n\nimport \"testing\"\n" + tc.test + "\n"),
-			})
-			tr := runTrace(t, dir, "./p", "TestX")
-			if !tr.Result.Passed {
-				t.Fatalf("TestX should pass under tracing:\n%s", tr.Result.Output)
-			}
+			dir := writeTree(t, moduleP("package p\n"+imports(tc.src)+tc.src+"\n", "package p\n\nimport \"testing\"\n"+tc.test+"\n"))
+			tr := tracePassing(t, dir, "./p", "TestX")
 			got := dump(tr)
 			// The test passed: no failure, and no panic that was recovered.
 			if f := tr.Failures(); len(f) > 0 {

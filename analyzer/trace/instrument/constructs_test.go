@@ -167,15 +167,8 @@ func TestX(t *testing.T) {
 	}
 }
 `
-	dir := writeTree(t, map[string][]byte{
-		"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
-		"p/p.go":      []byte(src),
-		"p/p_test.go": []byte(test),
-	})
-	tr := runTrace(t, dir, "./p", "TestX")
-	if !tr.Result.Passed {
-		t.Fatalf("TestX should pass under tracing:\n%s", tr.Result.Output)
-	}
+	dir := writeTree(t, moduleP(src, test))
+	tr := tracePassing(t, dir, "./p", "TestX")
 	got := map[int]string{}
 	for _, s := range tr.Skipped {
 		got[s.Pos.Line] = s.Reason

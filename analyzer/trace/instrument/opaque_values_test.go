@@ -115,15 +115,8 @@ func TestOpaqueValues(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a traced test binary")
 	}
-	dir := writeTree(t, map[string][]byte{
-		"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
-		"p/p.go":      []byte(opaqueModule),
-		"p/p_test.go": []byte(opaqueTest),
-	})
-	tr := runTrace(t, dir, "./p", "TestX")
-	if !tr.Result.Passed {
-		t.Fatalf("TestX should pass under tracing:\n%s", tr.Result.Output)
-	}
+	dir := writeTree(t, moduleP(opaqueModule, opaqueTest))
+	tr := tracePassing(t, dir, "./p", "TestX")
 	printed := func(name string) string {
 		t.Helper()
 		m := regexp.MustCompile(name + `=([^|]*)\|`).FindStringSubmatch(tr.Result.Output)

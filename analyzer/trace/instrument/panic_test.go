@@ -38,11 +38,7 @@ func Check(ok bool) {
 		{"user", `Check(false)`, trace.PanicUser},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, map[string][]byte{
-				"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
-				"p/p.go":      []byte(src),
-				"p/p_test.go": []byte("package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\t" + tc.body + "\n}\n"),
-			})
+			dir := writeTree(t, moduleP(src, "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\t"+tc.body+"\n}\n"))
 			tr := runTrace(t, dir, "./p", "TestX")
 			if tr.Result.Passed {
 				t.Fatalf("TestX passed under tracing:\n%s", tr.Result.Output)
@@ -64,11 +60,7 @@ func Check(ok bool) {
 // TestPanicKindGoexit checks that t.FailNow, which ends the test's
 // goroutine without a panic, records no panic kind.
 func TestPanicKindGoexit(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
-		"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
-		"p/p.go":      []byte("package p\n\nfunc One() int { return 1 }\n"),
-		"p/p_test.go": []byte("package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\tif One() != 2 {\n\t\tt.FailNow()\n\t}\n}\n"),
-	})
+	dir := writeTree(t, moduleP("package p\n\nfunc One() int { return 1 }\n", "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\tif One() != 2 {\n\t\tt.FailNow()\n\t}\n}\n"))
 	tr := runTrace(t, dir, "./p", "TestX")
 	n := 0
 	for i := range tr.Events {

@@ -124,15 +124,8 @@ func TestStructValues(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a traced test binary")
 	}
-	dir := writeTree(t, map[string][]byte{
-		"go.mod":      []byte("module example.com/m\n\ngo 1.22\n"),
-		"p/p.go":      []byte(structModule),
-		"p/p_test.go": []byte(structTest),
-	})
-	tr := runTrace(t, dir, "./p", "TestX")
-	if !tr.Result.Passed {
-		t.Fatalf("TestX should pass under tracing:\n%s", tr.Result.Output)
-	}
+	dir := writeTree(t, moduleP(structModule, structTest))
+	tr := tracePassing(t, dir, "./p", "TestX")
 	shown := written(tr, "example.com/m/p.TestX")
 	for name, want := range map[string]string{
 		"seg":        "Segment{Start: 8, Stop: 9, Padding: 2, Kind: p.KindGap, Open: true, Next: nil}",

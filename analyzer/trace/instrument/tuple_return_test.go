@@ -62,10 +62,7 @@ func TestRead(t *testing.T) {
 }
 `),
 	})
-	tr := runTrace(t, dir, "./p", "TestFine")
-	if !tr.Result.Passed {
-		t.Fatalf("TestFine should pass under tracing:\n%s", tr.Result.Output)
-	}
+	tr := tracePassing(t, dir, "./p", "TestFine")
 	if !hasEvent(tr, "return return get(t)") {
 		t.Error("the normal return through `return get(t)` is not recorded")
 	}
