@@ -31,12 +31,14 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 	}
 	var notes []result.Note
 	monotone := false // reverting all candidates passes
+	var allAux []diffhunks.ID // what reverting all candidates needs to compile
 	if !opt.Exhaustive {
 		v, err := s.try(ctx, all)
 		if err != nil {
 			return nil, err
 		}
 		monotone = v.passed()
+		allAux = v.aux
 		if !v.passed() {
 			notes, err = s.widen(ctx, all, v)
 			if err != nil {
@@ -58,6 +60,11 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 			return nil, err
 		}
 		if len(start) == len(all) && len(all) >= largeChange && !opt.Monotone {
+			// The reduction builds its sets without searching for
+			// auxiliary hunks, so the hunks outside the candidates that
+			// all of them needed (the test's own, usually, when the
+			// tests call what the change added) go with every set.
+			s.extra = union(s.extra, allAux)
 			root, aux, separable, err := s.reduce(ctx, all)
 			if err != nil {
 				return nil, err

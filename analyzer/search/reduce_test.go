@@ -187,3 +187,30 @@ func refineBuildsFirst(t *testing.T, needed []diffhunks.ID) {
 		}
 	}
 }
+
+func TestReduceKeepsWhatAllCandidatesNeed(t *testing.T) {
+	ctx := context.Background()
+	// 120 candidates and 10 hunks of the test's own files (121-130),
+	// which are not candidates. Hunk 77 is the fault, and the test calls
+	// what it added: its revert compiles only with test hunk 125 reverted
+	// too. Reverting all candidates needs 125 as well, so every set the
+	// reduction builds must have it.
+	hunks := hunksIn(130, 10, 5)
+	o := &oracle{
+		passes:   subsetRule(77),
+		compiles: func(r set) bool { return !r[77] || r[125] },
+	}
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 120), Plan{TestHunks: ids(121, 130)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Root, []diffhunks.ID{77}) || !slices.Equal(f.Aux, []diffhunks.ID{125}) {
+		t.Errorf("root %v aux %v, want [77] aux [125]", f.Root, f.Aux)
+	}
+	if !f.Proof.Passed() {
+		t.Errorf("proof %s, want pass", f.Proof.Outcome)
+	}
+	if !slices.ContainsFunc(f.Notes, func(n result.Note) bool { return n.Code == note.Reduced && n.M == 1 }) {
+		t.Errorf("notes %v: want reduced, M 1", f.Notes)
+	}
+}
