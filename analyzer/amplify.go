@@ -2,7 +2,9 @@ package analyzer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"time"
 
@@ -40,6 +42,13 @@ type Amplification struct {
 	// NoneFailed says that no measured run failed, so the choice is the
 	// candidate that tried the test most often per second.
 	NoneFailed bool
+	// PerturbError says why perturbed runs were not measured although
+	// the cheap candidates left the failure rare: the build with the
+	// tracing runtime failed.
+	PerturbError string
+	// FailingSeed is the seed of a failing perturbed run of head under the
+	// choice, 0 when the choice does not perturb.
+	FailingSeed uint64
 }
 
 // AmplificationRuns is head measured under one candidate: its runs (one
@@ -52,12 +61,13 @@ type AmplificationRuns struct {
 }
 
 // amplify measures head under each candidate amplification after the
-// plain runs it has, and keeps the one with the most failures per second
-// of run time (the plain runs when none beats them). The candidates are
-// measured in rounds, workers processes each per round, until one has
-// failed probeFailures times, each has run maxProbeRuns processes, or a
-// third of the classification's time is spent: a failure seen once in thirty
-// runs needs more than a handful of runs to show. When no run failed at
+// plain runs it has, and keeps the one that separates head from base in
+// the least run time (choose; the plain runs when none beats them). The
+// cheap candidates (iterations, then GOMAXPROCS too) are measured first,
+// in rounds (measure); only when none failed probeFailures times are
+// perturbed runs measured, which need a build with the tracing runtime. A
+// failure seen once in thirty runs needs more than a handful of runs to
+// show. When no run failed at
 // all, the candidate with the most tries of the test per second is kept,
 // so that a rare failure gets its best chance. Base, the revert search
 // and the proof then run under the same amplification, so their rates
@@ -70,8 +80,64 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 	}
 	k := iterationsFor(median(plain))
 	cands := []trial.Amplification{{Iterations: k}, {Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}}
+	runs, err := c.measure(ctx, r, amp, cands, workers)
+	if err != nil {
+		return nil, err
+	}
+	c.amplified = &Amplification{Tried: []AmplificationRuns{measured(trial.Amplification{}, plain)}}
+	// Perturbed runs need a build of their own, with the tracing runtime,
+	// and run slower: they are measured only when the cheap ways left the
+	// failure rare.
+	if p, ok := r.(perturber); ok && p.CanPerturb() && mostFailures(runs) < probeFailures && !c.over() {
+		pc := trial.Amplification{Iterations: k, GoMaxProcs: 4 * runtime.NumCPU(), Perturb: perturbEvery}
+		more, err := c.measure(ctx, r, amp, []trial.Amplification{pc}, workers)
+		switch {
+		case spent(ctx, err):
+			return nil, err
+		case err != nil:
+			c.amplified.PerturbError = firstLine(errors.Unwrap(err).Error())
+		default:
+			cands, runs = append(cands, pc), append(runs, more[0])
+		}
+	}
+	for i, a := range cands {
+		c.amplified.Tried = append(c.amplified.Tried, measured(a, runs[i]))
+	}
+	best := c.amplified.choose()
+	chosen, chosenRuns := trial.Amplification{}, plain
+	if best > 0 {
+		chosen, chosenRuns = cands[best-1], runs[best-1]
+	}
+	amp.SetAmplification(chosen)
+	c.amplified.Chosen = chosen
+	for _, run := range chosenRuns {
+		if run.Seed != 0 && failing(run.Outcome) {
+			c.amplified.FailingSeed = run.Seed
+			break
+		}
+	}
+	return chosenRuns, nil
+}
+
+// perturber is the optional ability of a repeater to perturb its runs'
+// schedules (*trial.Runner has it when it can build with the tracing
+// runtime).
+type perturber interface {
+	CanPerturb() bool
+}
+
+// perturbEvery is the share of traced points at which a perturbed run
+// pauses: one in this many.
+const perturbEvery = 16
+
+// measure runs head under each candidate in rounds, workers processes
+// each per round, until one has failed probeFailures times, each has run
+// maxProbeRuns processes, or a third of the classification's time left is
+// spent. It returns each candidate's runs; on an error, the amplification
+// is plain again.
+func (c *classification) measure(ctx context.Context, r repeater, amp amplifier, cands []trial.Amplification, workers int) ([][]trial.Result, error) {
 	runs := make([][]trial.Result, len(cands))
-	probe := c.left() / 3
+	probe, began := c.left()/3, c.length-c.left()
 	batch := max(workers, 1)
 	for done := false; !done; {
 		for i, a := range cands {
@@ -83,38 +149,38 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 				return nil, fmt.Errorf("running the test on head with %s: %w", a, err)
 			}
 		}
-		done = !c.until.IsZero() && c.length-c.left() >= probe || len(runs[0]) >= maxProbeRuns
-		for _, rs := range runs {
-			if f, _ := count(rs); f >= probeFailures {
-				done = true
-			}
+		done = !c.until.IsZero() && c.length-c.left()-began >= probe || len(runs[0]) >= maxProbeRuns
+		if mostFailures(runs) >= probeFailures {
+			done = true
 		}
 	}
-	c.amplified = &Amplification{Tried: []AmplificationRuns{measured(trial.Amplification{}, plain)}}
-	for i, a := range cands {
-		c.amplified.Tried = append(c.amplified.Tried, measured(a, runs[i]))
-	}
-	best := c.amplified.choose()
-	chosen, chosenRuns := trial.Amplification{}, plain
-	if best > 0 {
-		chosen, chosenRuns = cands[best-1], runs[best-1]
-	}
-	amp.SetAmplification(chosen)
-	c.amplified.Chosen = chosen
-	return chosenRuns, nil
+	return runs, nil
 }
 
-// choose is the index in a.Tried of the way to run the test: the most
-// failures per second, the first (cheapest) on a tie; when nothing failed,
-// the most tries per second among the candidates, and NoneFailed is set.
+// mostFailures is the most failures among the candidates' runs.
+func mostFailures(runs [][]trial.Result) int {
+	most := 0
+	for _, rs := range runs {
+		f, _ := count(rs)
+		most = max(most, f)
+	}
+	return most
+}
+
+// choose is the index in a.Tried of the way to run the test: the one
+// that separates head's failure rate from a base that never fails in the
+// least run time (separation), the first (cheapest) on a tie; when
+// nothing failed, the most tries per second among the candidates, and
+// NoneFailed is set.
 func (a *Amplification) choose() int {
-	best, bestRate := 0, perSecond(a.Tried[0])
+	best, bestRate, failed := 0, separation(a.Tried[0]), a.Tried[0].Failures > 0
 	for i, t := range a.Tried[1:] {
-		if rate := perSecond(t); rate > bestRate {
+		failed = failed || t.Failures > 0
+		if rate := separation(t); rate > bestRate {
 			best, bestRate = i+1, rate
 		}
 	}
-	if bestRate > 0 {
+	if failed {
 		return best
 	}
 	a.NoneFailed = true
@@ -127,9 +193,16 @@ func (a *Amplification) choose() int {
 	return best
 }
 
-// note is the finding that says how the runs were amplified.
-func (a *Amplification) note() result.Note {
-	return result.Note{Code: note.Amplified, N: a.Chosen.PerProcess(), M: a.Chosen.GoMaxProcs}
+// notes are the findings that say how the runs were amplified.
+func (a *Amplification) notes() []result.Note {
+	out := []result.Note{{Code: note.Amplified, N: a.Chosen.PerProcess(), M: a.Chosen.GoMaxProcs}}
+	if a.Chosen.Perturb > 0 {
+		out = append(out, result.Note{Code: note.Perturbed, N: a.Chosen.Perturb})
+	}
+	if a.PerturbError != "" {
+		out = append(out, result.Note{Code: note.PerturbFailed, Detail: a.PerturbError})
+	}
+	return out
 }
 
 // iterationsFor is how many iterations one process runs for a test whose
@@ -159,10 +232,19 @@ func triesPerSecond(m AmplificationRuns) float64 {
 	return float64(m.Runs*m.Amplification.PerProcess()) / m.Seconds
 }
 
-// perSecond is m's failures per second of run time.
-func perSecond(m AmplificationRuns) float64 {
-	if m.Seconds <= 0 {
+// separation is how fast runs made like m's tell a head that fails at
+// m's rate p from a base that never fails: n base runs without a failure
+// rule p out at level α once (1-p)^n ≤ α, so n grows as 1/-ln(1-p), and
+// the runs cost m's seconds per run. For a rare failure -ln(1-p) is about
+// p, and this is the failures per second of run time; a way of running
+// that fails nearly always is worth more than its failures per second
+// say, since a handful of base runs then settles the question. p is m's
+// failure share with half a failure and half a pass added, so that a
+// candidate measured in few runs that all failed is not taken as certain.
+func separation(m AmplificationRuns) float64 {
+	if m.Seconds <= 0 || m.Runs == 0 || m.Failures == 0 {
 		return 0
 	}
-	return float64(m.Failures) / m.Seconds
+	p := (float64(m.Failures) + 0.5) / (float64(m.Runs) + 1)
+	return -math.Log1p(-p) / (m.Seconds / float64(m.Runs))
 }

@@ -21,6 +21,7 @@ type amplified struct {
 	rate       map[trial.Amplification]float64
 	perRun     time.Duration
 	slowGMP    float64
+	canPerturb bool
 	amp        trial.Amplification
 	rng        *rand.Rand
 	head, base int
@@ -29,11 +30,16 @@ type amplified struct {
 
 func (s *amplified) SetAmplification(a trial.Amplification) { s.amp = a }
 
+func (s *amplified) CanPerturb() bool { return s.canPerturb }
+
 func (s *amplified) Repeat(_ context.Context, revert []diffhunks.ID, n int) ([]trial.Result, error) {
 	out := make([]trial.Result, n)
 	d := s.perRun * time.Duration(s.amp.PerProcess())
 	if s.amp.GoMaxProcs > 0 {
 		d = time.Duration(float64(d) * s.slowGMP)
+	}
+	if s.amp.Perturb > 0 {
+		d *= 3
 	}
 	for i := range out {
 		out[i] = trial.Result{Reverted: revert, Outcome: trial.Pass, Duration: d}
@@ -60,21 +66,29 @@ func TestAmplifyChoosesByMeasurement(t *testing.T) {
 	const k = 20 // iterationsFor(100ms)
 	iter := trial.Amplification{Iterations: k}
 	gmp := trial.Amplification{Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}
+	pert := trial.Amplification{Iterations: k, GoMaxProcs: 4 * runtime.NumCPU(), Perturb: perturbEvery}
 	tests := []struct {
 		name       string
 		rate       map[trial.Amplification]float64
 		want       trial.Amplification
 		noneFailed bool
+		perturb    bool // the repeater can perturb
 	}{
-		{"iterations expose it", map[trial.Amplification]float64{iter: 0.25}, iter, false},
-		{"GOMAXPROCS exposes it", map[trial.Amplification]float64{iter: 0.02, gmp: 0.5}, gmp, false},
-		{"nothing fails while measured", map[trial.Amplification]float64{}, iter, true},
+		{"iterations expose it", map[trial.Amplification]float64{iter: 0.25}, iter, false, false},
+		{"GOMAXPROCS exposes it", map[trial.Amplification]float64{iter: 0.02, gmp: 0.5}, gmp, false, false},
+		{"nothing fails while measured", map[trial.Amplification]float64{}, iter, true, false},
+		// Perturbed runs are slower (3x) but fail nearly always, where the
+		// cheap ways fail one run in fifty: a few base runs then settle
+		// what hundreds would at the cheap rate.
+		{"perturbation exposes it", map[trial.Amplification]float64{iter: 0.01, gmp: 0.02, pert: 0.95}, pert, false, true},
+		// The cheap ways fail often enough: nothing is built to perturb.
+		{"perturbation not needed", map[trial.Amplification]float64{iter: 0.02, gmp: 0.5, pert: 1}, gmp, false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			early := 0
 			for seed := uint64(1); seed <= 20; seed++ {
-				s := &amplified{rate: tc.rate, perRun: 100 * time.Millisecond, slowGMP: 1.5,
+				s := &amplified{rate: tc.rate, perRun: 100 * time.Millisecond, slowGMP: 1.5, canPerturb: tc.perturb,
 					rng: rand.New(rand.NewPCG(seed, 7)), measured: map[trial.Amplification]int{}}
 				plain, _ := s.Repeat(context.Background(), nil, 3)
 				c := &classification{}
@@ -88,6 +102,9 @@ func TestAmplifyChoosesByMeasurement(t *testing.T) {
 				}
 				if len(runs) != s.measured[tc.want] {
 					t.Errorf("seed %d: %d runs returned, %d made under the choice", seed, len(runs), s.measured[tc.want])
+				}
+				if p := s.measured[pert]; p > 0 && (!tc.perturb || tc.want != pert) {
+					t.Errorf("seed %d: %d perturbed runs measured, want none: the cheap ways sufficed", seed, p)
 				}
 				if tc.noneFailed && (s.measured[iter] != maxProbeRuns || s.measured[gmp] != maxProbeRuns) {
 					t.Errorf("seed %d: measured %v, want %d runs of each when none fails", seed, s.measured, maxProbeRuns)
@@ -175,5 +192,35 @@ func TestRecheck(t *testing.T) {
 	flaky, err := c.recheck(context.Background(), &sim, all, []diffhunks.ID{2}, 2)
 	if err != nil || flaky || c.status != "" || c.rates != nil || sim.runs[false] != 3+maxPassingRuns {
 		t.Errorf("always failing head: flaky %v, status %q, rates %+v, %d head runs, err %v", flaky, c.status, c.rates, sim.runs[false], err)
+	}
+}
+
+// TestChooseBySeparation: a way of running that fails nearly always wins
+// over one with more failures per second that fails rarely, as a handful
+// of base runs then settles what dozens would (the figures are a real
+// flaky regression's measurement); among rare failures, failures per
+// second decide.
+func TestChooseBySeparation(t *testing.T) {
+	iter := trial.Amplification{Iterations: 30}
+	gmp := trial.Amplification{Iterations: 30, GoMaxProcs: 8}
+	pert := trial.Amplification{Iterations: 30, GoMaxProcs: 8, Perturb: perturbEvery}
+	for _, tc := range []struct {
+		name  string
+		tried []AmplificationRuns
+		want  int
+	}{
+		{"nearly always beats more per second", []AmplificationRuns{
+			{Runs: 3, Seconds: 0.2}, {Amplification: iter, Runs: 24, Failures: 1, Seconds: 5.0},
+			{Amplification: gmp, Runs: 24, Failures: 2, Seconds: 5.5}, {Amplification: pert, Runs: 4, Failures: 4, Seconds: 13.0}}, 3},
+		{"rare failures: per second", []AmplificationRuns{
+			{Runs: 3, Seconds: 0.3}, {Amplification: iter, Runs: 24, Failures: 3, Seconds: 5.0},
+			{Amplification: gmp, Runs: 24, Failures: 3, Seconds: 7.0}}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &Amplification{Tried: tc.tried}
+			if got := a.choose(); got != tc.want || a.NoneFailed {
+				t.Errorf("chose %d (none failed %v), want %d", got, a.NoneFailed, tc.want)
+			}
+		})
 	}
 }

@@ -52,6 +52,16 @@ func (c *classification) window(ctx context.Context) {
 	}
 }
 
+// addAmplified adds the notes of the amplification, if any.
+func (c *classification) addAmplified() {
+	if c.amplified == nil {
+		return
+	}
+	for _, n := range c.amplified.notes() {
+		c.notes.Add(n)
+	}
+}
+
 // left is what remains of the window: by the clock, and by the run time
 // charged to it, whichever is less.
 func (c *classification) left() time.Duration {
@@ -119,24 +129,18 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 		if hf, hp = count(headRuns); hf == 0 {
 			c.status = result.NotRegression
 			c.notes.Add(result.Note{Code: note.PassesOnHead, N: hp})
-			if c.amplified != nil {
-				c.notes.Add(c.amplified.note())
-			}
+			c.addAmplified()
 			return c, nil
 		}
 		c.head = firstFailing(headRuns)
-		if c.amplified != nil {
-			c.notes.Add(c.amplified.note())
-		}
+		c.addAmplified()
 		return c, c.flaky(ctx, r, all, headRuns, workers)
 	case hp > 0:
 		c.window(ctx)
 		if headRuns, err = c.amplify(ctx, r, headRuns, workers); err != nil {
 			return nil, err
 		}
-		if c.amplified != nil {
-			c.notes.Add(c.amplified.note())
-		}
+		c.addAmplified()
 		return c, c.flaky(ctx, r, all, headRuns, workers)
 	}
 

@@ -178,10 +178,11 @@ func documentFlakiness(f *Flakiness) *result.Flakiness {
 		}
 	}
 	if a := f.Amplification; a != nil {
-		out.Amplification = &result.Amplification{Iterations: a.Chosen.PerProcess(), GoMaxProcs: a.Chosen.GoMaxProcs, NoneFailed: a.NoneFailed}
+		out.Amplification = &result.Amplification{Iterations: a.Chosen.PerProcess(), GoMaxProcs: a.Chosen.GoMaxProcs,
+			Perturb: a.Chosen.Perturb, Seed: a.FailingSeed, NoneFailed: a.NoneFailed}
 		for _, t := range a.Tried {
 			out.Amplification.Tried = append(out.Amplification.Tried, result.AmplificationRuns{Iterations: t.Amplification.PerProcess(),
-				GoMaxProcs: t.Amplification.GoMaxProcs, Runs: t.Runs, Failures: t.Failures, Seconds: t.Seconds})
+				GoMaxProcs: t.Amplification.GoMaxProcs, Perturb: t.Amplification.Perturb, Runs: t.Runs, Failures: t.Failures, Seconds: t.Seconds})
 		}
 	}
 	if rr := f.Race; rr != nil {

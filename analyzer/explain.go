@@ -14,6 +14,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/search"
+	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 	"github.com/culprit-dev/culprit/internal/proc"
@@ -233,7 +234,24 @@ func newRunner(ctx context.Context, req Request, head string, set *diffhunks.Set
 	if err != nil {
 		return nil, fmt.Errorf("preparing trials: %w", err)
 	}
+	if req.Mode == trial.ModeGo && exec == nil {
+		r.SetInstrumenter(perturbable(pkg, req.Test.Name, req.EnvPassthrough))
+	}
 	return r, nil
+}
+
+// perturbable builds a variant's test binary with the tracing runtime, so
+// that a flaky failure's runs can be perturbed (trial.Amplification.
+// Perturb).
+func perturbable(pkg, test string, passthrough []string) trial.Instrumenter {
+	return func(ctx context.Context, dir, out string) (string, error) {
+		b, err := instrument.Build(ctx, instrument.Config{Dir: dir, Pkg: pkg, Test: test, Passthrough: passthrough})
+		if err != nil {
+			return "", err
+		}
+		defer b.Close()
+		return b.Keep(out)
+	}
 }
 
 // largeAux is how many auxiliary hunks make the report say why they remain.

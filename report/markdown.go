@@ -358,6 +358,12 @@ func renderAmplification(b *strings.Builder, a *result.Amplification) {
 		if a.GoMaxProcs > 0 {
 			fmt.Fprintf(b, ", with GOMAXPROCS=%d", a.GoMaxProcs)
 		}
+		if a.Perturb > 0 {
+			fmt.Fprintf(b, ", built with the tracing runtime and paused at about 1 in %d traced points", a.Perturb)
+			if a.Seed != 0 {
+				fmt.Fprintf(b, " (a failing head run had seed %d)", a.Seed)
+			}
+		}
 		if a.NoneFailed {
 			b.WriteString(": no run failed while the ways of running it were measured, and this one tried the test most often per second")
 		} else {
@@ -374,6 +380,9 @@ func renderAmplification(b *strings.Builder, a *result.Amplification) {
 		}
 		if t.GoMaxProcs > 0 {
 			way += fmt.Sprintf(" and GOMAXPROCS=%d", t.GoMaxProcs)
+		}
+		if t.Perturb > 0 {
+			way += fmt.Sprintf(", perturbed at 1 in %d", t.Perturb)
 		}
 		tried = append(tried, fmt.Sprintf("%s %d of %d in %.1f s", way, t.Failures, t.Runs, t.Seconds))
 	}

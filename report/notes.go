@@ -28,6 +28,10 @@ func words(n result.Note) string {
 			s += fmt.Sprintf(", with GOMAXPROCS=%d", n.M)
 		}
 		return s + "; the rates count processes, alike on base and head"
+	case note.Perturbed:
+		return fmt.Sprintf("every run was also built with the tracing runtime, which paused it (a yield, or a sleep of up to 200 µs) at about 1 in %d of its traced points, with a seed drawn per run: this exposes rare interleavings, alike on base and head, and explains nothing by itself", n.N)
+	case note.PerturbFailed:
+		return "perturbing the runs' schedules was not measured: the build with the tracing runtime failed: " + code(n.Detail)
 	case note.FlakyOnHead:
 		return fmt.Sprintf("the test is flaky on head: %d of %s failed", n.N, plural(n.M, "run", "runs"))
 	case note.NewTest:

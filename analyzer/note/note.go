@@ -30,6 +30,12 @@ const (
 	// iterations per process (1: plain runs, no candidate did better), M
 	// the GOMAXPROCS (0: unchanged).
 	Amplified Code = "amplified"
+	// Perturbed: the amplification also perturbed each run's schedule,
+	// pausing at about one in N traced points.
+	Perturbed Code = "perturbed"
+	// PerturbFailed: perturbed runs were wanted but could not be built
+	// (Detail: the first line of why).
+	PerturbFailed Code = "perturb-failed"
 )
 
 // Explanation of a flaky regression by intervention (FLAKY.md §2–§4).

@@ -21,9 +21,14 @@ type Flakiness struct {
 // GOMAXPROCS when positive) and each candidate measured on head to choose
 // it.
 type Amplification struct {
-	Iterations int                 `json:"iterations"`
-	GoMaxProcs int                 `json:"gomaxprocs,omitempty"`
-	Tried      []AmplificationRuns `json:"tried"`
+	Iterations int `json:"iterations"`
+	GoMaxProcs int `json:"gomaxprocs,omitempty"`
+	// Perturb, when positive, says that each run was built with the
+	// tracing runtime and paused at about one in Perturb traced points,
+	// with a seed drawn per run; Seed is a failing head run's.
+	Perturb int                 `json:"perturb,omitempty"`
+	Seed    uint64              `json:"seed,omitempty"`
+	Tried   []AmplificationRuns `json:"tried"`
 	// NoneFailed says that no run failed while the candidates were
 	// measured: the one with the most tries of the test per second was
 	// kept.
@@ -33,13 +38,14 @@ type Amplification struct {
 // Amplifies reports whether a changes how the test runs, as opposed to
 // recording that plain runs were kept; false for nil.
 func (a *Amplification) Amplifies() bool {
-	return a != nil && (a.Iterations > 1 || a.GoMaxProcs > 0)
+	return a != nil && (a.Iterations > 1 || a.GoMaxProcs > 0 || a.Perturb > 0)
 }
 
 // AmplificationRuns is head measured under one candidate.
 type AmplificationRuns struct {
 	Iterations int     `json:"iterations"`
 	GoMaxProcs int     `json:"gomaxprocs,omitempty"`
+	Perturb    int     `json:"perturb,omitempty"`
 	Runs       int     `json:"runs"`
 	Failures   int     `json:"failures"`
 	Seconds    float64 `json:"seconds"`

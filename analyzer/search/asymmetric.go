@@ -30,7 +30,7 @@ func Asymmetric(ctx context.Context, t Tester, hunks []diffhunks.Hunk, candidate
 		return s.nothing(variant{}, result.Note{Code: note.NoCandidates}), nil
 	}
 	var notes []result.Note
-	monotone := false // reverting all candidates passes
+	monotone := false         // reverting all candidates passes
 	var allAux []diffhunks.ID // what reverting all candidates needs to compile
 	if !opt.Exhaustive {
 		v, err := s.try(ctx, all)

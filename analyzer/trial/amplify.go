@@ -19,6 +19,12 @@ type Amplification struct {
 	// than the runner's cores let the scheduler preempt a goroutine
 	// inside a short window that a loaded runner otherwise rarely splits.
 	GoMaxProcs int
+	// Perturb, when positive, runs the test built with the tracing
+	// runtime, which pauses at about one in Perturb of the traced points
+	// (function entries, assignments, branches, calls), with a seed drawn
+	// for each run and kept in its Result (perturb.go). Only a runner
+	// given an Instrumenter can.
+	Perturb int
 }
 
 // String describes a for a log line.
@@ -29,6 +35,9 @@ func (a Amplification) String() string {
 	}
 	if a.GoMaxProcs > 0 {
 		s += fmt.Sprintf(", GOMAXPROCS=%d", a.GoMaxProcs)
+	}
+	if a.Perturb > 0 {
+		s += fmt.Sprintf(", schedule perturbed at 1 in %d traced points", a.Perturb)
 	}
 	return s
 }
@@ -71,7 +80,12 @@ func (r *Runner) amplification() Amplification {
 	return r.amp
 }
 
-// scaled is a run's time limit d for the iterations of a.
+// scaled is a run's time limit d for the iterations of a, and for the
+// tracing runtime's cost when a perturbs.
 func (a Amplification) scaled(d time.Duration) time.Duration {
-	return d * time.Duration(a.PerProcess())
+	d *= time.Duration(a.PerProcess())
+	if a.Perturb > 0 {
+		d *= perturbSlowdown
+	}
+	return d
 }

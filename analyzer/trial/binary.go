@@ -125,14 +125,14 @@ func (r *Runner) once(ctx context.Context, k string, build func() (string, error
 
 // runBinary runs the test once with the prebuilt binary, under test2json
 // as go test -json does, and classifies it as a go test run.
-func (r *Runner) runBinary(ctx context.Context, t2j, bin string) (Result, error) {
+func (r *Runner) runBinary(ctx context.Context, t2j, bin string, env ...string) (Result, error) {
 	cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.pkgDir))
 	c := classifier{root: r.wtHead, cwd: cwd, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
 	amp := r.amplification()
 	timeout := amp.scaled(r.runTimeout())
 	args := append([]string{"-t", "-p", r.cfg.Pkg, bin, "-test.v=test2json", "-test.run", gotest.RunPattern(r.cfg.Test),
 		"-test.timeout", (timeout + timeout/10 + 10*time.Second).String()}, amp.flags("-test.")...)
-	out, err := execute(ctx, timeout, cwd, append(r.env(false), amp.env()...), t2j, args...)
+	out, err := execute(ctx, timeout, cwd, append(append(r.env(false), amp.env()...), env...), t2j, args...)
 	if err != nil {
 		return Result{}, err
 	}

@@ -42,6 +42,9 @@ type Result struct {
 	Subtests []Subtest
 	// Cached is true when the result came from the cache, not a new run.
 	Cached bool
+	// Seed is the perturbation seed of a perturbed run (Amplification.
+	// Perturb), 0 otherwise: the same seed replays the run's pauses.
+	Seed uint64
 	// TypeChecked is true when type-checking the variant in process
 	// answered (a BuildError, or a Pass of a compile-only check); the go
 	// command did not run.

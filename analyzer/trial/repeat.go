@@ -49,6 +49,9 @@ func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (func(conte
 	if r.cfg.Mode != ModeGo {
 		return slow, nil
 	}
+	if r.amplification().Perturb > 0 {
+		return r.perturbed(ctx, ids)
+	}
 	v, err := r.variant(ids)
 	if err != nil || !v.overlayable() {
 		return slow, nil // the go test run reports a broken variant

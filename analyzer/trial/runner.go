@@ -114,6 +114,7 @@ type Runner struct {
 	// runLimit bounds one run of a prebuilt test binary (SetRunTimeout).
 	runLimit time.Duration
 	amp      Amplification // SetAmplification
+	instr    Instrumenter  // SetInstrumenter
 	counts   Counts
 	checker  typeChecker
 	seq      int

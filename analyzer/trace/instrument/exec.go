@@ -146,6 +146,22 @@ func (b *Binary) spec(iv string) string {
 // rt.B or rt.SC, whose result the program uses.
 var forceable = map[trace.SiteKind]bool{trace.SiteIf: true, trace.SiteFor: true, trace.SiteSwitchCase: true, trace.SiteAndAnd: true, trace.SiteOrOr: true}
 
+// Keep moves the test binary into dir, creating it, and returns its new
+// path: a caller that runs the binary itself (as a plain test binary,
+// with the interventions of CULPRIT_INTERVENE and no trace) keeps it past
+// Close. Runs through b need it where it was.
+func (b *Binary) Keep(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("keeping traced binary: %w", err)
+	}
+	dst := filepath.Join(dir, filepath.Base(b.bin))
+	if err := os.Rename(b.bin, dst); err != nil {
+		return "", fmt.Errorf("keeping traced binary: %w", err)
+	}
+	b.bin = dst
+	return dst, nil
+}
+
 // Close removes the build directory.
 func (b *Binary) Close() error {
 	if err := os.RemoveAll(b.tmp); err != nil {

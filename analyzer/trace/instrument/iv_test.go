@@ -81,6 +81,22 @@ func Handoff(ch chan int, first bool) {
 func Boom() {
 	panic("boom")
 }
+
+// Tally's Add splits its critical section with nothing between the two
+// halves: only a pause right after the read loses an update.
+type Tally struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *Tally) Add() {
+	c.mu.Lock()
+	next := c.n + 1
+	c.mu.Unlock()
+	c.mu.Lock()
+	c.n = next
+	c.mu.Unlock()
+}
 `),
 	"p/p_test.go": []byte(`package p
 
@@ -159,6 +175,24 @@ func TestBoom(t *testing.T) {
 
 func TestSleep(t *testing.T) {
 	time.Sleep(time.Hour)
+}
+
+func TestTally(t *testing.T) {
+	var c Tally
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range perGoroutine {
+				c.Add()
+			}
+		}()
+	}
+	wg.Wait()
+	if c.n != 2*perGoroutine {
+		t.Errorf("n = %d, want %d", c.n, 2*perGoroutine)
+	}
 }
 `),
 }
@@ -452,5 +486,38 @@ func TestSpecForceableSites(t *testing.T) {
 		if got := b.spec(tc.in); got != tc.want {
 			t.Errorf("spec(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestPerturbExposesSplitSection runs Tally's split critical section on one
+// thread, where goroutines switch only when one blocks or yields: plain
+// runs never lose an update, and perturbed runs (a pause at about one in
+// four traced points) do in most runs. Malformed perturb items do nothing.
+func TestPerturbExposesSplitSection(t *testing.T) {
+	b, err := Build(context.Background(), Config{Dir: writeTree(t, ivModule), Pkg: "./p", Test: "TestTally", Timeout: time.Minute, Env: []string{"GOMAXPROCS=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	for _, spec := range []string{"", "perturb:7", "perturb:x/4", "perturb:7/1", "perturb:7/-4"} {
+		for i := range 5 {
+			tr := runIV(t, b, spec)
+			if !tr.Result.Passed || tr.Intervention != (trace.Intervened{}) {
+				t.Fatalf("spec %q, run %d: passed %v, counters %+v:\n%s", spec, i, tr.Result.Passed, tr.Intervention, tr.Result.Output)
+			}
+		}
+	}
+	failed := 0
+	for seed := range 10 {
+		tr := runIV(t, b, fmt.Sprintf("perturb:%d/4", seed+1))
+		if tr.Intervention.Applied == 0 {
+			t.Errorf("seed %d: no perturbation applied", seed+1)
+		}
+		if tr.Result.Failed {
+			failed++
+		}
+	}
+	if failed < 5 {
+		t.Errorf("%d of 10 perturbed runs lost an update, want most", failed)
 	}
 }

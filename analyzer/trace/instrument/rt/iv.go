@@ -22,6 +22,8 @@ import (
 //	delay:F=d      sleep d at F's Enter
 //	yield:F        runtime.Gosched() at F's Enter
 //	expire=d       how long a serial wait lasts at most (default 50ms)
+//	perturb:SEED/N about one in N function entries and recorded events
+//	               yields or pauses (perturb.go)
 //
 // Unknown or malformed items are ignored. The hooks count what they did in
 // two header words of the event file: applied (a lock taken, a branch
@@ -53,6 +55,8 @@ type interventions struct {
 	enter  []*enterHook // function sites
 	force  []uint8      // branch sites: 0 none, 1 forced false, 2 forced true
 	expire time.Duration
+	// perturb, when set, acts at every function entry and event.
+	perturb *perturbation
 }
 
 // enterHook is what happens at the Enter of one function.
@@ -115,6 +119,11 @@ func parseSpec(spec string) *interventions {
 			}
 			t.hook(site).delay = d
 			hooks = true
+		case "perturb":
+			if p := parsePerturb(arg); p != nil {
+				t.perturb = p
+				hooks = true
+			}
 		case "yield":
 			site, ok := siteID(arg)
 			if !ok {
@@ -182,6 +191,9 @@ func siteID(s string) (uint32, bool) {
 //
 //go:noinline
 func (t *interventions) enterHooks(f *F, site uint32) {
+	if t.perturb != nil {
+		t.perturb.point()
+	}
 	if int(site) >= len(t.enter) || t.enter[site] == nil {
 		return
 	}
@@ -232,12 +244,16 @@ func (l *serialLock) release() {
 	<-l.tok
 }
 
-// forced returns the kind byte of a branch event at site with the forced
-// outcome, if the spec forces one.
+// atEvent runs the hooks of an event about to be recorded at site: the
+// perturbation, and the forcing of a branch. It returns the event's kind
+// byte, with the forced outcome if the spec forces one.
 //
 //go:noinline
-func (t *interventions) forced(site uint32, kind uint64) uint64 {
-	if int(site) < len(t.force) {
+func (t *interventions) atEvent(site uint32, kind uint64) uint64 {
+	if t.perturb != nil {
+		t.perturb.point()
+	}
+	if kind&hasOutcome != 0 && int(site) < len(t.force) {
 		if v := t.force[site]; v != 0 {
 			count(hApplied)
 			return kind&^outcome | b2u(v == 2)*outcome

@@ -158,8 +158,8 @@ type F struct {
 // an intervention may have forced: the branch hooks stay one inlined call,
 // and without interventions the forcing costs one test.
 func emit(f *F, kind uint64, site uint32, keep bool) bool {
-	if iv != nil && kind&hasOutcome != 0 {
-		kind = iv.forced(site, kind)
+	if iv != nil {
+		kind = iv.atEvent(site, kind)
 	}
 	n := uintptr(f.n)
 	p := f.p
