@@ -87,8 +87,8 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 	c.amplified = &Amplification{Tried: []AmplificationRuns{measured(trial.Amplification{}, plain)}}
 	// Perturbed runs need a build of their own, with the tracing runtime,
 	// and run slower: they are measured only when the cheap ways left the
-	// failure rare.
-	if p, ok := r.(perturber); ok && p.CanPerturb() && mostFailures(runs) < probeFailures && !c.over() {
+	// failure less likely than not, where settling a rate takes many runs.
+	if p, ok := r.(perturber); ok && p.CanPerturb() && bestShare(runs) < 0.5 && !c.over() {
 		pc := trial.Amplification{Iterations: k, GoMaxProcs: 4 * runtime.NumCPU(), Perturb: perturbEvery}
 		more, err := c.measure(ctx, r, amp, []trial.Amplification{pc}, workers)
 		switch {
@@ -155,6 +155,17 @@ func (c *classification) measure(ctx context.Context, r repeater, amp amplifier,
 		}
 	}
 	return runs, nil
+}
+
+// bestShare is the highest failure share among the candidates' runs, each
+// smoothed as separation's is.
+func bestShare(runs [][]trial.Result) float64 {
+	best := 0.0
+	for _, rs := range runs {
+		f, _ := count(rs)
+		best = max(best, (float64(f)+0.5)/(float64(len(rs))+1))
+	}
+	return best
 }
 
 // mostFailures is the most failures among the candidates' runs.

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,10 +56,15 @@ type InterventionTest struct {
 	Placebo bool
 }
 
-// tracedHead runs head's traced test binary for the explanation.
+// tracedHead runs head's traced test binary for the explanation. When the
+// runs that judged the regression perturbed their schedules, every traced
+// run does too, at the same rate and with a seed of its own, so that the
+// failure shows under tracing as often as it did there; interventions
+// and the runs without one are perturbed alike.
 type tracedHead struct {
 	bin     *instrument.Binary
 	timeout time.Duration
+	perturb int
 }
 
 func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
@@ -66,6 +72,9 @@ func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
 		// A loaded runner can hold a lock's owner off its CPU for longer
 		// than the runtime's default expiry; a deadlock still ends.
 		spec += ";expire=" + serialExpiry.String()
+	}
+	if h.perturb > 0 {
+		spec += fmt.Sprintf(";perturb:%d/%d", rand.Uint64()|1, h.perturb)
 	}
 	tr, err := h.bin.Run(ctx, instrument.RunOptions{Intervene: spec, Timeout: h.timeout})
 	if err != nil {
@@ -118,7 +127,11 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		// Traced runs are test runs: they share --max-trials.
 		opt.MaxTotal = left
 	}
-	ex, err := aid.Explain(ctx, tracedHead{bin: bin, timeout: timeout}, opt)
+	head := tracedHead{bin: bin, timeout: timeout}
+	if a := res.Flakiness.Amplification; a != nil {
+		head.perturb = a.Chosen.Perturb
+	}
+	ex, err := aid.Explain(ctx, head, opt)
 	if err != nil {
 		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return

@@ -12,7 +12,7 @@ import (
 )
 
 // Event file layout (see package instrument/rt): 8 header words (magic, tail, capacity,
-// truncated flag, interventions applied and expired, nanoseconds waited for serial locks), then blocks up to the tail. A block is [blockMark | its
+// truncated flag, interventions applied and expired, nanoseconds waited for serial locks, perturbation pauses), then blocks up to the tail. A block is [blockMark | its
 // length in words] [frame id] and records; a record is [n<<48 | kind<<40 |
 // overflow<<39 | panic kind<<32 | site] followed by its items, n counting the header; a
 // branch outcome is in the kind byte (hasOutcome, value in bit 5). A zero
@@ -25,6 +25,7 @@ const (
 	hApplied   = 4
 	hExpired   = 5
 	hWaited    = 6
+	hPerturbed = 7
 	blockMark  = 0xb1
 	blockHdr   = 2
 	hasOutcome = 0x40
@@ -46,7 +47,7 @@ func Read(dir string) (*Trace, error) {
 	defer ev.Close()
 	t := &Trace{Skipped: tab.Skipped, Unentered: tab.Unentered, Frames: []Frame{{}}, Truncated: ev.truncated}
 	if ev.tail >= hdrWords {
-		t.Intervention = Intervened{Applied: ev.hdr[hApplied], Expired: ev.hdr[hExpired], Waited: time.Duration(ev.hdr[hWaited])}
+		t.Intervention = Intervened{Applied: ev.hdr[hApplied], Expired: ev.hdr[hExpired], Waited: time.Duration(ev.hdr[hWaited]), Perturbed: ev.hdr[hPerturbed]}
 	}
 	t.Sites = tab.SiteList()
 	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}}

@@ -76,6 +76,9 @@ type Intervened struct {
 	// Waited is the time goroutines spent waiting for serial locks, in
 	// all: the wait a placebo delay repeats without the exclusion.
 	Waited time.Duration
+	// Perturbed counts the pauses a schedule perturbation made; they are
+	// not interventions, and Applied does not count them.
+	Perturbed uint64
 }
 
 // Skip records one construct or file the tracer did not instrument.

@@ -510,8 +510,8 @@ func TestPerturbExposesSplitSection(t *testing.T) {
 	failed := 0
 	for seed := range 10 {
 		tr := runIV(t, b, fmt.Sprintf("perturb:%d/4", seed+1))
-		if tr.Intervention.Applied == 0 {
-			t.Errorf("seed %d: no perturbation applied", seed+1)
+		if iv := tr.Intervention; iv.Perturbed == 0 || iv.Applied != 0 {
+			t.Errorf("seed %d: counters %+v, want pauses counted apart from interventions", seed+1, iv)
 		}
 		if tr.Result.Failed {
 			failed++

@@ -31,9 +31,10 @@ import (
 
 // Header words of the event file that hold the intervention counters.
 const (
-	hApplied = 4
-	hExpired = 5
-	hWaited  = 6 // nanoseconds spent waiting for serial locks
+	hApplied   = 4
+	hExpired   = 5
+	hWaited    = 6 // nanoseconds spent waiting for serial locks
+	hPerturbed = 7 // pauses made by a perturbation (perturb.go)
 )
 
 // EnvIntervene names the intervention spec.

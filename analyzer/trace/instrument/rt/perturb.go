@@ -51,7 +51,7 @@ func (p *perturbation) point() {
 	} else {
 		runtime.Gosched()
 	}
-	count(hApplied)
+	count(hPerturbed)
 }
 
 // mix is the finaliser of splitmix64: every input bit moves every output

@@ -37,7 +37,7 @@ const (
 	hTail      = 1 // next free word (atomic)
 	hCap       = 2 // capacity in words
 	hTruncated = 3 // 1 once a block did not fit
-	hWords     = 8 // first block word; words 4 and 5 count interventions (iv.go)
+	hWords     = 8 // first block word; words 4 to 7 count interventions (iv.go)
 
 	// Magic identifies an event file ("CULPRTv2").
 	Magic = 0x32765452504c5543
