@@ -57,8 +57,9 @@ func (s *amplified) Repeat(_ context.Context, revert []diffhunks.ID, n int) ([]t
 }
 
 // TestAmplifyChoosesByMeasurement: the candidates are measured until one
-// has failed often enough, and the one with the most failures per second
-// is kept, whichever it is; when none fails, the one with the most tries
+// has failed often enough, and the one that separates head from base
+// fastest is kept, whichever it is (perturbed runs only when the cheap
+// ways fail less than half their runs); when none fails, the one with the most tries
 // per second is kept and the choice says so; with a deadline, base runs
 // as long as ruling it out needs, beyond the count that bounds runs
 // without one.

@@ -171,7 +171,7 @@ func documentFlakiness(f *Flakiness) *result.Flakiness {
 			Failures: v.Failures, Verdict: v.Verdict, ProofRuns: v.ProofRuns, ProofFailures: v.ProofFailures})
 	}
 	if iv := f.Interventions; iv != nil {
-		out.Interventions = &result.Interventions{Traced: iv.Traced, TracedFailures: iv.TracedFailures}
+		out.Interventions = &result.Interventions{Traced: iv.Traced, TracedFailures: iv.TracedFailures, Perturb: iv.Perturb, Unperturbed: iv.Unperturbed}
 		for _, t := range iv.Tests {
 			out.Interventions.Tests = append(out.Interventions.Tests, result.InterventionTest{Items: slices.Clone(t.Items),
 				Runs: t.Runs, Valid: t.Valid, Failures: t.Failures, Reused: t.Reused, Verdict: t.Verdict, Placebo: t.Placebo})

@@ -33,6 +33,9 @@ const (
 	// serialExpiry is how long a serialised call waits for its lock
 	// before it goes on without it (the run then does not count).
 	serialExpiry = 200 * time.Millisecond
+	// tracedPerturbEvery is the perturbation of traced runs when none
+	// failed unperturbed: a quarter of the judged runs' (perturbEvery).
+	tracedPerturbEvery = 4 * perturbEvery
 )
 
 // Interventions is how a flaky regression's chain was found: head traced
@@ -40,7 +43,11 @@ const (
 type Interventions struct {
 	// Traced are the unintervened traced runs and how many failed.
 	Traced, TracedFailures int
-	Tests                  []InterventionTest
+	// Perturb, when positive, says that every traced run was perturbed
+	// at 1 in Perturb traced points, since none of the Unperturbed runs
+	// traced first failed.
+	Perturb, Unperturbed int
+	Tests                []InterventionTest
 }
 
 // InterventionTest is one group test: what it did, in words built from
@@ -56,11 +63,9 @@ type InterventionTest struct {
 	Placebo bool
 }
 
-// tracedHead runs head's traced test binary for the explanation. When the
-// runs that judged the regression perturbed their schedules, every traced
-// run does too, at the same rate and with a seed of its own, so that the
-// failure shows under tracing as often as it did there; interventions
-// and the runs without one are perturbed alike.
+// tracedHead runs head's traced test binary for the explanation. With
+// perturb set, every run perturbs its schedule at that rate with a seed of
+// its own, interventions and the runs without one alike.
 type tracedHead struct {
 	bin     *instrument.Binary
 	timeout time.Duration
@@ -128,15 +133,23 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		opt.MaxTotal = left
 	}
 	head := tracedHead{bin: bin, timeout: timeout}
-	if a := res.Flakiness.Amplification; a != nil {
-		head.perturb = a.Chosen.Perturb
-	}
 	ex, err := aid.Explain(ctx, head, opt)
+	perturbed, unperturbed := 0, 0
+	if err == nil && ex.Traced.Runs > 0 && ex.Traced.Failures == 0 && ctx.Err() == nil {
+		// Tracing slows the program and can hide a rare interleaving:
+		// the traced runs go again with their schedules perturbed,
+		// gentler than the judged runs' perturbation, so that some
+		// runs pass and some fail.
+		head.perturb = tracedPerturbEvery
+		if again, err2 := aid.Explain(ctx, head, opt); err2 == nil && again.Traced.Failures > 0 {
+			ex, perturbed, unperturbed = again, tracedPerturbEvery, ex.Traced.Runs
+		}
+	}
 	if err != nil {
 		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return
 	}
-	ivs := &Interventions{Traced: ex.Traced.Runs, TracedFailures: ex.Traced.Failures}
+	ivs := &Interventions{Traced: ex.Traced.Runs, TracedFailures: ex.Traced.Failures, Perturb: perturbed, Unperturbed: unperturbed}
 	for _, t := range ex.Interventions {
 		words := make([]string, 0, len(t.Items))
 		for _, it := range t.Items {

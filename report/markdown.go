@@ -367,7 +367,7 @@ func renderAmplification(b *strings.Builder, a *result.Amplification) {
 		if a.NoneFailed {
 			b.WriteString(": no run failed while the ways of running it were measured, and this one tried the test most often per second")
 		} else {
-			b.WriteString(": the way of running it that made head fail most often per second")
+			b.WriteString(": of the ways measured, the one that tells head's failure rate from a base that never fails in the least run time")
 		}
 	} else {
 		b.WriteString(" Runs were plain: no amplification made head fail more often per second")
@@ -469,6 +469,9 @@ func renderInterventions(b *strings.Builder, iv *result.Interventions) {
 		return
 	}
 	fmt.Fprintf(b, "Traced without interventions, head failed %d of %s.", iv.TracedFailures, plural(iv.Traced, "run", "runs"))
+	if iv.Perturb > 0 {
+		fmt.Fprintf(b, " Those runs, and every intervention's, were perturbed (paused at about 1 in %d traced points): none of the %s traced first without it failed.", iv.Perturb, plural(iv.Unperturbed, "run", "runs"))
+	}
 	if len(iv.Tests) == 0 {
 		b.WriteString("\n\n")
 		return

@@ -105,9 +105,14 @@ type RaceAccess struct {
 
 // Interventions are the traced runs behind a chain found by intervention.
 type Interventions struct {
-	Traced         int                `json:"traced_runs"`
-	TracedFailures int                `json:"traced_failures"`
-	Tests          []InterventionTest `json:"tests,omitempty"`
+	Traced         int `json:"traced_runs"`
+	TracedFailures int `json:"traced_failures"`
+	// Perturb, when positive, says the traced runs were perturbed at 1 in
+	// Perturb traced points, as none of the Unperturbed runs before them
+	// failed.
+	Perturb     int                `json:"perturb,omitempty"`
+	Unperturbed int                `json:"unperturbed_runs,omitempty"`
+	Tests       []InterventionTest `json:"tests,omitempty"`
 }
 
 // InterventionTest is one group test: what it did, its runs (valid: the
