@@ -89,7 +89,12 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 	// and run slower: they are measured only when the cheap ways left the
 	// failure less likely than not, where settling a rate takes many runs.
 	if p, ok := r.(perturber); ok && p.CanPerturb() && bestShare(runs) < 0.5 && !c.over() {
-		pc := trial.Amplification{Iterations: k, GoMaxProcs: 4 * runtime.NumCPU(), Perturb: perturbEvery}
+		// One iteration per process: a perturbed iteration can take
+		// twenty plain ones' time, and a process that passes runs all
+		// its iterations, so k of them would make every passing run
+		// (base's, a fixed variant's) cost what the measurement of
+		// failing runs, which stop early, never shows.
+		pc := trial.Amplification{GoMaxProcs: 4 * runtime.NumCPU(), Perturb: perturbEvery}
 		more, err := c.measure(ctx, r, amp, []trial.Amplification{pc}, workers)
 		switch {
 		case spent(ctx, err):

@@ -67,7 +67,7 @@ func TestAmplifyChoosesByMeasurement(t *testing.T) {
 	const k = 20 // iterationsFor(100ms)
 	iter := trial.Amplification{Iterations: k}
 	gmp := trial.Amplification{Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}
-	pert := trial.Amplification{Iterations: k, GoMaxProcs: 4 * runtime.NumCPU(), Perturb: perturbEvery}
+	pert := trial.Amplification{GoMaxProcs: 4 * runtime.NumCPU(), Perturb: perturbEvery}
 	tests := []struct {
 		name       string
 		rate       map[trial.Amplification]float64
