@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
 )
 
@@ -50,5 +51,27 @@ func TestAmplificationNoneFailed(t *testing.T) {
 	md := Markdown(r)
 	if !strings.Contains(md, "no run failed while the ways of running it were measured") || strings.Contains(md, "fail most often") {
 		t.Errorf("the choice is not said to be made without failures:\n%s", md)
+	}
+}
+
+// TestPerturbedRates: a chosen perturbation is named with its rate and a
+// failing run's seed, its runs ran the test once each, and the notes do
+// not call the runs plain.
+func TestPerturbedRates(t *testing.T) {
+	r := flakyRegression()
+	r.Flakiness.Amplification = &result.Amplification{Iterations: 1, GoMaxProcs: 8, Perturb: 16, Seed: 4242, Tried: []result.AmplificationRuns{
+		{Iterations: 1, Runs: 3, Seconds: 0.2},
+		{Iterations: 29, Runs: 24, Failures: 2, Seconds: 5.3},
+		{Iterations: 1, GoMaxProcs: 8, Perturb: 16, Runs: 6, Failures: 3, Seconds: 3.2},
+	}}
+	md := Markdown(r) + "\n" + words(result.Note{Code: note.Amplified, N: 1, M: 8}) + "\n" + words(result.Note{Code: note.Perturbed, N: 16})
+	for _, want := range []string{"ran the test once, with GOMAXPROCS=8, built with the tracing runtime and paused at about 1 in 16 traced points (a failing head run had seed 4242)",
+		"plain and GOMAXPROCS=8, perturbed at 1 in 16 3 of 6", "every run ran the test once in its process, with GOMAXPROCS=8", "paused it (a yield, or a sleep of up to 200 µs) at about 1 in 16"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report does not say %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "every run was a plain run") || strings.Contains(md, "up to 1 time") {
+		t.Errorf("perturbed runs are called plain:\n%s", md)
 	}
 }

@@ -354,7 +354,11 @@ func renderAmplification(b *strings.Builder, a *result.Amplification) {
 		return
 	}
 	if a.Amplifies() {
-		fmt.Fprintf(b, " Each run was one process that ran the test up to %s, stopping at its first failure", plural(a.Iterations, "time", "times"))
+		if a.Iterations > 1 {
+			fmt.Fprintf(b, " Each run was one process that ran the test up to %s, stopping at its first failure", plural(a.Iterations, "time", "times"))
+		} else {
+			b.WriteString(" Each run was one process that ran the test once")
+		}
 		if a.GoMaxProcs > 0 {
 			fmt.Fprintf(b, ", with GOMAXPROCS=%d", a.GoMaxProcs)
 		}

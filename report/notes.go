@@ -20,10 +20,13 @@ func words(n result.Note) string {
 	case note.PassesOnHead:
 		return fmt.Sprintf("the test passed on head in all %s: there is no failure to explain", plural(n.N, "run", "runs"))
 	case note.Amplified:
-		if n.N <= 1 {
+		if n.N <= 1 && n.M <= 0 {
 			return "running the test many times per process, or with more threads than cores, did not make it fail more often: every run was a plain run"
 		}
-		s := fmt.Sprintf("to make the failure show, every run ran the test up to %d times in one process, stopping at the first failure", n.N)
+		s := "to make the failure show, every run ran the test once in its process"
+		if n.N > 1 {
+			s = fmt.Sprintf("to make the failure show, every run ran the test up to %d times in one process, stopping at the first failure", n.N)
+		}
 		if n.M > 0 {
 			s += fmt.Sprintf(", with GOMAXPROCS=%d", n.M)
 		}
