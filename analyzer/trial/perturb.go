@@ -54,6 +54,14 @@ func (r *Runner) perturbed(ctx context.Context, ids []diffhunks.ID) (func(contex
 	if instr == nil {
 		return nil, errors.New("perturbed runs need an instrumenter")
 	}
+	// The build, and the plain check of a variant whose build failed,
+	// take a worker's place like trials do.
+	select {
+	case r.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-r.sem }()
 	t2j, err := r.test2json(ctx)
 	if err != nil || t2j == "" {
 		return nil, fmt.Errorf("perturbed runs need test2json: %v", err)
