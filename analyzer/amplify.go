@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -64,12 +63,12 @@ type AmplificationRuns struct {
 // plain runs it has, and keeps the one that separates head from base in
 // the least run time (choose; the plain runs when none beats them). The
 // cheap candidates (iterations, then GOMAXPROCS too) are measured first,
-// in rounds (measure); only when none failed probeFailures times are
+// in rounds (measure); only when none failed in half its runs are
 // perturbed runs measured, which need a build with the tracing runtime. A
 // failure seen once in thirty runs needs more than a handful of runs to
-// show. When no run failed at
-// all, the candidate with the most tries of the test per second is kept,
-// so that a rare failure gets its best chance. Base, the revert search
+// show. When no run failed at all, the candidate with the most tries of
+// the test per second is kept, so that a rare failure gets its best
+// chance. Base, the revert search
 // and the proof then run under the same amplification, so their rates
 // compare with head's. It returns head's runs under the chosen
 // amplification: only runs made alike enter one rate.
@@ -100,7 +99,7 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 		case spent(ctx, err):
 			return nil, err
 		case err != nil:
-			c.amplified.PerturbError = firstLine(errors.Unwrap(err).Error())
+			c.amplified.PerturbError = firstLine(err.Error())
 		default:
 			cands, runs = append(cands, pc), append(runs, more[0])
 		}
