@@ -47,24 +47,16 @@ func (r *Runner) CanPerturb() bool {
 // build-error is its outcome for every run; otherwise the perturbation
 // cannot be had, and that is an error, since an unperturbed run would not
 // compare with the others.
-func (r *Runner) perturbed(ctx context.Context, ids []diffhunks.ID) (func(context.Context) (Result, error), error) {
+//
+// It is repeatable's, which holds a worker's place for it: the build, and
+// the plain check of a variant whose build failed, take one as trials do.
+// every is the amplification's Perturb.
+func (r *Runner) perturbed(ctx context.Context, ids []diffhunks.ID, t2j string, every int) (func(context.Context) (Result, error), error) {
 	r.mu.Lock()
-	instr, every := r.instr, r.amp.Perturb
+	instr := r.instr
 	r.mu.Unlock()
 	if instr == nil {
 		return nil, errors.New("perturbed runs need an instrumenter")
-	}
-	// The build, and the plain check of a variant whose build failed,
-	// take a worker's place like trials do.
-	select {
-	case r.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() { <-r.sem }()
-	t2j, err := r.test2json(ctx)
-	if err != nil || t2j == "" {
-		return nil, fmt.Errorf("perturbed runs need test2json: %v", err)
 	}
 	var buildErr error
 	bin, err := r.once(ctx, "perturbed:"+key(ids), func() (string, error) {

@@ -49,12 +49,16 @@ func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (func(conte
 	if r.cfg.Mode != ModeGo {
 		return slow, nil
 	}
-	if r.amplification().Perturb > 0 {
-		return r.perturbed(ctx, ids)
-	}
-	v, err := r.variant(ids)
-	if err != nil || !v.overlayable() {
-		return slow, nil // the go test run reports a broken variant
+	// A perturbed variant is checked out to be built (perturb.go); any
+	// other needs -overlay to express it.
+	every := r.amplification().Perturb
+	var v variant
+	if every == 0 {
+		var err error
+		v, err = r.variant(ids)
+		if err != nil || !v.overlayable() {
+			return slow, nil // the go test run reports a broken variant
+		}
 	}
 	// Builds take a worker's place like trials do.
 	select {
@@ -64,6 +68,12 @@ func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (func(conte
 	}
 	defer func() { <-r.sem }()
 	t2j, err := r.test2json(ctx)
+	if every > 0 {
+		if err != nil || t2j == "" {
+			return nil, fmt.Errorf("perturbed runs need test2json: %v", err)
+		}
+		return r.perturbed(ctx, ids, t2j, every)
+	}
 	if err != nil || t2j == "" {
 		return slow, err
 	}
