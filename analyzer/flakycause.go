@@ -3,7 +3,6 @@ package analyzer
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
+	"github.com/culprit-dev/culprit/analyzer/trial"
 )
 
 // Shares of the explanation by intervention (FLAKY.md §5): tracing head
@@ -79,7 +79,7 @@ func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
 		spec += ";expire=" + serialExpiry.String()
 	}
 	if h.perturb > 0 {
-		spec += fmt.Sprintf(";perturb:%d/%d", rand.Uint64()|1, h.perturb)
+		spec += ";" + trial.PerturbItem(trial.NewSeed(), h.perturb)
 	}
 	tr, err := h.bin.Run(ctx, instrument.RunOptions{Intervene: spec, Timeout: h.timeout})
 	if err != nil {

@@ -93,15 +93,22 @@ func (r *Runner) perturbed(ctx context.Context, ids []diffhunks.ID, t2j string, 
 		return func(context.Context) (Result, error) { return plain, nil }, nil
 	}
 	return func(ctx context.Context) (Result, error) {
-		seed := newSeed()
-		res, err := r.runBinary(ctx, t2j, bin, fmt.Sprintf("%s=perturb:%d/%d", EnvIntervene, seed, every))
+		seed := NewSeed()
+		res, err := r.runBinary(ctx, t2j, bin, EnvIntervene+"="+PerturbItem(seed, every))
 		res.Seed = seed
 		return res, err
 	}, nil
 }
 
-// newSeed draws a perturbation seed, never 0 (which marks an unperturbed
+// NewSeed draws a perturbation seed, never 0 (which marks an unperturbed
 // run).
-func newSeed() uint64 {
+func NewSeed() uint64 {
 	return max(rand.Uint64(), 1)
+}
+
+// PerturbItem is the intervention spec item that perturbs a run of a
+// binary built with the tracing runtime at about 1 in every traced points,
+// as seed chooses.
+func PerturbItem(seed uint64, every int) string {
+	return fmt.Sprintf("perturb:%d/%d", seed, every)
 }
