@@ -42,6 +42,10 @@ type Progress struct {
 	// Pending are the test runs started or queued and not finished: a
 	// batch of repeated runs counts whole from its start.
 	Pending int
+	// Traced are the runs of a test built with the tracing runtime that
+	// the explanation of a flaky regression made so far; they are not
+	// trials.
+	Traced  int
 	Elapsed time.Duration
 }
 
@@ -57,6 +61,7 @@ type budget struct {
 	mu      sync.Mutex
 	phase   Phase
 	pending int
+	traced  int
 	best    *trial.Result
 }
 
@@ -126,6 +131,14 @@ func (b *budget) check(ctx context.Context) error {
 	return nil
 }
 
+// tracedRun counts one more traced run of the explanation and reports.
+func (b *budget) tracedRun() {
+	b.mu.Lock()
+	b.traced++
+	b.mu.Unlock()
+	b.report()
+}
+
 // enter starts a phase and reports it.
 func (b *budget) enter(p Phase) {
 	b.mu.Lock()
@@ -140,9 +153,9 @@ func (b *budget) report() {
 	}
 	st := b.Runner.Counts()
 	b.mu.Lock()
-	p, pending := b.phase, b.pending
+	p, pending, traced := b.phase, b.pending, b.traced
 	b.mu.Unlock()
-	b.progress(Progress{Phase: p, Trials: st.Trials, Builds: st.Builds, Pending: pending, Elapsed: time.Since(b.start)})
+	b.progress(Progress{Phase: p, Trials: st.Trials, Builds: st.Builds, Pending: pending, Traced: traced, Elapsed: time.Since(b.start)})
 }
 
 // smallestPassing returns the passing variant with the fewest reverted

@@ -70,6 +70,7 @@ type tracedHead struct {
 	bin     *instrument.Binary
 	timeout time.Duration
 	perturb int
+	done    func() // counts a finished run in the progress
 }
 
 func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
@@ -82,6 +83,7 @@ func (h tracedHead) Run(ctx context.Context, spec string) (aid.Run, error) {
 		spec += ";" + trial.PerturbItem(trial.NewSeed(), h.perturb)
 	}
 	tr, err := h.bin.Run(ctx, instrument.RunOptions{Intervene: spec, Timeout: h.timeout})
+	h.done()
 	if err != nil {
 		return aid.Run{}, err
 	}
@@ -132,7 +134,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		// Traced runs are test runs: they share --max-trials.
 		opt.MaxTotal = left
 	}
-	head := tracedHead{bin: bin, timeout: timeout}
+	head := tracedHead{bin: bin, timeout: timeout, done: b.tracedRun}
 	ex, err := aid.Explain(ctx, head, opt)
 	perturbed, unperturbed := 0, 0
 	if err == nil && ex.Traced.Runs > 0 && ex.Traced.Failures == 0 && ctx.Err() == nil {

@@ -61,6 +61,8 @@ func words(n result.Note) string {
 			return fmt.Sprintf("the test failed in all %s under tracing, so no passing run could be compared: no chain was derived", plural(n.N, "traced run", "traced runs"))
 		}
 		return fmt.Sprintf("the test never failed in %s under tracing (tracing changes the timing): no chain was derived", plural(n.N, "traced run", "traced runs"))
+	case note.ObserveCut:
+		return fmt.Sprintf("head's traced runs stopped after %s, %d of them passing: at those rates, the ten failing and ten passing runs a comparison wants were out of reach in the time left", plural(n.N, "run", "runs"), n.M)
 	case note.NoDiscriminator:
 		return "no runtime fact (branch, interleaving, order or value) told the failing traced runs from the passing ones: no chain was derived"
 	case note.Unintervenable:

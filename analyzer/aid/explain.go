@@ -94,6 +94,9 @@ func Intervene(ctx context.Context, r TracedTest, ob *Observation, opt Bounds) (
 	opt = opt.withDefaults()
 	ex := &Explanation{}
 	ex.Traced.Runs, ex.Traced.Failures = ob.Runs, ob.Failures
+	if ob.Cut > 0 {
+		ex.Notes.Add(result.Note{Code: note.ObserveCut, N: ob.Runs, M: ob.Runs - ob.Failures})
+	}
 	if ob.Failures == 0 || ob.Failures == ob.Runs || ob.Rate.Lo <= 0 {
 		ex.Notes.Add(result.Note{Code: note.NoTracedFailure, N: ob.Runs, M: ob.Runs - ob.Failures})
 		return ex, nil

@@ -482,3 +482,54 @@ func TestExplainTotal(t *testing.T) {
 		t.Errorf("without MaxTotal only %d runs: the bounds above test nothing", len(s.specs))
 	}
 }
+
+// TestObserveOutOfReach checks that observation stops once the rates seen
+// put its quota out of reach, and says so, and goes on when they do not.
+func TestObserveOutOfReach(t *testing.T) {
+	// Nearly every run fails: ten passing runs would take hundreds.
+	rare := newSim(3, 0.99)
+	ob, err := Observe(context.Background(), rare, Bounds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ob.Cut == 0 || ob.Runs >= maxObserve || ob.Runs < minForecast {
+		t.Fatalf("observed %d runs (%d failing), cut %d; want a stop between %d and %d runs", ob.Runs, ob.Failures, ob.Cut, minForecast, maxObserve)
+	}
+	ex, err := Intervene(context.Background(), rare, ob, Bounds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ex.Notes.Has(note.ObserveCut) {
+		t.Errorf("notes %+v lack %s", ex.Notes, note.ObserveCut)
+	}
+
+	// About half fail: the quota is in reach and observation meets it.
+	even := newSim(3, 0.5)
+	if ob, err = Observe(context.Background(), even, Bounds{}); err != nil {
+		t.Fatal(err)
+	}
+	if ob.Cut != 0 || ob.Failures < minFailing || ob.Runs-ob.Failures < minPassing {
+		t.Errorf("observed %d runs, %d failing, cut %d; want the quota met", ob.Runs, ob.Failures, ob.Cut)
+	}
+}
+
+// TestOutOfReachByTime checks the forecast against the time left: the
+// same counts stop near a deadline and go on far from one.
+func TestOutOfReachByTime(t *testing.T) {
+	// 5 failing and 3 passing of 8 runs, 10 s a run: at the upper end of
+	// the passing rate's interval (0.69), 11 more runs are wanted for ten
+	// passing ones, nearly two minutes.
+	near, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if more, out := outOfReach(near, 5, 3, 8, 80*time.Second, maxObserve); !out || more != 11 {
+		t.Errorf("a minute left: more %d, out %v; want 11 runs, out of reach", more, out)
+	}
+	far, cancel2 := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel2()
+	if _, out := outOfReach(far, 5, 3, 8, 80*time.Second, maxObserve); out {
+		t.Error("an hour left: out of reach, want in reach")
+	}
+	if _, out := outOfReach(near, 0, 0, minForecast-1, time.Hour, maxObserve); out {
+		t.Error("too few runs to forecast: out of reach, want no forecast")
+	}
+}

@@ -50,6 +50,10 @@ type Observation struct {
 	// Sample is one failing trace with the dominant signature, for the
 	// values a report shows.
 	Sample *trace.Trace
+	// Cut is, when observation stopped short of its quota because the
+	// rates observed put it out of reach (outOfReach), the runs the
+	// forecast said it would still need; 0 otherwise.
+	Cut int
 
 	runs     []*observed
 	branches map[Pred]bool           // every branch(S,v) seen
@@ -117,21 +121,26 @@ func guardOf(tr *trace.Trace, f int) trace.SiteID {
 
 // Observe runs the traced test without interventions, Workers at a time,
 // until it has seen minFailing failing runs with one signature and
-// minPassing passing runs, or the budget (opt.MaxObserve runs, ctx)
-// ends.
+// minPassing passing runs, the rates seen put that out of reach
+// (outOfReach), or the budget (opt.MaxObserve runs, ctx) ends.
 func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error) {
 	opt = opt.withDefaults()
 	var all []*observed
 	kept := map[trace.SiteID]int{}
 	var sites []trace.Site
 	bySig := map[trace.SiteID]int{}
-	passing := 0
+	passing, cut := 0, 0
+	began := time.Now()
 	for len(all) < opt.MaxObserve && ctx.Err() == nil {
 		dom := 0
 		for _, n := range bySig {
 			dom = max(dom, n)
 		}
 		if dom >= minFailing && passing >= minPassing {
+			break
+		}
+		if more, out := outOfReach(ctx, dom, passing, len(all), time.Since(began), opt.MaxObserve); out {
+			cut = more
 			break
 		}
 		n := min(opt.Workers, opt.MaxObserve-len(all))
@@ -165,7 +174,7 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 			}
 		}
 	}
-	ob := &Observation{sites: sites}
+	ob := &Observation{sites: sites, Cut: cut}
 	best := -1
 	for sig, n := range bySig {
 		if n > best || n == best && sig < ob.Signature {
@@ -188,6 +197,42 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 	ob.Rate = stats.Wilson(ob.Failures, ob.Runs, stats.Z95)
 	ob.complete()
 	return ob, nil
+}
+
+// minForecast is how many observed runs the forecast of outOfReach waits
+// for: fewer give a rate too rough to stop on.
+const minForecast = 8
+
+// outOfReach forecasts, from the runs observed so far (runs of them, taking
+// spent), how many more runs would give minFailing failing runs of the
+// dominant signature (dom so far) and minPassing passing ones. The
+// forecast is hopeful: each outcome's rate is taken at the upper end of
+// its 95 % interval, so that a few unlucky runs stop nothing. The quota is
+// out of reach when even those runs exceed the cap's runs left, or take
+// more than half the time left before ctx's deadline at the pace so far:
+// the interventions that follow need the other half. A minority outcome
+// seen once in twenty runs would otherwise hold the explanation until its
+// deadline.
+func outOfReach(ctx context.Context, dom, passing, runs int, spent time.Duration, maxRuns int) (more int, out bool) {
+	if runs < minForecast {
+		return 0, false
+	}
+	need := func(have, want int) float64 {
+		if have >= want {
+			return 0
+		}
+		return float64(want-have) / stats.Wilson(have, runs, stats.Z95).Hi
+	}
+	more = int(math.Ceil(max(need(dom, minFailing), need(passing, minPassing))))
+	if more > maxRuns-runs {
+		return more, true
+	}
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return more, false
+	}
+	pace := spent / time.Duration(runs)
+	return more, pace*time.Duration(more) > time.Until(dl)/2
 }
 
 // complete computes the passing ranges and adds the predicates that

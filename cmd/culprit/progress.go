@@ -127,6 +127,9 @@ func (p *progress) print(pr analyzer.Progress) {
 		fmt.Fprintf(&b, " (of %d at most)", p.cfg.maxTrials)
 	}
 	fmt.Fprintf(&b, ", %s", plural(pr.Builds, "build", "builds"))
+	if pr.Traced > 0 {
+		fmt.Fprintf(&b, ", %s", plural(pr.Traced, "traced run", "traced runs"))
+	}
 	if p.cfg.budget > 0 {
 		fmt.Fprintf(&b, ", budget %s left", max(p.cfg.budget-elapsed, 0).Round(time.Second))
 	}

@@ -106,7 +106,9 @@ func TestProgressPrinter(t *testing.T) {
 	next(t, "    11s  classify", "1 done, 2 planned", "budget 19m49s left")
 	p.report(analyzer.Progress{Phase: analyzer.PhaseSearch, Trials: 3, Builds: 1, Elapsed: 12 * time.Second})
 	next(t, "    12s  search", "3 done")
-	p.report(analyzer.Progress{Phase: analyzer.PhaseDone, Trials: 4, Builds: 2, Elapsed: 13 * time.Second})
+	p.report(analyzer.Progress{Phase: analyzer.PhaseIntervene, Trials: 4, Builds: 2, Traced: 3, Elapsed: 13 * time.Second})
+	next(t, "    13s  intervene", "4 done", "2 builds, 3 traced runs,")
+	p.report(analyzer.Progress{Phase: analyzer.PhaseDone, Trials: 4, Builds: 2, Traced: 3, Elapsed: 13 * time.Second})
 	p.stop() // the last phase is printed even when stop comes at once
 	next(t, "done", "4 done", "2 builds")
 	none(t)
