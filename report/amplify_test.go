@@ -65,7 +65,7 @@ func TestPerturbedRates(t *testing.T) {
 		{Iterations: 1, GoMaxProcs: 8, Perturb: 16, Runs: 6, Failures: 3, Seconds: 3.2},
 	}}
 	md := Markdown(r) + "\n" + words(result.Note{Code: note.Amplified, N: 1, M: 8}) + "\n" + words(result.Note{Code: note.Perturbed, N: 16})
-	for _, want := range []string{"ran the test once, with GOMAXPROCS=8, built with the tracing runtime and paused at about 1 in 16 traced points (a failing head run had seed 4242)",
+	for _, want := range []string{"ran the test once, with GOMAXPROCS=8, built with the tracing runtime and paused at about 1 in 16 traced points (a failing head run had seed 4242; `culprit trace --replay 4242/16 --gomaxprocs 8`, with `--run` and `--pkg` naming this test, runs it again so)",
 		"plain and GOMAXPROCS=8, perturbed at 1 in 16 3 of 6", "every run ran the test once in its process, with GOMAXPROCS=8", "paused it (a yield, or a sleep of up to 200 µs) at about 1 in 16"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report does not say %q:\n%s", want, md)

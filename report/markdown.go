@@ -365,7 +365,11 @@ func renderAmplification(b *strings.Builder, a *result.Amplification) {
 		if a.Perturb > 0 {
 			fmt.Fprintf(b, ", built with the tracing runtime and paused at about 1 in %d traced points", a.Perturb)
 			if a.Seed != 0 {
-				fmt.Fprintf(b, " (a failing head run had seed %d)", a.Seed)
+				fmt.Fprintf(b, " (a failing head run had seed %d; `culprit trace --replay %d/%d", a.Seed, a.Seed, a.Perturb)
+				if a.GoMaxProcs > 0 {
+					fmt.Fprintf(b, " --gomaxprocs %d", a.GoMaxProcs)
+				}
+				b.WriteString("`, with `--run` and `--pkg` naming this test, runs it again so)")
 			}
 		}
 		if a.NoneFailed {

@@ -5,6 +5,7 @@
 //	culprit demo
 //	culprit bench
 //	culprit trace --skipped
+//	culprit trace --replay SEED/N
 //	culprit shard --round FILE --out FILE
 //	culprit version
 package main
@@ -34,6 +35,7 @@ const usage = `usage:
   culprit bench   [--strategies after,dynamic,ddmin,one-by-one] [--scenarios DIR | --corpus DIR] [--only NAME]
   culprit bench   --simulate DIR [--runners 1,2,8,32] [--latency 45s] [--test-time 2m]
   culprit trace   --skipped [--dir MODULE] [--pkg ./path] [-v]
+  culprit trace   --replay SEED/N --run TEST --pkg ./path [--gomaxprocs N] [--count 1]
   culprit shard   --round FILE --out FILE [--shard I --shards N] [--repo DIR]
   culprit version (or culprit --version)
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,6 +76,12 @@ func TestUsageErrors(t *testing.T) {
 		"demo bad format":   {[]string{"demo", "--format", "yaml"}, "--format"},
 		"bench bad corpus":  {[]string{"bench", "--corpus", "/no/such/dir"}, "/no/such/dir"},
 		"bench both inputs": {[]string{"bench", "--corpus", ".", "--scenarios", "."}, "--corpus"},
+		"replay bad seed":   {[]string{"trace", "--replay", "x/16", "--run", "TestX", "--pkg", "./p"}, "SEED/N"},
+		"replay zero seed":  {[]string{"trace", "--replay", "0/16", "--run", "TestX", "--pkg", "./p"}, "SEED/N"},
+		"replay no rate":    {[]string{"trace", "--replay", "42/0", "--run", "TestX", "--pkg", "./p"}, "SEED/N"},
+		"replay no test":    {[]string{"trace", "--replay", "42/16", "--pkg", "./p"}, "--run"},
+		"replay pattern":    {[]string{"trace", "--replay", "42/16", "--run", "TestX"}, "--pkg"},
+		"trace no mode":     {[]string{"trace"}, "--replay"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -208,6 +215,46 @@ func TestTraceSkipped(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestTraceReplay replays a perturbed run: the test, built with the
+// tracing runtime, must get the seed and rate as the runtime's spec and
+// the GOMAXPROCS asked for; it fails only when it does, and the replay's
+// verdicts, count and exit code follow its runs.
+func TestTraceReplay(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"p/p.go": "package p\n\nfunc Add(a, b int) int { return a + b }\n",
+		"p/p_test.go": "package p\n\nimport (\n\t\"os\"\n\t\"runtime\"\n\t\"testing\"\n)\n\n" +
+			"func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"sum\")\n\t}\n" +
+			"\tif iv := os.Getenv(\"CULPRIT_INTERVENE\"); runtime.GOMAXPROCS(0) == 3 && iv == \"perturb:42/16\" {\n\t\tt.Errorf(\"replayed with %s\", iv)\n\t}\n}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay := func(procs string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{"trace", "--replay", "42/16", "--run", "TestAdd", "--dir", dir, "--pkg", "./p", "--gomaxprocs", procs, "--count", "2"}, &stdout, &stderr)
+		return stdout.String(), err
+	}
+	out, err := replay("3")
+	if !errors.Is(err, errReplayFailed) || exitCode(err, io.Discard) != 1 {
+		t.Fatalf("replay with GOMAXPROCS=3: err %v, want the test's failure (exit 1)\n%s", err, out)
+	}
+	for _, want := range []string{"run 1: FAIL (seed 42, 1 in 16 points, GOMAXPROCS=3)", "run 2: FAIL", "the test failed in 2 of 2 runs", "replayed with perturb:42/16"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay with GOMAXPROCS=3: output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = replay("2")
+	if err != nil || !strings.Contains(out, "the test failed in 0 of 2 runs") {
+		t.Errorf("replay with GOMAXPROCS=2: err %v, want both runs passing:\n%s", err, out)
 	}
 }
 

@@ -101,6 +101,24 @@ func (b *Binary) Run(ctx context.Context, opt RunOptions) (*trace.Trace, error) 
 	return b.runIn(ctx, dir, opt)
 }
 
+// Exec runs the test once as a perturbed trial runs it: no trace is
+// recorded, and env is added to the environment (the perturbation as
+// CULPRIT_INTERVENE=…, GOMAXPROCS=…). It reports whether the test passed,
+// and the run's output.
+func (b *Binary) Exec(ctx context.Context, env ...string) (passed bool, output string, err error) {
+	pr, out, err := runTest(ctx, b.cfg, b.bin, env...)
+	if err != nil {
+		return false, out, fmt.Errorf("running traced test: %w", err)
+	}
+	return passedRun(pr, out, b.cfg.Test), out, nil
+}
+
+// passedRun reports whether a run of the test binary passed the test: it
+// exited cleanly in time and reported the test's own PASS line.
+func passedRun(pr proc.Result, out, test string) bool {
+	return pr.ExitCode == 0 && !pr.TimedOut && strings.Contains(out, "--- PASS: "+gotest.TestName(test))
+}
+
 // runIn runs the test once with the trace directory dir and decodes it.
 func (b *Binary) runIn(ctx context.Context, dir string, opt RunOptions) (*trace.Trace, error) {
 	if err := os.WriteFile(filepath.Join(dir, trace.TableFile), b.table, 0o644); err != nil {
@@ -303,7 +321,7 @@ func runBinary(ctx context.Context, cfg Config, bin, dir, iv string) (trace.RunR
 	if err != nil {
 		return res, fmt.Errorf("running traced test: %w", err)
 	}
-	res.Passed = pr.ExitCode == 0 && !pr.TimedOut && strings.Contains(res.Output, "--- PASS: "+gotest.TestName(cfg.Test))
+	res.Passed = passedRun(pr, res.Output, cfg.Test)
 	res.Failed = !res.Passed
 	return res, nil
 }
