@@ -200,8 +200,9 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 }
 
 // minForecast is how many observed runs the forecast of outOfReach waits
-// for: fewer give a rate too rough to stop on.
-const minForecast = 8
+// for: two batches of two workers. Fewer give a rate too rough to stop on;
+// the interval's upper end keeps a small sample hopeful.
+const minForecast = 4
 
 // outOfReach forecasts, from the runs observed so far (runs of them, taking
 // spent), how many more runs would give minFailing failing runs of the

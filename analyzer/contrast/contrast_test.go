@@ -326,3 +326,21 @@ func checkOrder(t *testing.T, c *Comparison, p Path) {
 		}
 	}
 }
+
+// TestPathThroughEarlyReturnGuard: the change rewrites a lookup so that it
+// answers only for one kind, behind a guard whose body returns. The
+// failing run's `return false` lies outside the guard, so no branch holds
+// it; it ran because the guard was false, and the path must go through
+// that guard (control dependence through an early return) to what it read.
+func TestPathThroughEarlyReturnGuard(t *testing.T) {
+	src := func(body string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\ntype Kind int\n\nconst (\n\tStruct Kind = iota\n\tPtr\n)\n\n" +
+				"func Lookup(k Kind, name string) bool {\n" + body + "}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestLookup(t *testing.T) {\n\tif !Lookup(Ptr, \"Func\") {\n\t\tt.Fatal(\"unknown name\")\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("\treturn name == \"Func\"\n"), src("\tif k == Struct {\n\t\treturn name == \"Func\"\n\t}\n\treturn false\n"), "TestLookup",
+		"p.go:11 k == Struct", "p.go:14 return false")
+}

@@ -104,6 +104,10 @@ func (r *run) event(n node) (int, bool) {
 type span struct {
 	file       string
 	start, end [2]int // (line, column), end exclusive
+	// guard is set for an if statement without else whose body ends by
+	// leaving the function (a return, or a call of panic): code after
+	// the statement runs only when its condition is false.
+	guard bool
 }
 
 func (s span) holds(p trace.Pos) bool {
@@ -239,7 +243,7 @@ func branchSpans(tr *trace.Trace, dir string) (map[trace.SiteID]span, error) {
 			switch n.(type) {
 			case *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
 				s, e := fset.Position(n.Pos()), fset.Position(n.End())
-				stmts = append(stmts, span{file, [2]int{s.Line, s.Column}, [2]int{e.Line, e.Column}})
+				stmts = append(stmts, span{file: file, start: [2]int{s.Line, s.Column}, end: [2]int{e.Line, e.Column}, guard: isGuard(n)})
 			}
 			return true
 		})
@@ -257,6 +261,27 @@ func branchSpans(tr *trace.Trace, dir string) (map[trace.SiteID]span, error) {
 		}
 	}
 	return out, nil
+}
+
+// isGuard reports whether n is an if statement without else whose body
+// ends by leaving the function: a return, or a call of panic.
+func isGuard(n ast.Node) bool {
+	is, ok := n.(*ast.IfStmt)
+	if !ok || is.Else != nil || len(is.Body.List) == 0 {
+		return false
+	}
+	switch last := is.Body.List[len(is.Body.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.ExprStmt:
+		call, ok := last.X.(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		id, ok := call.Fun.(*ast.Ident)
+		return ok && id.Name == "panic"
+	}
+	return false
 }
 
 // region is an open branch side or loop iteration of one frame.

@@ -138,6 +138,11 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 	if b := c.runs[r].ctl[e]; b >= 0 && c.relevant(r, b) {
 		w.push(item{r, b})
 	}
+	for _, g := range c.passedGuards(r, e) {
+		if c.relevant(r, g) {
+			w.push(item{r, g})
+		}
+	}
 	if ctr < 0 {
 		w.push(c.why(r, e))
 	}
@@ -200,6 +205,35 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		}
 	}
 	return differentIn
+}
+
+// guardWindow bounds how far back in a frame passedGuards looks.
+const guardWindow = 4096
+
+// passedGuards lists, latest first, the guards of event e's frame that ran
+// before e and let it run: if statements whose body would have left the
+// function (span.guard) and whose condition was false. e depends on each
+// as on the branch it runs under, although it lies outside the statement:
+// `return Nature{}, false` ran because `if n.Kind == reflect.Struct`
+// before it was false (control dependence through an early return).
+func (c *Comparison) passedGuards(s Side, e int) []int {
+	r := c.runs[s]
+	tr := r.tr
+	evs := tr.FrameEvents(tr.Event(e).Frame)
+	pos := tr.SiteOf(e).Pos
+	var out []int
+	at := sort.SearchInts(evs, e)
+	for k := at - 1; k >= 0 && k >= at-guardWindow; k-- {
+		i := evs[k]
+		ev := tr.Event(i)
+		if ev.Kind != trace.EvBranch || len(ev.Values) == 0 || ev.Values[0].Kind != trace.ValBool || ev.Values[0].Bool() {
+			continue
+		}
+		if sp, ok := r.spans[ev.Site]; ok && sp.guard && !sp.holds(pos) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // failureLast moves the failure's step to the end of the path, whatever
