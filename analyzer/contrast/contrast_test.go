@@ -343,4 +343,7 @@ func TestPathThroughEarlyReturnGuard(t *testing.T) {
 	}
 	pathReaches(t, src("\treturn name == \"Func\"\n"), src("\tif k == Struct {\n\t\treturn name == \"Func\"\n\t}\n\treturn false\n"), "TestLookup",
 		"p.go:11 k == Struct", "p.go:14 return false")
+	// The guard's body leaves only in a nested statement.
+	pathReaches(t, src("\treturn name == \"Func\"\n"), src("\tif k == Struct {\n\t\tif name != \"\" {\n\t\t\treturn name == \"Func\"\n\t\t}\n\t}\n\treturn false\n"), "TestLookup",
+		"p.go:11 k == Struct", "p.go:16 return false")
 }

@@ -104,9 +104,10 @@ func (r *run) event(n node) (int, bool) {
 type span struct {
 	file       string
 	start, end [2]int // (line, column), end exclusive
-	// guard is set for an if statement without else whose body ends by
-	// leaving the function (a return, or a call of panic): code after
-	// the statement runs only when its condition is false.
+	// guard is set for an if statement without else whose body may leave
+	// the function (it holds a return, or a call of panic, outside any
+	// function literal): code after the statement ran only because its
+	// condition was false, or the body did not leave.
 	guard bool
 }
 
@@ -264,24 +265,28 @@ func branchSpans(tr *trace.Trace, dir string) (map[trace.SiteID]span, error) {
 }
 
 // isGuard reports whether n is an if statement without else whose body
-// ends by leaving the function: a return, or a call of panic.
+// may leave the function: it holds a return, or a call of panic, outside
+// any function literal.
 func isGuard(n ast.Node) bool {
 	is, ok := n.(*ast.IfStmt)
-	if !ok || is.Else != nil || len(is.Body.List) == 0 {
+	if !ok || is.Else != nil {
 		return false
 	}
-	switch last := is.Body.List[len(is.Body.List)-1].(type) {
-	case *ast.ReturnStmt:
-		return true
-	case *ast.ExprStmt:
-		call, ok := last.X.(*ast.CallExpr)
-		if !ok {
+	leaves := false
+	ast.Inspect(is.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
 			return false
+		case *ast.ReturnStmt:
+			leaves = true
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				leaves = true
+			}
 		}
-		id, ok := call.Fun.(*ast.Ident)
-		return ok && id.Name == "panic"
-	}
-	return false
+		return !leaves
+	})
+	return leaves
 }
 
 // region is an open branch side or loop iteration of one frame.

@@ -211,11 +211,12 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 const guardWindow = 4096
 
 // passedGuards lists, latest first, the guards of event e's frame that ran
-// before e and let it run: if statements whose body would have left the
+// before e and let it run: if statements whose body may leave the
 // function (span.guard) and whose condition was false. e depends on each
-// as on the branch it runs under, although it lies outside the statement:
-// `return Nature{}, false` ran because `if n.Kind == reflect.Struct`
-// before it was false (control dependence through an early return).
+// as on the branch it runs under, although it lies outside the statement
+// (control dependence through an early return): `return Nature{}, false`
+// ran because `if n.Kind == reflect.Struct { … return … }` before it was
+// false.
 func (c *Comparison) passedGuards(s Side, e int) []int {
 	r := c.runs[s]
 	tr := r.tr
