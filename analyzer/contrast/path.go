@@ -139,9 +139,7 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 		w.push(item{r, b})
 	}
 	for _, g := range c.passedGuards(r, e) {
-		if c.relevant(r, g) {
-			w.push(item{r, g})
-		}
+		w.push(item{r, g})
 	}
 	if ctr < 0 {
 		w.push(c.why(r, e))
@@ -210,13 +208,16 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 // guardWindow bounds how far back in a frame passedGuards looks.
 const guardWindow = 4096
 
-// passedGuards lists, latest first, the guards of event e's frame that ran
-// before e and let it run: if statements whose body may leave the
-// function (span.guard) and whose condition was false. e depends on each
+// passedGuards lists, latest first, the guards in changed code of event
+// e's frame that ran before e and let it run: if statements whose body may
+// leave the function (span.guard) and whose condition was false, in a
+// hunk, and relevant (one-sided, or proven to differ). e depends on each
 // as on the branch it runs under, although it lies outside the statement
 // (control dependence through an early return): `return Nature{}, false`
 // ran because `if n.Kind == reflect.Struct { … return … }` before it was
-// false.
+// false. A guard in unchanged code is left to the comparison: where its
+// outcome differs, the runs part there, which why and relevant follow;
+// where it does not, it only ran (a year limit not reached).
 func (c *Comparison) passedGuards(s Side, e int) []int {
 	r := c.runs[s]
 	tr := r.tr
@@ -230,7 +231,7 @@ func (c *Comparison) passedGuards(s Side, e int) []int {
 		if ev.Kind != trace.EvBranch || len(ev.Values) == 0 || ev.Values[0].Kind != trace.ValBool || ev.Values[0].Bool() {
 			continue
 		}
-		if sp, ok := r.spans[ev.Site]; ok && sp.guard && !sp.holds(pos) {
+		if sp, ok := r.spans[ev.Site]; ok && sp.guard && !sp.holds(pos) && r.hunkOf[ev.Site] != 0 && c.relevant(s, i) {
 			out = append(out, i)
 		}
 	}
