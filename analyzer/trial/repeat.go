@@ -68,14 +68,13 @@ func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (func(conte
 	}
 	defer func() { <-r.sem }()
 	t2j, err := r.test2json(ctx)
-	if every > 0 {
-		if err != nil || t2j == "" {
-			return nil, fmt.Errorf("perturbed runs need test2json: %v", err)
-		}
-		return r.perturbed(ctx, ids, t2j, every)
-	}
-	if err != nil || t2j == "" {
+	switch {
+	case (err != nil || t2j == "") && every > 0:
+		return nil, fmt.Errorf("perturbed runs need test2json: %v", err)
+	case err != nil || t2j == "":
 		return slow, err
+	case every > 0:
+		return r.perturbed(ctx, ids, t2j, every)
 	}
 	bin, err := r.testBinary(ctx, ids, v)
 	if err != nil || bin == "" {

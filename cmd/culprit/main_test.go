@@ -190,19 +190,11 @@ func TestDemo(t *testing.T) {
 // TestTraceSkipped instruments a small module and lists what stays
 // untraced, by reason.
 func TestTraceSkipped(t *testing.T) {
-	dir := t.TempDir()
-	for name, src := range map[string]string{
+	dir := writeModule(t, map[string]string{
 		"go.mod":      "module example.com/m\n\ngo 1.22\n",
 		"p/p.go":      "package p\n\nvar x any = 1\n\nvar m, ok = x.(interface{ M() })\n\nvar lo, hi = 1, 2\n\nfunc Span() int {\n\tfor i := 0; i < 3; i++ {\n\t\thi++\n\t}\n\tif ok || m != nil {\n\t\treturn 0\n\t}\n\treturn hi - lo\n}\n",
 		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestSpan(t *testing.T) {\n\tif Span() != 4 {\n\t\tt.Fatal(Span())\n\t}\n}\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	var stdout, stderr bytes.Buffer
 	if err := run(context.Background(), []string{"trace", "--skipped", "--dir", dir, "--pkg", "./p", "-v"}, &stdout, &stderr); err != nil {
 		t.Fatalf("trace: %v\n%s", err, stderr.String())
@@ -223,21 +215,13 @@ func TestTraceSkipped(t *testing.T) {
 // the GOMAXPROCS asked for; it fails only when it does, and the replay's
 // verdicts, count and exit code follow its runs.
 func TestTraceReplay(t *testing.T) {
-	dir := t.TempDir()
-	for name, src := range map[string]string{
+	dir := writeModule(t, map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.22\n",
 		"p/p.go": "package p\n\nfunc Add(a, b int) int { return a + b }\n",
 		"p/p_test.go": "package p\n\nimport (\n\t\"os\"\n\t\"runtime\"\n\t\"testing\"\n)\n\n" +
 			"func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"sum\")\n\t}\n" +
 			"\tif iv := os.Getenv(\"CULPRIT_INTERVENE\"); runtime.GOMAXPROCS(0) == 3 && iv == \"perturb:42/16\" {\n\t\tt.Errorf(\"replayed with %s\", iv)\n\t}\n}\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	replay := func(procs string) (string, error) {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), []string{"trace", "--replay", "42/16", "--run", "TestAdd", "--dir", dir, "--pkg", "./p", "--gomaxprocs", procs, "--count", "2"}, &stdout, &stderr)
@@ -256,6 +240,22 @@ func TestTraceReplay(t *testing.T) {
 	if err != nil || !strings.Contains(out, "the test failed in 0 of 2 runs") {
 		t.Errorf("replay with GOMAXPROCS=2: err %v, want both runs passing:\n%s", err, out)
 	}
+}
+
+// writeModule writes files (path relative to the module root: source) into
+// a new directory and returns it.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // materialize makes a bundled scenario into a git repository.

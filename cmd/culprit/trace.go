@@ -100,7 +100,7 @@ var errReplayFailed = errors.New("the test failed in a replayed run")
 func replayPerturbed(ctx context.Context, dir, pkg string, rp replayFlags, stdout, stderr io.Writer) error {
 	var seed uint64
 	var every int
-	if n, err := fmt.Sscanf(rp.perturb, "%d/%d", &seed, &every); err != nil || n != 2 || seed == 0 || every < 1 || rp.perturb != trial.PerturbItem(seed, every)[len("perturb:"):] {
+	if n, err := fmt.Sscanf(rp.perturb, "%d/%d", &seed, &every); err != nil || n != 2 || seed == 0 || every < 1 || rp.perturb != fmt.Sprintf("%d/%d", seed, every) {
 		fmt.Fprintf(stderr, "culprit trace: --replay wants SEED/N, a seed above 0 and a rate of 1 or more, as a report gives them (as in 8850859957444053854/16), not %q\n", rp.perturb)
 		return errUsage
 	}
