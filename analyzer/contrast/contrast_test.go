@@ -347,3 +347,21 @@ func TestPathThroughEarlyReturnGuard(t *testing.T) {
 	pathReaches(t, src("\treturn name == \"Func\"\n"), src("\tif k == Struct {\n\t\tif name != \"\" {\n\t\t\treturn name == \"Func\"\n\t\t}\n\t}\n\treturn false\n"), "TestLookup",
 		"p.go:11 k == Struct", "p.go:16 return false")
 }
+
+// TestPathThroughAppendedBuffer: the change appends one more byte early
+// into a buffer that later appends extend. Each `buf = append(buf, c)`
+// is traced as two events, the append (which reads buf) and the
+// assignment of its result; the path must go from the assignment to the
+// append and on through buf to the change, not stop at the last append
+// as if nothing flowed into it.
+func TestPathThroughAppendedBuffer(t *testing.T) {
+	src := func(open string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nfunc Wrap(s string) string {\n\tvar buf []byte\n\tbuf = append(buf, " + open + ")\n" +
+				"\tbuf = append(buf, s...)\n\tbuf = append(buf, ']')\n\treturn string(buf)\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestWrap(t *testing.T) {\n\tif got := Wrap(\"x\"); got != \"[x]\" {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("'['"), src("'[', ' '"), "TestWrap", "p.go:7 buf = append(buf, ']')")
+}

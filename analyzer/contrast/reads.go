@@ -2,6 +2,7 @@ package contrast
 
 import (
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -45,6 +46,11 @@ func (c *Comparison) reads(s Side, e int) []read {
 		}
 	}
 	out = append(out, c.namedResults(s, e)...)
+	for _, a := range appendsIn(tr, e) {
+		// x = append(x, v): the tracer records the append as a site of its
+		// own, which reads x; the assignment only writes what it returned.
+		out = append(out, read{def: a, opaque: c.relevant(s, e)})
+	}
 	for _, call := range callSites(site) {
 		if ret := c.callResult(s, e, call); ret >= 0 {
 			x := tr.Event(ret)
@@ -52,6 +58,36 @@ func (c *Comparison) reads(s Side, e int) []read {
 		}
 	}
 	return out
+}
+
+// appendsIn lists the append events nested in assignment event e's
+// statement (`buf = append(buf, ',')`), latest first: the events of e's
+// frame just before it whose append sites lie inside e's site.
+func appendsIn(tr *trace.Trace, e int) []int {
+	ev := tr.Event(e)
+	if ev.Kind != trace.EvAssign {
+		return nil
+	}
+	outer := tr.SiteOf(e).Pos
+	evs := tr.FrameEvents(ev.Frame)
+	var out []int
+	for k := sort.SearchInts(evs, e) - 1; k >= 0; k-- {
+		in := tr.SiteOf(evs[k])
+		if !within(in.Pos, outer) {
+			break
+		}
+		if in.Kind == trace.SiteAssign && strings.HasPrefix(in.Text, "append(") {
+			out = append(out, evs[k])
+		}
+	}
+	return out
+}
+
+// within reports whether source range a lies inside b, and is not b.
+func within(a, b trace.Pos) bool {
+	return a.File == b.File && a != b &&
+		!less([2]int{a.Line, a.Col}, [2]int{b.Line, b.Col}) &&
+		!less([2]int{b.EndLine, b.EndCol}, [2]int{a.EndLine, a.EndCol})
 }
 
 // forwardsDifference reports whether return event i of run s, which
