@@ -78,7 +78,8 @@ func (c *Comparison) Counterpart(s Side, i int) int {
 
 // same compares two recorded values as far as they mean the same in two
 // runs: scalars and strings exactly, pointers and slices by shape only
-// (nil-ness, length), since addresses differ between any two runs. known
+// (nil-ness, length), since addresses differ between any two runs, and a
+// []byte also by its content's hash. known
 // is false for values the trace does not record comparably (structs,
 // arrays, non-nil interfaces): they may or may not differ. Comparison's
 // sameIn adds what the runs' events say about which object a pointer
@@ -98,7 +99,8 @@ func same(a, b trace.Value) (eq, known bool) {
 		}
 		return false, false
 	case trace.ValSlice:
-		return a.Nil == b.Nil && a.Len == b.Len && a.Cap == b.Cap, true
+		// A []byte's content is hashed; other slices only by shape.
+		return a.Nil == b.Nil && a.Len == b.Len && a.Cap == b.Cap && a.Hash == b.Hash, true
 	case trace.ValOpaque, trace.ValNone:
 		return false, false
 	}

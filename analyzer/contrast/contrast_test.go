@@ -365,3 +365,20 @@ func TestPathThroughAppendedBuffer(t *testing.T) {
 	}
 	pathReaches(t, src("'['"), src("'[', ' '"), "TestWrap", "p.go:7 buf = append(buf, ']')")
 }
+
+// TestPathThroughByteContent: the change alters a []byte's content, not
+// its length, and the bytes then pass through code the tracer does not
+// enter (bytes.ToUpper). Slices compare by shape only; a []byte is also
+// recorded by its content's hash, so the path sees that the bytes differ
+// and goes back through them to the change.
+func TestPathThroughByteContent(t *testing.T) {
+	src := func(open, close string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nimport \"bytes\"\n\nfunc Tag(name string) []byte {\n\tb := []byte(\"" + open + "\" + name + \"" + close + "\")\n\treturn b\n}\n\n" +
+				"func Render(name string) string {\n\tb := Tag(name)\n\tout := bytes.ToUpper(b)\n\treturn string(out)\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRender(t *testing.T) {\n\tif got := Render(\"b\"); got != \"<B>\" {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("<", ">"), src("(", ")"), "TestRender", "p.go:12 out := bytes.ToUpper(b)")
+}

@@ -187,7 +187,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
 			w.push(item{r, rd.def})
 		}
-		if rd.def < 0 && rd.text != "" && !rd.call && !rd.zero {
+		if (rd.def < 0 || rd.whole) && rd.text != "" && !rd.call && !rd.zero {
 			// No traced write made the value read: code the tracer
 			// does not enter wrote it through a reference.
 			for _, u := range c.untracedWriters(r, e) {

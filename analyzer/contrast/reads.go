@@ -12,7 +12,8 @@ import (
 type read struct {
 	text  string // the operand's source text, "" for a parameter binding or call result
 	value trace.Value
-	def   int // the event that defined it, -1 for an input
+	def   int  // the event that defined it, -1 for an input
+	whole bool // def wrote a whole holding the part read (Trace.EnclosingDef)
 	// opaque marks a reference (a pointer or slice) that code the tracer
 	// does not enter reads through, or that such code returned: the runs
 	// may differ in what it points to although its shape is the same, so
@@ -34,7 +35,14 @@ func (c *Comparison) reads(s Side, e int) []read {
 	ext := callsUntraced(tr, site)
 	for _, it := range ev.Reads {
 		o, _ := operand(site, it.Slot)
-		out = append(out, read{text: o.Text, value: it.Value, def: tr.Def(e, it.Slot), opaque: ext && reference(it.Value),
+		def, whole := tr.Def(e, it.Slot), false
+		if def < 0 {
+			// A field of a struct written whole: the whole's write is
+			// where the difference, if any, came from.
+			def = tr.EnclosingDef(e, it.Slot)
+			whole = def >= 0
+		}
+		out = append(out, read{text: o.Text, value: it.Value, def: def, whole: whole, opaque: ext && reference(it.Value),
 			call: o.Obj == 0 && !o.Global && strings.Contains(o.Text, "(")})
 	}
 	if ev.Kind == trace.EvEntry {

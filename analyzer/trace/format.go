@@ -19,6 +19,9 @@ func (v Value) String() string {
 		}
 		return fmt.Sprintf("0x%x", v.Bits)
 	case ValSlice:
+		if v.Hash != 0 {
+			return fmt.Sprintf("[]byte(%s){len %d cap %d}", strconv.Quote(v.Prefix), v.Len, v.Cap)
+		}
 		return fmt.Sprintf("[]{len %d cap %d}", v.Len, v.Cap)
 	case ValString:
 		if int64(len(v.Prefix)) == v.Len {
@@ -60,8 +63,13 @@ func (v Value) Format(t Type, objs *Objects) string {
 		}
 		return fmt.Sprintf("%q… (len %d)", v.Prefix, v.Len)
 	case ValSlice:
-		if v.Nil {
+		switch {
+		case v.Nil:
 			return "nil"
+		case v.Hash != 0 && int64(len(v.Prefix)) == v.Len:
+			return fmt.Sprintf("[]byte(%s)", strconv.Quote(v.Prefix))
+		case v.Hash != 0:
+			return fmt.Sprintf("[]byte(%q…) (len %d)", v.Prefix, v.Len)
 		}
 		return fmt.Sprintf("len %d", v.Len)
 	case ValPointer, ValIface:

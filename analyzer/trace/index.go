@@ -5,6 +5,7 @@
 package trace
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,9 @@ func (t *Trace) index() {
 			for _, w := range ev.Writes {
 				if w.Loc.Kind != LocNone {
 					t.defs[w.Loc] = append(t.defs[w.Loc], i)
+				}
+				if w.Loc.Kind == LocAddr && w.Value.isStruct() && w.Value.Len > 0 {
+					t.noteStruct(i, w.Loc.Addr, uint64(w.Value.Len))
 				}
 			}
 			t.byFrame[ev.Frame] = append(t.byFrame[ev.Frame], i)
@@ -111,6 +115,72 @@ func (t *Trace) DefWrite(i, slot int) (int, Item) {
 		}
 	}
 	return -1, Item{}
+}
+
+// EnclosingDef returns, for a read in operand slot of event i that Def
+// finds no definition for, the latest write before i of a whole value
+// holding the part read: the variable or field whose field was read
+// (`seg` for `seg.Padding`), or a struct written in memory around the
+// address read (a struct parameter read through a pointer). The trace
+// does not break that value down, so the part is not checked against it.
+// It returns -1 when there is none, or when the part itself was written
+// after it.
+func (t *Trace) EnclosingDef(i, slot int) int {
+	it, ok := t.Events[i].Read(slot)
+	if !ok || it.Loc.Kind == LocNone {
+		return -1
+	}
+	t.index()
+	best := -1
+	for p := it.Loc; p.Path != ""; {
+		p.Path = parentPath(p.Path)
+		best = max(best, t.LastDef(p, i))
+	}
+	if it.Loc.Kind == LocAddr {
+		best = max(best, t.structAround(it.Loc.Addr, i))
+	}
+	own := t.LastDef(it.Loc, i)
+	if own > best || own == best && own >= 0 && !t.writesStruct(own, it.Loc) {
+		// The part was written after the whole, or with it (a
+		// composite literal) and Def found its value changed since.
+		return -1
+	}
+	return best
+}
+
+// writesStruct reports whether event i writes a struct recorded by its
+// bytes at loc.
+func (t *Trace) writesStruct(i int, loc Loc) bool {
+	return slices.ContainsFunc(t.Events[i].Writes, func(w Item) bool { return w.Loc == loc && w.Value.isStruct() })
+}
+
+// noteStruct indexes event i's write of a struct of size n at addr under
+// each page it covers.
+func (t *Trace) noteStruct(i int, addr, n uint64) {
+	if t.structs == nil {
+		t.structs = map[uint64][]int{}
+	}
+	for p := addr >> movePage; p <= (addr+n-1)>>movePage; p++ {
+		if evs := t.structs[p]; len(evs) == 0 || evs[len(evs)-1] != i {
+			t.structs[p] = append(evs, i)
+		}
+	}
+}
+
+// structAround returns the latest event before `before` that wrote a
+// struct in memory over addr, -1 if none did.
+func (t *Trace) structAround(addr uint64, before int) int {
+	evs := t.structs[addr>>movePage]
+	k := sort.SearchInts(evs, before)
+	for n := 0; k > 0 && n < maxMoveScan; n++ {
+		k--
+		for _, w := range t.Events[evs[k]].Writes {
+			if w.Loc.Kind == LocAddr && w.Value.isStruct() && addr >= w.Loc.Addr && addr-w.Loc.Addr < uint64(w.Value.Len) {
+				return evs[k]
+			}
+		}
+	}
+	return -1
 }
 
 // Bounds on following moves: how many copies of copies, and how many

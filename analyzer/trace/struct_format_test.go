@@ -114,3 +114,25 @@ func TestDifferingFields(t *testing.T) {
 		})
 	}
 }
+
+// TestBytesDecodeAndAlike: a []byte is decoded as a slice with its
+// content's hash and first bytes, shown by them, and is one value for
+// def-use with any []byte of the same header, whatever its content.
+func TestBytesDecodeAndAlike(t *testing.T) {
+	v, rest := decodeValue(valBytes, []uint64{0x1000, 3, 8, 77, 'a' | 'b'<<8 | 'c'<<16, 9})
+	if len(rest) != 1 || v.Kind != ValSlice || v.Len != 3 || v.Cap != 8 || v.Hash != 77 || v.Prefix != "abc" {
+		t.Fatalf("decoded %+v, rest %v", v, rest)
+	}
+	if got := v.Format(Type{}, nil); got != `[]byte("abc")` {
+		t.Errorf("shown as %s", got)
+	}
+	other := v
+	other.Hash, other.Prefix = 78, "abd"
+	if !v.Alike(other) {
+		t.Error("a []byte written through its array is another value for def-use")
+	}
+	other.Len = 4
+	if v.Alike(other) {
+		t.Error("[]byte values of different lengths are alike")
+	}
+}

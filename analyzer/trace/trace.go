@@ -45,6 +45,7 @@ type Trace struct {
 	callee  map[int]FrameID   // Call event -> the frame it entered
 	byFrame map[FrameID][]int // each frame's events, in order
 	moved   map[uint64][]int  // page (address>>12) -> events with a move into it, ascending
+	structs map[uint64][]int  // page (address>>12) -> events writing a struct in memory over it, ascending
 }
 
 // Functions returns the qualified names of the functions the trace's
@@ -415,7 +416,7 @@ const (
 	ValComplex                  // Bits = real bits, Hash = imaginary bits
 	ValString                   // Len, Hash (FNV-1a 64), Prefix (first bytes)
 	ValPointer                  // Bits = address (pointer, map, chan, func, unsafe.Pointer); Nil
-	ValSlice                    // Bits = data pointer, Len, Cap; Nil
+	ValSlice                    // Bits = data pointer, Len, Cap; Nil; a []byte also has Hash and Prefix as a string (Hash 0 for other slices)
 	ValIface                    // Bits = dynamic type word, Hash = data word; Nil
 	ValOpaque                   // struct/array or other value: nothing recorded; a reflect.Value is described (decode.go reflectValue); a struct of at most MaxStructSize bytes of a known Layout has Len its size, Prefix its bytes (of a read or write, only what a reader is shown of them), Cap a mark and Hash 0 (decode.go structValue, masked): to the analyses it is still opaque
 	ValTime                     // time.Time: Bits, Len its wall and ext words (time.Time's own); Cap its zone word, Prefix the zone's name (decode.go); Hash of them

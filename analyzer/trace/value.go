@@ -35,6 +35,8 @@ func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
 		need = 2
 	case ValString, ValSlice:
 		need = 3
+	case valBytes:
+		need = 5
 	case ValTime:
 		need = 4
 	case valReflect:
@@ -67,6 +69,9 @@ func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
 		v.Prefix = prefixOf(w[2], int(min(8, v.Len)))
 	case ValSlice:
 		v.Bits, v.Len, v.Cap, v.Nil = w[0], int64(w[1]), int64(w[2]), w[0] == 0
+	case valBytes:
+		v.Kind, v.Bits, v.Len, v.Cap, v.Nil = ValSlice, w[0], int64(w[1]), int64(w[2]), w[0] == 0
+		v.Hash, v.Prefix = w[3], prefixOf(w[4], int(min(8, v.Len)))
 	}
 	return v, w[need:]
 }
@@ -140,6 +145,7 @@ func reflectValue(w []uint64) Value {
 // writes it: its size, then its bytes in words, the last one zero-filled.
 // It is decoded as a ValOpaque whose Cap is structMark.
 const (
+	valBytes   ValueKind = 14 // a []byte: a ValSlice with Hash and Prefix as a string's
 	valStruct  ValueKind = 13
 	structMark           = 1 << 33
 )
@@ -173,8 +179,13 @@ func (v Value) isStruct() bool { return v.Kind == ValOpaque && v.Cap == structMa
 // structs. A struct's fields are recorded to be shown; the analyses do not
 // compare them yet (a read after a field write, or after a write by code
 // the tracer does not enter, is defined by the struct's last write, as
-// when no struct was recorded by its fields).
+// when no struct was recorded by its fields). Two []byte values are one
+// when their headers are: the bytes may have changed through the array
+// in between, which does not make the variable's value another one.
 func (v Value) Alike(w Value) bool {
+	if v.Kind == ValSlice && w.Kind == ValSlice {
+		v.Hash, v.Prefix, w.Hash, w.Prefix = 0, "", 0, ""
+	}
 	return v == w || v.Kind == ValOpaque && w.Kind == ValOpaque && (v.isStruct() || v == Value{Kind: ValOpaque}) && (w.isStruct() || w == Value{Kind: ValOpaque})
 }
 

@@ -145,7 +145,8 @@ func TestX(t *testing.T) {
 }`, []string{
 			"entry func (u *ID) Set(data []byte) (err error) {",
 			"entry func (u *ID) Tail() []byte {",
-			"assign b := u[:] w:b=[]{len 4 cap 4}",
+			// A []byte is recorded with its content's hash and first bytes.
+			`assign b := u[:] w:b=[]byte("\x01\x02\x03\x04"){len 4 cap 4}`,
 		}, 0},
 		{"call-of-slice-element", `
 type Ctx struct {

@@ -19,6 +19,9 @@ const (
 	vIface   = 9
 	vOpaque  = 10
 	// vTime and vReflect are in opaque.go, vStruct in structs.go.
+	// vBytes is a []byte: a slice's three words, then its content's hash
+	// and first bytes, as a string's (decoded as a ValSlice).
+	vBytes = 14
 )
 
 // Item roles and runtime location kinds.
@@ -166,6 +169,12 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 		it.words(t, vPointer, uint64(code))
 	case reflect.Slice:
 		h := (*[3]uintptr)(p)
+		if typ.Elem().Kind() == reflect.Uint8 {
+			bs := *(*[]byte)(p)
+			b := unsafe.String(unsafe.SliceData(bs), len(bs))
+			it.words(t, vBytes, uint64(h[0]), uint64(h[1]), uint64(h[2]), strHash(b), prefixWord(b))
+			return
+		}
 		it.words(t, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]))
 	case reflect.Interface:
 		h := (*[2]uintptr)(p)
@@ -250,15 +259,8 @@ func (it *item) add(w ...uint64) {
 	it.n += copy(it.w[it.n:], w)
 }
 
-// prefixLen is how many leading bytes of a string are kept.
-const prefixLen = 8
-
 func (it *item) str(t uint64, s string) {
-	var pre uint64
-	for i := 0; i < len(s) && i < prefixLen; i++ {
-		pre |= uint64(s[i]) << (8 * i)
-	}
-	it.words(t, vString, uint64(len(s)), strHash(s), pre)
+	it.words(t, vString, uint64(len(s)), strHash(s), prefixWord(s))
 }
 
 // strHash is FNV-1a over the string; long strings are sampled (first and
