@@ -382,3 +382,21 @@ func TestPathThroughByteContent(t *testing.T) {
 	}
 	pathReaches(t, src("<", ">"), src("(", ")"), "TestRender", "p.go:12 out := bytes.ToUpper(b)")
 }
+
+// TestPathFromHelperThatFailNows: the test's check is a helper of another
+// module, which the tracer does not enter, and it ends the test with
+// t.Fatalf. The call never returns, so the tracer never records its
+// arguments; the failing run's exit at the call must still lead to the
+// variables it was passed, and on to the change.
+func TestPathFromHelperThatFailNows(t *testing.T) {
+	src := func(open string) map[string]string {
+		return map[string]string{
+			"go.mod":      "module example.com/m\n\ngo 1.22\n\nrequire example.com/h v0.0.0\n\nreplace example.com/h => ./h\n",
+			"h/go.mod":    "module example.com/h\n\ngo 1.22\n",
+			"h/h.go":      "package h\n\nimport \"testing\"\n\nfunc Equal(t *testing.T, got, want string) {\n\tif got != want {\n\t\tt.Fatalf(\"got %q, want %q\", got, want)\n\t}\n}\n",
+			"p/p.go":      "package p\n\nfunc Wrap(s string) string {\n\treturn " + open + " + s + \"]\"\n}\n",
+			"p/p_test.go": "package p\n\nimport (\n\t\"testing\"\n\n\t\"example.com/h\"\n)\n\nfunc TestWrap(t *testing.T) {\n\tgot := Wrap(\"x\")\n\th.Equal(t, got, \"[x]\")\n}\n",
+		}
+	}
+	pathReaches(t, src(`"["`), src(`"("`), "TestWrap", `p_test.go:10 got := Wrap("x")`)
+}

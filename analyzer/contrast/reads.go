@@ -54,6 +54,7 @@ func (c *Comparison) reads(s Side, e int) []read {
 		}
 	}
 	out = append(out, c.namedResults(s, e)...)
+	out = append(out, unrecordedArgs(tr, e)...)
 	for _, a := range appendsIn(tr, e) {
 		// x = append(x, v): the tracer records the append as a site of its
 		// own, which reads x; the assignment only writes what it returned.
@@ -63,6 +64,52 @@ func (c *Comparison) reads(s Side, e int) []read {
 		if ret := c.callResult(s, e, call); ret >= 0 {
 			x := tr.Event(ret)
 			out = append(out, read{def: ret, opaque: x.Kind == trace.EvCallExt && slices.ContainsFunc(x.Values, reference)})
+		}
+	}
+	return out
+}
+
+// unrecordedArgs are the reads of a call into code the tracer does not
+// enter that never returned, event e: a test helper that failed the test
+// with FailNow, or a call that panicked. The tracer records such a call's
+// argument reads when it returns, so the exit event holds none; each
+// argument that is a variable of the module's code is defined by its last
+// write before e, whose value the walk compares as usual.
+func unrecordedArgs(tr *trace.Trace, e int) []read {
+	ev := tr.Event(e)
+	if ev.Kind != trace.EvPanic || len(ev.Reads) > 0 {
+		return nil
+	}
+	// The exit names the statement that was running; the calls are
+	// sites of their own inside it.
+	stmt := tr.SiteOf(e).Pos
+	var out []read
+	for k := range tr.Sites {
+		call := &tr.Sites[k]
+		if call.Kind != trace.SiteCallExt || call.Pos != stmt && !within(call.Pos, stmt) {
+			continue
+		}
+		out = append(out, argDefs(tr, e, call)...)
+	}
+	return out
+}
+
+// argDefs are the reads of call's operands that are variables of the
+// module's code, each defined by its last write before event e of e's
+// frame.
+func argDefs(tr *trace.Trace, e int, call *trace.Site) []read {
+	ev := tr.Event(e)
+	var out []read
+	for _, o := range call.Operands {
+		if o.Write || o.Obj == 0 {
+			continue
+		}
+		loc := trace.Loc{Kind: trace.LocLocal, Frame: ev.Frame, Obj: o.Obj, Path: o.Path}
+		if o.Global {
+			loc.Frame = 0
+		}
+		if d := tr.LastDef(loc, e); d >= 0 {
+			out = append(out, read{def: d})
 		}
 	}
 	return out
