@@ -95,9 +95,13 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	defer outside()
 	res.Chain = cmp.Chain()
 	if failing.causes != nil {
-		res.Tree = failing.tree(cmp)
-		addPathSteps(res.Tree, cmp)
-		return
+		// Causes whose statements make no tree (none of them ran in a
+		// file the report can show) leave the tree to the path.
+		if t := failing.tree(cmp); t != nil {
+			res.Tree = t
+			addPathSteps(res.Tree, cmp)
+			return
+		}
 	}
 	if t := pathTree(cmp, path, res.Root); t != nil {
 		res.Tree = t

@@ -30,7 +30,7 @@ func assertPred(s *trace.Site) (string, bool) {
 	name = strings.TrimSuffix(name, "f")
 	switch name {
 	case "Equal", "NotEqual", "EqualValues", "True", "False", "Nil", "NotNil", "NoError", "Error":
-		return name, len(s.Exprs) >= 2
+		return name, len(assertArgs(s)) >= 2
 	}
 	return "", false
 }
@@ -100,7 +100,26 @@ func (b *builder) assertHolds(name string, args []*trace.Expr) smt.Term {
 
 func isTestifySite(s *trace.Site) bool {
 	return strings.HasPrefix(s.Callee, "github.com/stretchr/testify/assert.") ||
-		strings.HasPrefix(s.Callee, "github.com/stretchr/testify/require.")
+		strings.HasPrefix(s.Callee, "github.com/stretchr/testify/require.") ||
+		testifyMethod(s)
+}
+
+// testifyMethod reports whether s calls a method of testify's Assertions
+// (`is := assert.New(t); is.Equal(want, got)`), which holds the
+// testing.T and takes the assertion's arguments alone.
+func testifyMethod(s *trace.Site) bool {
+	return strings.HasPrefix(s.Callee, "(*github.com/stretchr/testify/assert.Assertions).") ||
+		strings.HasPrefix(s.Callee, "(*github.com/stretchr/testify/require.Assertions).")
+}
+
+// assertArgs are the expressions of a testify call's arguments, the
+// testing.T first: for a method of Assertions, which has none, that place
+// is nil.
+func assertArgs(s *trace.Site) []*trace.Expr {
+	if testifyMethod(s) {
+		return append([]*trace.Expr{nil}, s.Exprs...)
+	}
+	return s.Exprs
 }
 
 // assertionHeld evaluates a modelled testify predicate on the values the
@@ -112,11 +131,12 @@ func (a *Analysis) assertionHeld(i int, site *trace.Site) (held, known bool) {
 		return false, false
 	}
 	types := map[int]trace.Type{}
+	args := assertArgs(site)
 	arg := func(k int) (trace.Value, bool) {
-		if k >= len(site.Exprs) || site.Exprs[k] == nil {
+		if k >= len(args) || args[k] == nil {
 			return trace.Value{}, false
 		}
-		e := site.Exprs[k]
+		e := args[k]
 		for e.Op == trace.ExprConv && e.Type.Kind == trace.TypeInterface && e.X != nil {
 			e = e.X
 		}

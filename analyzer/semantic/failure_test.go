@@ -48,6 +48,34 @@ func Nil(t testing.TB, x any) {
 		t.FailNow()
 	}
 }
+-- testify/assert/assert.go --
+package assert
+
+import "testing"
+
+// Assertions holds the testing.T; its methods take the assertion's
+// arguments alone.
+type Assertions struct{ t testing.TB }
+
+func New(t testing.TB) *Assertions { return &Assertions{t} }
+
+func (a *Assertions) Nil(x any) bool {
+	a.t.Helper()
+	if x != nil {
+		a.t.Errorf("expected nil, got %v", x)
+		return false
+	}
+	return true
+}
+
+func (a *Assertions) Equal(expected, actual any) bool {
+	a.t.Helper()
+	if expected != actual {
+		a.t.Errorf("not equal: %v != %v", expected, actual)
+		return false
+	}
+	return true
+}
 -- check/go.mod --
 module example.com/check
 
@@ -126,8 +154,18 @@ import (
 	"testing"
 
 	"example.com/check"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+func TestNamesAssertions(t *testing.T) {
+	is := assert.New(t)
+	for _, s := range []string{"abc", "xyz", "a_b", "q"} {
+		is.Nil(nil)
+		n := &Name{Text: s}
+		is.Equal(true, n.Valid())
+	}
+}
 
 func TestNames(t *testing.T) {
 	for _, s := range []string{"abc", "xyz", "a_b", "q"} {
@@ -185,6 +223,39 @@ func TestFailureTestifyLoop(t *testing.T) {
 		if !containsText(got, want) {
 			t.Errorf("cause %q lacks %q", got, want)
 		}
+	}
+	if !slices.ContainsFunc(c.Constants, func(u ConstUse) bool { return u.Name == "namePattern" }) {
+		t.Errorf("cause constants %v lack namePattern", c.Constants)
+	}
+}
+
+// TestFailureTestifyAssertions: the same loop through the methods of
+// testify's Assertions, which take no testing.T. The calls that held are
+// passed over, and the failing is.Equal's predicate is modelled over its
+// own arguments, whose cause reaches the changed constant.
+func TestFailureTestifyAssertions(t *testing.T) {
+	dir := traceFailureModule(t)
+	a := New(traceFailing(t, dir, "./fail", "TestNamesAssertions"), dir, Setup{})
+	tg, err := a.Failure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const equal = "(*github.com/stretchr/testify/assert.Assertions).Equal"
+	if s := a.tr.SiteOf(tg.Event); s.Callee != equal || tg.pred != predAssert {
+		t.Fatalf("target %s (%s, kind %v), want the failing is.Equal, modelled", a.describe(tg.Event), s.Callee, tg.pred)
+	}
+	n := 0
+	for _, i := range a.tr.Failures() {
+		if i < tg.Event && a.tr.SiteOf(i).Callee == equal {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("the target follows %d is.Equal calls, want the third row's (2 before it)", n)
+	}
+	c, err := a.Cause(t.Context(), tg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if !slices.ContainsFunc(c.Constants, func(u ConstUse) bool { return u.Name == "namePattern" }) {
 		t.Errorf("cause constants %v lack namePattern", c.Constants)

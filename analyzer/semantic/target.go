@@ -101,7 +101,7 @@ func (a *Analysis) negate(t Target) (neg smt.Term, deps []int, err error) {
 			a.f.pointWise++
 		}
 		if name, ok := assertPred(site); ok && t.pred == predAssert {
-			holds := b.assertHolds(name, site.Exprs)
+			holds := b.assertHolds(name, assertArgs(site))
 			if !b.opaque && holds.Sort().Kind == smt.Bool {
 				neg, deps = holds, b.deps
 				return
