@@ -80,16 +80,9 @@ func unrecordedArgs(tr *trace.Trace, e int) []read {
 	if ev.Kind != trace.EvPanic || len(ev.Reads) > 0 {
 		return nil
 	}
-	// The exit names the statement that was running; the calls are
-	// sites of their own inside it.
-	stmt := tr.SiteOf(e).Pos
 	var out []read
-	for k := range tr.Sites {
-		call := &tr.Sites[k]
-		if call.Kind != trace.SiteCallExt || call.Pos != stmt && !within(call.Pos, stmt) {
-			continue
-		}
-		out = append(out, argDefs(tr, e, call)...)
+	for _, id := range tr.ExtCallsIn(tr.SiteOf(e).Pos) {
+		out = append(out, argDefs(tr, e, tr.Site(id))...)
 	}
 	return out
 }
@@ -128,7 +121,7 @@ func appendsIn(tr *trace.Trace, e int) []int {
 	var out []int
 	for k := sort.SearchInts(evs, e) - 1; k >= 0; k-- {
 		in := tr.SiteOf(evs[k])
-		if !within(in.Pos, outer) {
+		if in.Pos == outer || !outer.Encloses(in.Pos) {
 			break
 		}
 		if in.Kind == trace.SiteAssign && strings.HasPrefix(in.Text, "append(") {
@@ -136,13 +129,6 @@ func appendsIn(tr *trace.Trace, e int) []int {
 		}
 	}
 	return out
-}
-
-// within reports whether source range a lies inside b, and is not b.
-func within(a, b trace.Pos) bool {
-	return a.File == b.File && a != b &&
-		!less([2]int{a.Line, a.Col}, [2]int{b.Line, b.Col}) &&
-		!less([2]int{b.EndLine, b.EndCol}, [2]int{a.EndLine, a.EndCol})
 }
 
 // forwardsDifference reports whether return event i of run s, which

@@ -77,9 +77,6 @@ type Analysis struct {
 	// fExact is the formula without the premises of unmodelled reads,
 	// tried when a target is not forced with them.
 	fExact *formula
-	// extCalls finds the site of an uninstrumented call by where it
-	// starts (built on first use).
-	extCalls map[trace.Pos]trace.SiteID
 	// writers holds the operands each site writes by where the site
 	// starts (built on first use, see writesOperand).
 	writers map[trace.Pos][]trace.Operand

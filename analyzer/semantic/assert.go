@@ -99,24 +99,32 @@ func (b *builder) assertHolds(name string, args []*trace.Expr) smt.Term {
 }
 
 func isTestifySite(s *trace.Site) bool {
-	return strings.HasPrefix(s.Callee, "github.com/stretchr/testify/assert.") ||
-		strings.HasPrefix(s.Callee, "github.com/stretchr/testify/require.") ||
-		testifyMethod(s)
+	pkg, _ := testifyCall(s)
+	return pkg != ""
 }
 
-// testifyMethod reports whether s calls a method of testify's Assertions
-// (`is := assert.New(t); is.Equal(want, got)`), which holds the
-// testing.T and takes the assertion's arguments alone.
-func testifyMethod(s *trace.Site) bool {
-	return strings.HasPrefix(s.Callee, "(*github.com/stretchr/testify/assert.Assertions).") ||
-		strings.HasPrefix(s.Callee, "(*github.com/stretchr/testify/require.Assertions).")
+// testifyCall returns the testify package s calls, "assert" or "require"
+// ("" for none), and whether it calls a method of the package's
+// Assertions (`is := assert.New(t); is.Equal(want, got)`), which holds
+// the testing.T and takes the assertion's arguments alone.
+func testifyCall(s *trace.Site) (pkg string, method bool) {
+	const mod = "github.com/stretchr/testify/"
+	for _, p := range []string{"assert", "require"} {
+		switch {
+		case strings.HasPrefix(s.Callee, mod+p+"."):
+			return p, false
+		case strings.HasPrefix(s.Callee, "(*"+mod+p+".Assertions)."):
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // assertArgs are the expressions of a testify call's arguments, the
 // testing.T first: for a method of Assertions, which has none, that place
 // is nil.
 func assertArgs(s *trace.Site) []*trace.Expr {
-	if testifyMethod(s) {
+	if _, method := testifyCall(s); method {
 		return append([]*trace.Expr{nil}, s.Exprs...)
 	}
 	return s.Exprs

@@ -5,7 +5,6 @@ import (
 	"path"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -108,8 +107,7 @@ func (a *Analysis) continued(i int, site *trace.Site) (held, known bool) {
 	if ns := a.tr.Site(next.Site); next.Kind == trace.EvPanic && ns.Pos.File == site.Pos.File && ns.Pos.Line == site.Pos.Line {
 		return false, true
 	}
-	if strings.HasPrefix(site.Callee, "github.com/stretchr/testify/require.") ||
-		strings.HasPrefix(site.Callee, "(*github.com/stretchr/testify/require.Assertions).") {
+	if pkg, _ := testifyCall(site); pkg == "require" {
 		return true, true
 	}
 	return false, false

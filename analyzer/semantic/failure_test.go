@@ -204,13 +204,7 @@ func TestFailureTestifyLoop(t *testing.T) {
 	if s := a.tr.SiteOf(tg.Event); s.Callee != "github.com/stretchr/testify/require.Equal" {
 		t.Fatalf("target %s (%s), want the failing require.Equal", a.describe(tg.Event), s.Callee)
 	}
-	n := 0
-	for _, i := range a.tr.Failures() {
-		if i < tg.Event && a.tr.SiteOf(i).Callee == "github.com/stretchr/testify/require.Equal" {
-			n++
-		}
-	}
-	if n != 2 {
+	if n := failuresBefore(a, tg, "github.com/stretchr/testify/require.Equal"); n != 2 {
 		t.Errorf("the target follows %d require.Equal calls, want the third row's (2 before it)", n)
 	}
 	checkInvariant(t, a, tg)
@@ -229,6 +223,18 @@ func TestFailureTestifyLoop(t *testing.T) {
 	}
 }
 
+// failuresBefore counts the failure points of the trace before the
+// target's event that call callee.
+func failuresBefore(a *Analysis, tg Target, callee string) int {
+	n := 0
+	for _, i := range a.tr.Failures() {
+		if i < tg.Event && a.tr.SiteOf(i).Callee == callee {
+			n++
+		}
+	}
+	return n
+}
+
 // TestFailureTestifyAssertions: the same loop through the methods of
 // testify's Assertions, which take no testing.T. The calls that held are
 // passed over, and the failing is.Equal's predicate is modelled over its
@@ -244,13 +250,7 @@ func TestFailureTestifyAssertions(t *testing.T) {
 	if s := a.tr.SiteOf(tg.Event); s.Callee != equal || tg.pred != predAssert {
 		t.Fatalf("target %s (%s, kind %v), want the failing is.Equal, modelled", a.describe(tg.Event), s.Callee, tg.pred)
 	}
-	n := 0
-	for _, i := range a.tr.Failures() {
-		if i < tg.Event && a.tr.SiteOf(i).Callee == equal {
-			n++
-		}
-	}
-	if n != 2 {
+	if n := failuresBefore(a, tg, equal); n != 2 {
 		t.Errorf("the target follows %d is.Equal calls, want the third row's (2 before it)", n)
 	}
 	c, err := a.Cause(t.Context(), tg)

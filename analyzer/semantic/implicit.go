@@ -107,20 +107,13 @@ func (a *Analysis) panicOperands(i int) []trace.Operand {
 	if len(site.Operands) > 0 || site.Kind != trace.SiteStmt {
 		return site.Operands
 	}
-	if a.extCalls == nil {
-		a.extCalls = map[trace.Pos]trace.SiteID{}
-		for k := range a.tr.Sites {
-			if s := &a.tr.Sites[k]; s.Kind == trace.SiteCallExt {
-				p := s.Pos
-				p.EndLine, p.EndCol = 0, 0
-				a.extCalls[p] = s.ID
-			}
+	// The call that is the statement starts where it does; of calls
+	// that start together (a.b().c()), the site numbered last.
+	var ops []trace.Operand
+	for _, id := range a.tr.ExtCallsIn(site.Pos) {
+		if c := a.tr.Site(id); c.Pos.Line == site.Pos.Line && c.Pos.Col == site.Pos.Col {
+			ops = c.Operands
 		}
 	}
-	p := site.Pos
-	p.EndLine, p.EndCol = 0, 0
-	if id, ok := a.extCalls[p]; ok {
-		return a.tr.Site(id).Operands
-	}
-	return nil
+	return ops
 }

@@ -1,6 +1,9 @@
 package trace
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestDefOfField checks that a field's definition is the latest write of
 // the field itself, unless the whole variable was written after it.
@@ -67,5 +70,31 @@ func TestEnclosingDef(t *testing.T) {
 		if d := tr.EnclosingDef(c.ev, 0); d != c.want {
 			t.Errorf("EnclosingDef of event %d's read = %d, want %d", c.ev, d, c.want)
 		}
+	}
+}
+
+// TestExtCallsIn: the untraced calls within a statement are found by
+// position, in the order they start (sites starting together by ID), and
+// none outside it or in another file.
+func TestExtCallsIn(t *testing.T) {
+	at := func(file string, l, c, el, ec int) Pos {
+		return Pos{File: file, Line: l, Col: c, EndLine: el, EndCol: ec}
+	}
+	stmt := at("p.go", 5, 2, 5, 40)
+	tr := &Trace{Sites: []Site{
+		{ID: 0, Kind: SiteStmt, Pos: stmt},
+		{ID: 1, Kind: SiteCallExt, Pos: at("p.go", 5, 20, 5, 30)}, // an argument's call
+		{ID: 2, Kind: SiteCallExt, Pos: at("p.go", 5, 2, 5, 40)},  // the statement's call
+		{ID: 3, Kind: SiteCallExt, Pos: at("p.go", 5, 2, 5, 12)},  // a.b() of a.b().c(): starts with it
+		{ID: 4, Kind: SiteCallExt, Pos: at("p.go", 6, 2, 6, 9)},   // the next statement
+		{ID: 5, Kind: SiteCallExt, Pos: at("q.go", 5, 20, 5, 30)}, // another file
+		{ID: 6, Kind: SiteCall, Pos: at("p.go", 5, 22, 5, 28)},    // a traced call
+	}}
+	got := tr.ExtCallsIn(stmt)
+	if want := []SiteID{2, 3, 1}; !slices.Equal(got, want) {
+		t.Errorf("ExtCallsIn = %v, want %v", got, want)
+	}
+	if !stmt.Encloses(stmt) || stmt.Encloses(at("p.go", 5, 2, 5, 41)) || stmt.Encloses(at("q.go", 5, 3, 5, 4)) {
+		t.Error("Encloses: a range holds itself, not one that ends later nor one in another file")
 	}
 }

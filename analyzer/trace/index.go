@@ -53,6 +53,15 @@ func (t *Trace) index() {
 				t.callee[c] = FrameID(id)
 			}
 		}
+		t.ext = map[string][]SiteID{}
+		for k := range t.Sites {
+			if s := &t.Sites[k]; s.Kind == SiteCallExt {
+				t.ext[s.Pos.File] = append(t.ext[s.Pos.File], s.ID)
+			}
+		}
+		for _, ids := range t.ext {
+			sort.SliceStable(ids, func(a, b int) bool { return t.Sites[ids[b]].Pos.startsAfter(t.Sites[ids[a]].Pos) })
+		}
 	})
 }
 
@@ -115,6 +124,24 @@ func (t *Trace) DefWrite(i, slot int) (int, Item) {
 		}
 	}
 	return -1, Item{}
+}
+
+// ExtCallsIn returns the sites of calls the tracer does not enter that
+// lie within pos (a statement holding them, or the call itself), in the
+// order they start, sites that start together by ID. A panic event names
+// the statement that was running; when a call of untraced code never
+// returned (a helper that called t.FailNow), these are what it ran.
+func (t *Trace) ExtCallsIn(pos Pos) []SiteID {
+	t.index()
+	ids := t.ext[pos.File]
+	k := sort.Search(len(ids), func(k int) bool { return !pos.startsAfter(t.Sites[ids[k]].Pos) })
+	var out []SiteID
+	for ; k < len(ids) && !t.Sites[ids[k]].Pos.startsAfter(Pos{Line: pos.EndLine, Col: pos.EndCol}); k++ {
+		if pos.Encloses(t.Sites[ids[k]].Pos) {
+			out = append(out, ids[k])
+		}
+	}
+	return out
 }
 
 // EnclosingDef returns, for a read in operand slot of event i that Def

@@ -41,11 +41,12 @@ type Trace struct {
 	// The def-use index, built on first use (see index), also for traces
 	// made in memory.
 	once    sync.Once
-	defs    map[Loc][]int     // location -> indices of events writing it, ascending
-	callee  map[int]FrameID   // Call event -> the frame it entered
-	byFrame map[FrameID][]int // each frame's events, in order
-	moved   map[uint64][]int  // page (address>>12) -> events with a move into it, ascending
-	structs map[uint64][]int  // page (address>>12) -> events writing a struct in memory over it, ascending
+	defs    map[Loc][]int       // location -> indices of events writing it, ascending
+	callee  map[int]FrameID     // Call event -> the frame it entered
+	byFrame map[FrameID][]int   // each frame's events, in order
+	moved   map[uint64][]int    // page (address>>12) -> events with a move into it, ascending
+	structs map[uint64][]int    // page (address>>12) -> events writing a struct in memory over it, ascending
+	ext     map[string][]SiteID // file -> its SiteCallExt sites, by start (then by ID)
 }
 
 // Functions returns the qualified names of the functions the trace's
@@ -97,6 +98,17 @@ type Pos struct {
 
 func (p Pos) String() string {
 	return p.File + ":" + itoa(p.Line) + ":" + itoa(p.Col)
+}
+
+// Encloses reports whether q lies within p, bounds included.
+func (p Pos) Encloses(q Pos) bool {
+	return p.File == q.File && !p.startsAfter(q) &&
+		(q.EndLine < p.EndLine || q.EndLine == p.EndLine && q.EndCol <= p.EndCol)
+}
+
+// startsAfter reports whether p starts after q does.
+func (p Pos) startsAfter(q Pos) bool {
+	return p.Line > q.Line || p.Line == q.Line && p.Col > q.Col
 }
 
 // SiteKind classifies a static site.
