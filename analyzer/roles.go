@@ -22,7 +22,9 @@ import (
 // declaration that the auxiliary hunks use), and reverting the auxiliary
 // hunks alone only leaves declarations unused (they removed the uses), the
 // auxiliary hunks are where behaviour changes and the root hunks are only
-// the declarations they need: the two swap. The reverted set, and so the
+// the declarations they need: the two swap. Not when the undefined names
+// are used in the root's own restored lines: the root brings back uses,
+// the auxiliary hunks the declarations they need. The reverted set, and so the
 // proof, is the same either way. Both builds are usually cached already.
 //
 // The two also swap when reverting the root alone only brings back
@@ -41,7 +43,10 @@ func preferUses(ctx context.Context, b search.Builder, f *search.Found, hunks []
 		f.Root, f.Aux = f.Aux, f.Root
 		return nil
 	}
-	if !strings.Contains(root.Message, "undefined:") {
+	// Undefined names in the root's own restored lines mean the root
+	// brought back uses of what the auxiliary hunks declare: the roles
+	// stand.
+	if !strings.Contains(root.Message, "undefined:") || search.ErrorsInReverted(hunks, f.Root, root.Message) {
 		return nil
 	}
 	aux, err := b.Build(ctx, f.Aux)

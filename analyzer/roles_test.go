@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -254,6 +255,64 @@ func TestTreeRoots(t *testing.T) {
 		treeRoots(res, []diffhunks.ID{1, 2, 3, 4, 5, 6, 8})
 		if res.Notes.Has(note.LargeAux) {
 			t.Errorf("aux %v, notes %+v: want no large-aux note", res.Aux, res.Notes)
+		}
+	})
+}
+
+// compilerOutput is a Builder whose variants compile unless out names
+// them (by fmt.Sprint of the reverted set), with that compiler output.
+type compilerOutput map[string]string
+
+func (c compilerOutput) Build(_ context.Context, revert []diffhunks.ID) (trial.Result, error) {
+	res := trial.Result{Reverted: slices.Clone(revert), Outcome: trial.Pass}
+	if msg, ok := c[fmt.Sprint(revert)]; ok {
+		res.Outcome, res.Message = trial.BuildError, msg
+	}
+	return res, nil
+}
+
+func TestPreferUses(t *testing.T) {
+	base := func(from, to int) diffhunks.LineRange { return diffhunks.LineRange{Start: from, End: to} }
+	t.Run("added declaration is not root", func(t *testing.T) {
+		// 1 added `n := count()` (head line 10), 2 added its use (head
+		// line 20). Reverting 1 alone leaves the use undefined, outside
+		// the restored lines; reverting 2 alone leaves n unused.
+		hunks := []diffhunks.Hunk{
+			{ID: 1, File: "cmd.go", Kind: diffhunks.Modify, Base: base(10, 9), Head: base(10, 10)},
+			{ID: 2, File: "cmd.go", Kind: diffhunks.Modify, Base: base(19, 18), Head: base(20, 20)},
+		}
+		b := compilerOutput{
+			"[1]": "./cmd.go:19:9: undefined: n",
+			"[2]": "./cmd.go:10:2: declared and not used: n",
+		}
+		f := &search.Found{Root: []diffhunks.ID{1}, Aux: []diffhunks.ID{2}}
+		if err := preferUses(t.Context(), b, f, hunks); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.Root, []diffhunks.ID{2}) || !slices.Equal(f.Aux, []diffhunks.ID{1}) {
+			t.Errorf("roles = root %v aux %v, want root [2] aux [1]", f.Root, f.Aux)
+		}
+	})
+	t.Run("restored uses stay root", func(t *testing.T) {
+		// The change deleted `matches := …` (base line 10) and its two
+		// uses (base 12-13, 15-17). Reverting the uses alone leaves
+		// matches undefined in the restored lines themselves; reverting
+		// the declaration alone leaves it unused. The uses are the root.
+		hunks := []diffhunks.Hunk{
+			{ID: 1, File: "cmd.go", Kind: diffhunks.Modify, Base: base(10, 10), Head: base(10, 9)},
+			{ID: 2, File: "cmd.go", Kind: diffhunks.Modify, Base: base(12, 13), Head: base(11, 11)},
+			{ID: 3, File: "cmd.go", Kind: diffhunks.Modify, Base: base(15, 17), Head: base(13, 12)},
+		}
+		b := compilerOutput{
+			"[2 3]": "./cmd.go:11:5: undefined: matches\n./cmd.go:15:6: undefined: matches",
+			"[1]":   "./cmd.go:10:2: declared and not used: matches",
+		}
+		f := &search.Found{Root: []diffhunks.ID{2, 3}, Aux: []diffhunks.ID{1}}
+		if err := preferUses(t.Context(), b, f, hunks); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.Root, []diffhunks.ID{2, 3}) || !slices.Equal(f.Aux, []diffhunks.ID{1}) {
+			t.Errorf("roles = root %v aux %v, want root [2 3] aux [1]", f.Root, f.Aux)
 		}
 	})
 }

@@ -192,6 +192,12 @@ func words(n result.Note) string {
 		return fmt.Sprintf("minimising the reverted set stopped with %s of the budget left, to leave time for the proof and the explanation: the auxiliary hunks were reverted because the compiler asked for them but were not checked one by one, so some may not be needed, and the failure may depend on them as well as on the root", plain(budgetText(n.Limit)))
 	case note.RootByRole:
 		return hunks + " passes reverted with only what it needs to compile, so it is the root"
+	case note.CompileOnly:
+		they := "they are"
+		if len(n.Hunks) == 1 {
+			they = "it is"
+		}
+		return "without " + hunks + " the rest of the revert does not compile: " + they + " needed by the other root hunks so that they compile, and shown as auxiliary"
 	case note.ProofRepeat:
 		return "reverting " + hunks + " passed during the search but gave " + outcomeWord(n.Outcome) + " when run again"
 	case note.FlakyProof:

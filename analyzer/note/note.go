@@ -101,6 +101,7 @@ const (
 	FellBackToAll     Code = "fell-back-to-all" // one-by-one: N candidates reverted together
 	Unresolved        Code = "unresolved"       // N variants did not compile even with auxiliary hunks
 	RootByRole        Code = "root-by-role"     // Hunks[0] passes with only what it needs to compile
+	CompileOnly       Code = "compile-only"     // without Hunks the rest of the root does not compile: they are auxiliary
 	MinimiseCut       Code = "minimise-cut"     // minimising stopped with Limit left, for the proof and the explanation
 	Reduced           Code = "reduced"          // the N candidates were reduced as a whole; M root hunks are those without which the rest compiles (0: none)
 	ProofRepeat       Code = "proof-repeat"     // reverting Hunks passed in the search, gave Outcome again

@@ -9,6 +9,7 @@ import (
 
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
+	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
@@ -37,6 +38,10 @@ const (
 //     hunks built most of these sets. A rest without an auxiliary hunk
 //     (or any rest, past maxRoleAux auxiliary hunks) is built before it
 //     is run.
+//  3. Roles again: a root hunk without which the rest does not compile is
+//     needed with the others only so that they compile, and is auxiliary,
+//     as in reduce; unless every root hunk is, which the runs cannot tell
+//     apart. Only verdicts against the final set count.
 //
 // why says what changed, for Found.Notes.
 func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []result.Note, err error) {
@@ -65,6 +70,9 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 	}
 
 	set := union(root, aux)
+	// compileOnly maps a root hunk without which the rest did not compile
+	// to the set that was judged.
+	compileOnly := map[diffhunks.ID]string{}
 	// Auxiliary hunks first: they are the likelier to be unneeded.
 	for _, h := range append(slices.Clone(aux), root...) {
 		if s.aux.late(ctx) {
@@ -74,9 +82,15 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		if len(intersect(rest, root)) == 0 {
 			continue
 		}
+		noBuild := func() {
+			if slices.Contains(root, h) {
+				compileOnly[h] = key(set)
+			}
+		}
 		// Most of these sets were built in minimising the auxiliary
 		// hunks: one known not to compile needs no run.
 		if b, ok := s.aux.builds.known(key(rest)); ok && !b.ok {
+			noBuild()
 			continue
 		}
 		// An auxiliary hunk (other than the test's own, reverted when
@@ -91,6 +105,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 				return nil, nil, nil, err
 			}
 			if !ok {
+				noBuild()
 				continue
 			}
 		}
@@ -98,10 +113,23 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if r.Passed() {
+		switch {
+		case r.Passed():
 			set = rest
 			root, aux = intersect(root, set), intersect(aux, set)
+		case !r.Compiled() && r.Outcome != trial.Timeout:
+			noBuild()
 		}
+	}
+	var moved []diffhunks.ID
+	for _, h := range root {
+		if compileOnly[h] == key(set) {
+			moved = append(moved, h)
+		}
+	}
+	if len(moved) > 0 && len(moved) < len(root) {
+		root, aux = minus(root, moved), union(aux, moved)
+		why = append(why, result.Note{Code: note.CompileOnly, Hunks: moved})
 	}
 	return root, aux, why, nil
 }
