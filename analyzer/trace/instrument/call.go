@@ -160,11 +160,20 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 	case *ast.IndexExpr:
 		elemFun = r.elemFun(f, st, cs, at)
 	}
-	for _, a := range c.Args {
-		cs.Exprs = append(cs.Exprs, r.expr(a, cs))
-	}
 	rt := r.info.TypeOf(c)
 	_, tuple := rt.(*types.Tuple)
+	// A call the tracer does not enter with several results or none,
+	// inside a statement (`_, err := buf.WriteString(s)`), has no event
+	// of its own: the statement's event takes its reads, so they are the
+	// statement's operands.
+	args := cs
+	if kind == trace.SiteCallExt && !at.IsValid() && (rt == nil || tuple) {
+		args = st
+		r.receiverRead(c.Fun, st)
+	}
+	for _, a := range c.Args {
+		cs.Exprs = append(cs.Exprs, r.expr(a, args))
+	}
 	// The call's event keeps only the call's own reads when its evaluation
 	// is marked (rt.M around the function value, which is evaluated before
 	// the arguments): what the statement read before the call stays
@@ -179,13 +188,9 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 	// every read since the last event).
 	switch {
 	case marked && evAfter:
-		if x, ok := r.copyableReceiver(c.Fun); ok {
-			r.expr(x, st)
-		}
+		r.receiverRead(c.Fun, st)
 	case kind == trace.SiteCallExt && at.IsValid():
-		if x, ok := r.copyableReceiver(c.Fun); ok {
-			r.expr(x, cs)
-		}
+		r.receiverRead(c.Fun, cs)
 	}
 	if x, ok := r.ifaceReceiver(c.Fun); ok && marked && evBefore {
 		// A call through an interface: the receiver's dynamic value
@@ -227,6 +232,65 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 	}
 	r.es.wrap(r.off(c.Pos()), r.off(c.End()), open, ")")
 	return out
+}
+
+// receiverRead reads the receiver of a method call fun for site st: the
+// receiver itself when reading it copies nothing the call uses
+// (copyableReceiver), else its address when the method has a pointer
+// receiver and the receiver is a variable or field, whose address the
+// call takes itself (`buf.WriteString(s)` of a bytes.Buffer buf). The
+// address names the object the call reads and writes: the comparison
+// follows a result of code it does not enter back to the earlier calls
+// that were handed the same object.
+func (r *rewriter) receiverRead(fun ast.Expr, st *trace.Site) {
+	if x, ok := r.copyableReceiver(fun); ok {
+		r.expr(x, st)
+		return
+	}
+	x, ok := r.addressedReceiver(fun)
+	if !ok {
+		return
+	}
+	slot := r.addOperand(st, x, types.NewPointer(r.info.TypeOf(x)), locInfo{}, false)
+	st.Operands[slot].Text = "&" + st.Operands[slot].Text
+	r.es.wrap(r.off(x.Pos()), r.off(x.End()), fmt.Sprintf("%s.V(%s, %d, &", rtName, r.fa(), slot), ")")
+}
+
+// addressedReceiver returns the receiver of a call of a method with a
+// pointer receiver on an addressable variable or field (not through a
+// pointer already, which copyableReceiver reads).
+func (r *rewriter) addressedReceiver(fun ast.Expr) (ast.Expr, bool) {
+	sel, ok := unparen(fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil, false
+	}
+	s := r.info.Selections[sel]
+	if s == nil || s.Kind() != types.MethodVal || s.Indirect() {
+		return nil, false
+	}
+	switch x := unparen(sel.X).(type) {
+	case *ast.Ident:
+		if _, isVar := r.info.Uses[x].(*types.Var); !isVar {
+			return nil, false
+		}
+	case *ast.SelectorExpr:
+		if f := r.info.Selections[x]; f == nil || f.Kind() != types.FieldVal {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	sig, ok := s.Obj().Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return nil, false
+	}
+	if _, ptr := sig.Recv().Type().(*types.Pointer); !ptr {
+		return nil, false
+	}
+	if _, ptr := r.info.TypeOf(sel.X).Underlying().(*types.Pointer); ptr {
+		return nil, false
+	}
+	return sel.X, true
 }
 
 // copyableReceiver returns the receiver of a method call fun when reading

@@ -1,0 +1,83 @@
+package instrument
+
+import (
+	"testing"
+
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// TestUntracedCallOperands: the calls into code the tracer does not enter
+// read what they were handed, as the statement holding them records it.
+// A call with several results inside an assignment has no event of its
+// own, so its reads are the assignment's (they once landed in the
+// assignment's slots and showed the argument as the error written); a
+// method with a pointer receiver on a variable reads the variable's
+// address, and `&buf` as an argument reads that address too: the same
+// object, named by one pointer in every call.
+func TestUntracedCallOperands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a traced test binary")
+	}
+	dir := writeTree(t, moduleP(`package p
+
+import (
+	"bytes"
+	"fmt"
+)
+
+func Render(s string) string {
+	var buf bytes.Buffer
+	_, err := buf.WriteString(s)
+	buf.WriteByte(' ')
+	fmt.Fprint(&buf, s)
+	if err != nil {
+		return ""
+	}
+	return buf.String()
+}
+`, `package p
+
+import "testing"
+
+func TestRender(t *testing.T) {
+	if Render("ab") != "ab ab" {
+		t.Fatal("render")
+	}
+}
+`))
+	tr := tracePassing(t, dir, "./p", "TestRender")
+	reads := map[string]map[string]trace.Value{}
+	var objs trace.Objects
+	writes := map[string]string{}
+	for _, e := range tr.Events {
+		s := tr.Site(e.Site)
+		if s.Func != "example.com/m/p.Render" {
+			continue
+		}
+		if reads[s.Text] == nil {
+			reads[s.Text] = map[string]trace.Value{}
+		}
+		for _, r := range e.Reads {
+			reads[s.Text][s.Operands[r.Slot].Text] = r.Value
+		}
+		for _, w := range e.Writes {
+			writes[s.Text+" "+s.Operands[w.Slot].Text] = w.Value.Format(s.Operands[w.Slot].Type, &objs)
+		}
+	}
+	assign := reads["_, err := buf.WriteString(s)"]
+	if v, ok := assign["s"]; !ok || v.Format(trace.Type{Kind: trace.TypeString}, &objs) != `"ab"` {
+		t.Errorf("the assignment's read of s = %+v (recorded: %v), want \"ab\"", v, ok)
+	}
+	if got := writes["_, err := buf.WriteString(s) err"]; got != "nil" {
+		t.Errorf("err written as %s, want nil", got)
+	}
+	buf, ok := assign["&buf"]
+	if !ok || buf.Kind != trace.ValPointer || buf.Nil {
+		t.Fatalf("the assignment reads no address of buf: %v", assign)
+	}
+	for _, text := range []string{"buf.WriteByte(' ')", "fmt.Fprint(&buf, s)", "return buf.String()"} {
+		if v := reads[text]["&buf"]; v.Kind != trace.ValPointer || v.Bits != buf.Bits {
+			t.Errorf("%s reads &buf as %+v, want the pointer %#x", text, v, buf.Bits)
+		}
+	}
+}
