@@ -400,3 +400,32 @@ func TestPathFromHelperThatFailNows(t *testing.T) {
 	}
 	pathReaches(t, src(`"["`), src(`"("`), "TestWrap", `p_test.go:10 got := Wrap("x")`)
 }
+
+// TestPathThroughWrittenBuffer: the change alters what is written into a
+// bytes.Buffer, whose methods the tracer does not enter, and the test
+// reads the buffer back with String. The String call's arguments are
+// alike in both runs (the same buffer); the path must go back to the
+// earlier calls handed that buffer (as receiver, in a statement of its
+// own or inside an assignment, or as `&buf`) whose arguments differ, and
+// on to the change.
+func TestPathThroughWrittenBuffer(t *testing.T) {
+	for _, write := range []string{
+		"buf.WriteString(s)",
+		"_, err := buf.WriteString(s)\n\t\t_ = err",
+		"fmt.Fprint(&buf, s)",
+	} {
+		t.Run(strings.Fields(write)[0], func(t *testing.T) {
+			t.Parallel()
+			src := func(open string) map[string]string {
+				return map[string]string{
+					"go.mod": "module example.com/m\n\ngo 1.22\n",
+					"p/p.go": "package p\n\nimport (\n\t\"bytes\"\n\t\"fmt\"\n)\n\nvar _ = fmt.Sprint\n\n" +
+						"func Render(names []string) string {\n\tvar buf bytes.Buffer\n\tfor _, n := range names {\n" +
+						"\t\ts := " + open + " + n\n\t\t" + write + "\n\t\tbuf.WriteByte(' ')\n\t}\n\treturn buf.String()\n}\n",
+					"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRender(t *testing.T) {\n\tif got := Render([]string{\"a\", \"b\"}); got != \"#a #b \" {\n\t\tt.Fatal(got)\n\t}\n}\n",
+				}
+			}
+			pathReaches(t, src(`"#"`), src(`"$"`), "TestRender", "p.go:14 "+strings.Split(write, "\n")[0])
+		})
+	}
+}

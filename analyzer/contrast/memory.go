@@ -182,6 +182,86 @@ func (c *Comparison) memoryWriters(s Side, e int) []int {
 	return out
 }
 
+// objectCalls lists, latest first, at most two earlier events of run s,
+// in e's goroutine, whose calls of code the tracer does not enter were
+// handed an object that event e's were handed too (the same pointer: a
+// receiver, `&buf`), and that read other values than their counterpart
+// or ran in run s only: `buf.WriteString(s)` before `buf.String()`. Such
+// code keeps its state in the object, out of the trace's sight, so the
+// earlier calls are where the later one's result came from.
+func (c *Comparison) objectCalls(s Side, e int) []int {
+	tr := c.runs[s].tr
+	objs := map[uint64]bool{}
+	for _, i := range []int{e, c.statementOf(s, e)} {
+		if i < 0 {
+			continue
+		}
+		for _, it := range tr.Event(i).Reads {
+			if p, ok := object(it.Value); ok {
+				objs[p] = true
+			}
+		}
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	g := tr.Frame(tr.Event(e).Frame).Goroutine
+	var out []int
+	for i := e - 1; i >= 0 && i >= e-memoryWindow && len(out) < 2; i-- {
+		ev := tr.Event(i)
+		if tr.Frame(ev.Frame).Goroutine != g {
+			continue
+		}
+		// A call through an interface may enter traced code; one that
+		// entered none went where the tracer does not.
+		if !callsUntraced(tr, tr.SiteOf(i)) && (ev.Kind != trace.EvCall || tr.Callee(i) != 0) {
+			continue
+		}
+		if !slices.ContainsFunc(ev.Reads, func(it trace.Item) bool {
+			p, ok := object(it.Value)
+			return ok && objs[p]
+		}) {
+			continue
+		}
+		if j := c.Counterpart(s, i); j < 0 || c.differs(s, i, j) || c.readsDiffer(s, i, j) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// object is the address of the object a pointer names, or the data word
+// of an interface value (the pointer it holds, for a pointer type).
+func object(v trace.Value) (uint64, bool) {
+	switch {
+	case v.Nil:
+		return 0, false
+	case v.Kind == trace.ValPointer:
+		return v.Bits, true
+	case v.Kind == trace.ValIface:
+		return v.Hash, true
+	}
+	return 0, false
+}
+
+// statementOf is the event of the statement that holds event e's call,
+// when e is a call inside it: the next event of e's frame, if its site
+// encloses e's. Such a statement reads the receiver of the call for it.
+// -1 otherwise.
+func (c *Comparison) statementOf(s Side, e int) int {
+	tr := c.runs[s].tr
+	evs := tr.FrameEvents(tr.Event(e).Frame)
+	k := sort.SearchInts(evs, e)
+	if k+1 >= len(evs) {
+		return -1
+	}
+	next := evs[k+1]
+	if in, outer := tr.SiteOf(e).Pos, tr.SiteOf(next).Pos; outer != in && outer.Encloses(in) {
+		return next
+	}
+	return -1
+}
+
 // writesMemory reports whether an event writes a location other code
 // may reach: not a never-address-taken local.
 func writesMemory(ev *trace.Event) bool {

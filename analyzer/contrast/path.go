@@ -157,6 +157,9 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 		for _, m := range c.memoryWriters(r, e) {
 			w.push(item{r, m})
 		}
+		for _, m := range c.objectCalls(r, e) {
+			w.push(item{r, m})
+		}
 	}
 	var steps []Step
 	consts := c.changedConsts(r, e, ctr)
