@@ -429,3 +429,19 @@ func TestPathThroughWrittenBuffer(t *testing.T) {
 		})
 	}
 }
+
+// TestPathThroughReceiverCall: the test calls a method of code the tracer
+// does not enter on the result of a module call (`New(2).Span().String()`).
+// The receiver is read, not passed, so the call's expressions do not hold
+// it; the path must still go back into the module call that made it.
+func TestPathThroughReceiverCall(t *testing.T) {
+	src := func(plus string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nimport \"time\"\n\ntype Clock struct{ h int }\n\nfunc New(h int) *Clock { return &Clock{h} }\n\n" +
+				"func (c *Clock) Span() time.Duration {\n\treturn time.Duration(c.h" + plus + ") * time.Hour\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestSpan(t *testing.T) {\n\tif New(2).Span().String() != \"2h0m0s\" {\n\t\tt.Fatal(\"span\")\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src(""), src("+1"), "TestSpan")
+}

@@ -60,7 +60,8 @@ func (c *Comparison) reads(s Side, e int) []read {
 		// own, which reads x; the assignment only writes what it returned.
 		out = append(out, read{def: a, opaque: c.relevant(s, e)})
 	}
-	for _, call := range callSites(site) {
+	calls := callSites(site)
+	for _, call := range append(calls, receiverCalls(tr, e, calls)...) {
 		if ret := c.callResult(s, e, call); ret >= 0 {
 			x := tr.Event(ret)
 			out = append(out, read{def: ret, opaque: x.Kind == trace.EvCallExt && slices.ContainsFunc(x.Values, reference)})
@@ -279,6 +280,41 @@ func callSites(s *trace.Site) []trace.SiteID {
 	var out []trace.SiteID
 	for _, x := range exprsOf(s, trace.ExprCall) {
 		out = append(out, x.Call)
+	}
+	return out
+}
+
+// receiverCalls are the calls whose results event e read as operands
+// although its site's expressions do not hold them (not among known): the
+// receiver of a method call, which is read, not passed
+// (`New(2).Span().String()`). Each is the latest call of e's frame before
+// e, inside e's statement, whose text is the operand's.
+func receiverCalls(tr *trace.Trace, e int, known []trace.SiteID) []trace.SiteID {
+	ev := tr.Event(e)
+	site := tr.SiteOf(e)
+	want := map[string]bool{}
+	for _, it := range ev.Reads {
+		if o, ok := operand(site, it.Slot); ok && o.Obj == 0 && !o.Global && strings.HasSuffix(o.Text, ")") {
+			want[o.Text] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	var out []trace.SiteID
+	evs := tr.FrameEvents(ev.Frame)
+	for k := sort.SearchInts(evs, e) - 1; k >= 0 && len(want) > 0; k-- {
+		in := tr.SiteOf(evs[k])
+		if in.Pos == site.Pos || !site.Pos.Encloses(in.Pos) {
+			break
+		}
+		if kind := tr.Event(evs[k]).Kind; kind != trace.EvCall && kind != trace.EvCallExt || !want[in.Text] {
+			continue
+		}
+		delete(want, in.Text)
+		if !slices.Contains(known, in.ID) {
+			out = append(out, in.ID)
+		}
 	}
 	return out
 }
