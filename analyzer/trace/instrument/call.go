@@ -198,6 +198,10 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 		// that its read, taken after the mark, is the call's own.
 		r.es.wrap(r.off(x.Pos()), r.off(x.End()), fmt.Sprintf("%s.M(%s, ", rtName, r.fa()), ")")
 		r.expr(x, cs)
+	} else if x, ok := callReceiver(c.Fun); ok && marked {
+		// The receiver is a call's result, read as the call's own: the
+		// mark goes before the receiver is evaluated.
+		r.es.wrap(r.off(x.Pos()), r.off(x.End()), fmt.Sprintf("%s.R(%s.N(%s), ", rtName, rtName, r.fa()), ")")
 	} else if marked {
 		r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.M(%s, ", rtName, r.fa()), ")")
 	}
@@ -423,20 +427,26 @@ func (r *rewriter) paramTypeArg(c *ast.CallExpr, i int) (string, bool) {
 	return "[" + targ + "]", true
 }
 
-// markable reports whether a call's function value can be wrapped to mark
-// the start of the call's evaluation: not a generic function with
-// inferred type arguments (not a value as written), and no call in the
-// function value (whose result would be read before the mark).
+// markable reports whether the start of a call's evaluation can be
+// marked: not a generic function with inferred type arguments (not a
+// value as written). A method call on a call's result is marked before
+// its receiver (callReceiver), not around its function value, whose
+// receiver's read would come before the mark.
 func (r *rewriter) markable(fun ast.Expr) bool {
-	if r.genericFun(fun) {
-		return false
+	return !r.genericFun(fun)
+}
+
+// callReceiver returns the receiver of a method call fun when it is a
+// call (`get().M(x)`).
+func callReceiver(fun ast.Expr) (ast.Expr, bool) {
+	sel, ok := unparen(fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil, false
 	}
-	if sel, ok := unparen(fun).(*ast.SelectorExpr); ok {
-		if _, isCall := unparen(sel.X).(*ast.CallExpr); isCall {
-			return false
-		}
+	if _, isCall := unparen(sel.X).(*ast.CallExpr); !isCall {
+		return nil, false
 	}
-	return true
+	return sel.X, true
 }
 
 // genericFun reports whether fun names a generic function whose type

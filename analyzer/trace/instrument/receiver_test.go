@@ -81,3 +81,63 @@ func TestRender(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiverCallReads: a method of code the tracer does not enter,
+// called on a call's result, with a call of the same kind as argument
+// (`get().MatchString(f.Name().String())`). Each call's event reads its
+// own receiver: the outer one's read once came before its mark and was
+// taken, under the wrong slot, by the inner call's event.
+func TestReceiverCallReads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a traced test binary")
+	}
+	dir := writeTree(t, moduleP(`package p
+
+import (
+	"regexp"
+	"strings"
+)
+
+type F struct{ s string }
+
+func (f *F) Name() *strings.Builder {
+	var b strings.Builder
+	b.WriteString(f.s)
+	return &b
+}
+
+var re = regexp.MustCompile("^a")
+
+func get() *regexp.Regexp { return re }
+
+func Is(f *F) bool {
+	return get().MatchString(f.Name().String())
+}
+`, `package p
+
+import "testing"
+
+func TestIs(t *testing.T) {
+	if !Is(&F{"ab"}) {
+		t.Fatal("no match")
+	}
+}
+`))
+	tr := tracePassing(t, dir, "./p", "TestIs")
+	reads := map[string][]string{}
+	for _, e := range tr.Events {
+		s := tr.Site(e.Site)
+		if s.Func != "example.com/m/p.Is" || e.Kind != trace.EvCallExt {
+			continue
+		}
+		for _, r := range e.Reads {
+			reads[s.Text] = append(reads[s.Text], s.Operands[r.Slot].Text)
+		}
+	}
+	if got := reads["f.Name().String()"]; len(got) != 1 || got[0] != "f.Name()" {
+		t.Errorf("the inner call reads %q, want its receiver f.Name() once", got)
+	}
+	if got := reads["get().MatchString(f.Name().String())"]; len(got) != 2 || got[0] != "get()" || got[1] != "f.Name().String()" {
+		t.Errorf("the outer call reads %q, want get() and f.Name().String()", got)
+	}
+}

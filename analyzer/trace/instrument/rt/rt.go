@@ -355,6 +355,23 @@ func CL[T any](f *F, kind int, site uint32, v T) T {
 	return v
 }
 
+// N notes, as M does, that the evaluation of a call begins, for a method
+// call whose receiver is a call's result (`get().M(x)`): it goes before
+// the receiver, which R passes on, so that the receiver's read is the
+// call's own.
+//
+//go:noinline
+func N(f *F) struct{} {
+	if f.nm < uint32(len(f.marks)) {
+		f.marks[f.nm] = f.n
+	}
+	f.nm++
+	return struct{}{}
+}
+
+// R returns the receiver v once N has marked the call's beginning.
+func R[T any](_ struct{}, v T) T { return v }
+
 // CF emits an event before a call whose callee is fn, and returns fn.
 func CF[T any](f *F, kind int, site uint32, fn T) T {
 	emit(f, uint64(kind), site, false)
