@@ -445,3 +445,23 @@ func TestPathThroughReceiverCall(t *testing.T) {
 	}
 	pathReaches(t, src(""), src("+1"), "TestSpan")
 }
+
+// TestPathThroughObjectMadeByUntracedCode: a regular expression compiled
+// once, lazily, from a pattern the change altered, is matched through a
+// getter (`get().MatchString(s)`). Every input of the match is alike in
+// both runs (the same object, the same string); the path must go back to
+// the call that made the object, and through its argument to the
+// pattern's declaration.
+func TestPathThroughObjectMadeByUntracedCode(t *testing.T) {
+	src := func(pattern string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nimport (\n\t\"regexp\"\n\t\"sync\"\n)\n\nconst pattern = " + pattern + "\n\n" +
+				"var (\n\tonce sync.Once\n\tre   *regexp.Regexp\n)\n\n" +
+				"func get() *regexp.Regexp {\n\tonce.Do(func() {\n\t\tre = regexp.MustCompile(pattern)\n\t})\n\treturn re\n}\n\n" +
+				"func Valid(s string) bool {\n\treturn get().MatchString(s)\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestValid(t *testing.T) {\n\tif !Valid(\"12345678\") {\n\t\tt.Fatal(\"rejected\")\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src("`^[0-9]{7,14}$`"), src("`^[0-9]{1,7}$`"), "TestValid", "p.go:17 regexp.MustCompile(pattern)")
+}

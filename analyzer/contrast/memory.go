@@ -185,10 +185,12 @@ func (c *Comparison) memoryWriters(s Side, e int) []int {
 // objectCalls lists, latest first, at most two earlier events of run s,
 // in e's goroutine, whose calls of code the tracer does not enter were
 // handed an object that event e's were handed too (the same pointer: a
-// receiver, `&buf`), and that read other values than their counterpart
-// or ran in run s only: `buf.WriteString(s)` before `buf.String()`. Such
-// code keeps its state in the object, out of the trace's sight, so the
-// earlier calls are where the later one's result came from.
+// receiver, `&buf`), or made it (`re = regexp.MustCompile(p)` before
+// `re.MatchString(x)`), and that read other values than their
+// counterpart (a changed constant among them) or ran in run s only:
+// `buf.WriteString(s)` before `buf.String()`. Such code keeps its state
+// in the object, out of the trace's sight, so the earlier calls are where
+// the later one's result came from.
 func (c *Comparison) objectCalls(s Side, e int) []int {
 	tr := c.runs[s].tr
 	objs := map[uint64]bool{}
@@ -217,13 +219,16 @@ func (c *Comparison) objectCalls(s Side, e int) []int {
 		if !callsUntraced(tr, tr.SiteOf(i)) && (ev.Kind != trace.EvCall || tr.Callee(i) != 0) {
 			continue
 		}
-		if !slices.ContainsFunc(ev.Reads, func(it trace.Item) bool {
-			p, ok := object(it.Value)
+		named := func(v trace.Value) bool {
+			p, ok := object(v)
 			return ok && objs[p]
-		}) {
+		}
+		handed := slices.ContainsFunc(ev.Reads, func(it trace.Item) bool { return named(it.Value) })
+		made := ev.Kind == trace.EvCallExt && slices.ContainsFunc(ev.Values, named)
+		if !handed && !made {
 			continue
 		}
-		if j := c.Counterpart(s, i); j < 0 || c.differs(s, i, j) || c.readsDiffer(s, i, j) {
+		if j := c.Counterpart(s, i); j < 0 || c.differs(s, i, j) || c.readsDiffer(s, i, j) || len(c.changedConsts(s, i, j)) > 0 {
 			out = append(out, i)
 		}
 	}

@@ -177,11 +177,16 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 	e := it.event
 	for _, rd := range c.reads(r, e) {
 		alike := false
-		if ctr >= 0 && rd.text != "" {
+		switch {
+		case ctr >= 0 && rd.text != "":
 			if v, ok := c.readOf(o, ctr, rd.text); ok {
 				eq, known := c.sameIn(r, rd.value, v)
 				alike = eq && known
 			}
+		case rd.text == "" && rd.def >= 0:
+			// A call's result, a parameter binding: alike when the
+			// event that made it is.
+			alike = !c.relevant(r, rd.def)
 		}
 		if alike && !rd.opaque {
 			continue // no difference flows in through this read
