@@ -160,6 +160,9 @@ func benchCorpus(ctx context.Context, dir, only, reports string, strats []string
 	for _, s := range strats {
 		head = append(head, s+" search trials")
 	}
+	for _, s := range strats[1:] {
+		head = append(head, s+" root")
+	}
 	head = append(head, "ratio", "wall", "semantic s", "contrast s", "values")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	var sum summary
@@ -214,7 +217,7 @@ func (s *summary) print(w io.Writer) error {
 func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats []string, opt analyzer.Options, stderr io.Writer) []string {
 	judged := []string{"-", "error", "-", "-", "-", "-", "-"} // hunks, status, root, root hit, tree hit, tree in root, chain
 	tail := []string{"-", "-", "-", "-"}                      // wall, semantic, contrast, values
-	var trials []string
+	var trials, roots []string // roots: the root size of each strategy after the first
 	first, last := -1, -1
 	for i, s := range strats {
 		o := opt
@@ -228,7 +231,13 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 		if err != nil {
 			fmt.Fprintf(stderr, "bench %s %s: %v\n", c.Name, s, err)
 			trials = append(trials, "error")
+			if i > 0 {
+				roots = append(roots, "error")
+			}
 			continue
+		}
+		if i > 0 {
+			roots = append(roots, fmt.Sprint(len(res.Root)))
 		}
 		if reports != "" {
 			if err := writeTrialLog(reports, c.Name, o, res, led); err != nil {
@@ -276,6 +285,7 @@ func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats [
 	}
 	row := append([]string{c.Name}, judged...)
 	row = append(row, trials...)
+	row = append(row, roots...)
 	return append(append(row, ratio), tail...)
 }
 
