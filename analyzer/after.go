@@ -41,6 +41,9 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 	semCtx, cancel := context.WithTimeoutCause(ctx, req.SemanticBudget, errSemanticBudget)
 	defer cancel()
 	loop, err := startLoop(semCtx, req, mod, b.Runner, res)
+	if loop != nil {
+		opt.Ran = loop.executed(res.Hunks)
+	}
 	switch {
 	case err == nil:
 		var found *search.Found

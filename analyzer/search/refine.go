@@ -41,7 +41,8 @@ const (
 //  3. Roles again: a root hunk without which the rest does not compile is
 //     needed with the others only so that they compile, and is auxiliary,
 //     as in reduce; unless every root hunk is, which the runs cannot tell
-//     apart. Only verdicts against the final set count.
+//     apart, or the failing run executed it (Plan.Ran). Only verdicts
+//     against the final set count.
 //
 // why says what changed, for Found.Notes.
 func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []result.Note, err error) {
@@ -83,7 +84,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 			continue
 		}
 		noBuild := func() {
-			if slices.Contains(root, h) {
+			if slices.Contains(root, h) && !slices.Contains(s.opt.Ran, h) {
 				compileOnly[h] = key(set)
 			}
 		}

@@ -56,6 +56,17 @@ func TestRefineCompileOnlyRoot(t *testing.T) {
 		t.Errorf("notes = %+v, want %s", why, note.CompileOnly)
 	}
 
+	// When the failing run executed the declaration's hunk, it is not
+	// there only to compile: the roles stand.
+	s = newSearcher(&oracle{passes: o.passes, compiles: o.compiles, msg: o.msg}, hunks, Plan{Ran: []diffhunks.ID{1}})
+	root, aux, why, err = s.refine(t.Context(), ids(1, 3), nil, ids(1, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(root, ids(1, 3)) || len(aux) != 0 || result.Findings(why).Has(note.CompileOnly) {
+		t.Errorf("refine with hunk 1 executed = root %v aux %v notes %+v, want root [1 2 3]", root, aux, why)
+	}
+
 	// Two hunks that compile only together, both needed: the runs cannot
 	// tell them apart, and both stay root.
 	o = &oracle{

@@ -77,6 +77,11 @@ type Plan struct {
 	// instead of all candidates. Nil means no evidence. A Monotone search
 	// ignores it.
 	Hint []diffhunks.ID
+	// Ran lists the hunks whose code the failing run executed. A root
+	// hunk among them stays root although the rest of the root needs it
+	// to compile: code that ran in the failure is not there only so that
+	// the rest compiles (refine).
+	Ran []diffhunks.ID
 	// Reserve is the time to leave before ctx's deadline for the proof and
 	// what follows it: with less left, minimising auxiliary hunks and
 	// checking 1-minimality stop, the set found so far (which compiles
