@@ -191,7 +191,14 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		if alike && !rd.opaque {
 			continue // no difference flows in through this read
 		}
-		differentIn = differentIn || !alike && (rd.def >= 0 || rd.text != "")
+		different := !alike
+		if ctr < 0 && rd.opaque {
+			// A reference handed to code the tracer does not enter, in
+			// a step with no counterpart to compare it with: a
+			// difference flows in only where its definition differs.
+			different = rd.def >= 0 && c.relevant(r, rd.def)
+		}
+		differentIn = differentIn || different && (rd.def >= 0 || rd.text != "")
 		if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
 			w.push(item{r, rd.def})
 		}

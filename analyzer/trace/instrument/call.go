@@ -172,6 +172,10 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 		r.receiverRead(c.Fun, st)
 	}
 	for _, a := range c.Args {
+		if x, ok := unparen(a).(*ast.UnaryExpr); ok && x.Op == token.AND && kind == trace.SiteCallExt {
+			cs.Exprs = append(cs.Exprs, r.addrRead(x, args))
+			continue
+		}
 		cs.Exprs = append(cs.Exprs, r.expr(a, args))
 	}
 	// The call's event keeps only the call's own reads when its evaluation
@@ -258,6 +262,18 @@ func (r *rewriter) receiverRead(fun ast.Expr, st *trace.Site) {
 	slot := r.addOperand(st, x, types.NewPointer(r.info.TypeOf(x)), locInfo{}, false)
 	st.Operands[slot].Text = "&" + st.Operands[slot].Text
 	r.es.wrap(r.off(x.Pos()), r.off(x.End()), fmt.Sprintf("%s.V(%s, %d, &", rtName, r.fa(), slot), ")")
+}
+
+// addrRead reads an address handed to code the tracer does not enter
+// (`fmt.Fprint(&buf, s)`) for site st: its value names the object that
+// code may write. Other addresses are not read: a local's address on the
+// stack is reused by later frames, and read everywhere it would make
+// unrelated statements of two runs look different.
+func (r *rewriter) addrRead(e *ast.UnaryExpr, st *trace.Site) *trace.Expr {
+	t := r.info.TypeOf(e)
+	slot := r.addOperand(st, e, t, locInfo{}, false)
+	r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), slot), ")")
+	return &trace.Expr{Op: trace.ExprRead, Slot: slot, Type: r.tab.typeOf(t), Text: r.text(e)}
 }
 
 // addressedReceiver returns the receiver of a call of a method with a

@@ -70,12 +70,6 @@ func (r *rewriter) expr(e ast.Expr, st *trace.Site) *trace.Expr {
 		switch x.Op {
 		case token.SUB, token.XOR, token.NOT, token.ADD:
 			out.Op, out.Tok, out.X = trace.ExprUnary, x.Op, r.expr(x.X, st)
-		case token.AND:
-			// An address (`fmt.Fprintf(&buf, …)`): its value names the
-			// object, which code the tracer does not enter may write.
-			slot := r.addOperand(st, e, tv.Type, locInfo{}, false)
-			r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), slot), ")")
-			out.Op, out.Slot = trace.ExprRead, slot
 		case token.ARROW:
 			r.expr(x.X, st)
 			slot := r.addOperand(st, e, tv.Type, locInfo{}, false)
