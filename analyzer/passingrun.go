@@ -105,6 +105,9 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	}
 	if t := pathTree(cmp, path, res.Root); t != nil {
 		res.Tree = t
+		// The path's values are the traced failing run's: its message is
+		// the one that printed them.
+		res.tracedOutput = failing.tr.Result.Output
 		res.Notes.Add(result.Note{Code: note.ContrastOnly})
 		return
 	}

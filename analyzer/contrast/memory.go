@@ -207,6 +207,10 @@ func (c *Comparison) objectCalls(s Side, e int) []int {
 	if len(objs) == 0 {
 		return nil
 	}
+	named := func(v trace.Value) bool {
+		p, ok := object(v)
+		return ok && objs[p]
+	}
 	g := tr.Frame(tr.Event(e).Frame).Goroutine
 	var out []int
 	for i := e - 1; i >= 0 && i >= e-memoryWindow && len(out) < 2; i-- {
@@ -218,10 +222,6 @@ func (c *Comparison) objectCalls(s Side, e int) []int {
 		// entered none went where the tracer does not.
 		if !callsUntraced(tr, tr.SiteOf(i)) && (ev.Kind != trace.EvCall || tr.Callee(i) != 0) {
 			continue
-		}
-		named := func(v trace.Value) bool {
-			p, ok := object(v)
-			return ok && objs[p]
 		}
 		handed := slices.ContainsFunc(ev.Reads, func(it trace.Item) bool { return named(it.Value) })
 		made := ev.Kind == trace.EvCallExt && slices.ContainsFunc(ev.Values, named)

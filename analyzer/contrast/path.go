@@ -175,6 +175,7 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn bool) {
 	r, o := it.side, it.side.other()
 	e := it.event
+	exit := c.runs[r].tr.Event(e).Kind == trace.EvPanic
 	for _, rd := range c.reads(r, e) {
 		alike := false
 		switch {
@@ -192,10 +193,11 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 			continue // no difference flows in through this read
 		}
 		different := !alike
-		if ctr < 0 && rd.opaque {
-			// A reference handed to code the tracer does not enter, in
-			// a step with no counterpart to compare it with: a
-			// difference flows in only where its definition differs.
+		if ctr < 0 && rd.opaque && exit {
+			// A reference handed to code the tracer does not enter
+			// that never returned (the failing exit), with no
+			// counterpart to compare it with: a difference flows in
+			// only where its definition differs.
 			different = rd.def >= 0 && c.relevant(r, rd.def)
 		}
 		differentIn = differentIn || different && (rd.def >= 0 || rd.text != "")

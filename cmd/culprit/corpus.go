@@ -217,7 +217,7 @@ func (s *summary) print(w io.Writer) error {
 func benchCase(ctx context.Context, dir, reports string, c *corpusCase, strats []string, opt analyzer.Options, stderr io.Writer) []string {
 	judged := []string{"-", "error", "-", "-", "-", "-", "-"} // hunks, status, root, root hit, tree hit, tree in root, chain
 	tail := []string{"-", "-", "-", "-"}                      // wall, semantic, contrast, values
-	var trials, roots []string // roots: the root size of each strategy after the first
+	var trials, roots []string                                // roots: the root size of each strategy after the first
 	first, last := -1, -1
 	for i, s := range strats {
 		o := opt

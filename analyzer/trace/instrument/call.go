@@ -172,7 +172,7 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 		r.receiverRead(c.Fun, st)
 	}
 	for _, a := range c.Args {
-		if x, ok := unparen(a).(*ast.UnaryExpr); ok && x.Op == token.AND && kind == trace.SiteCallExt {
+		if x, ok := unparen(a).(*ast.UnaryExpr); ok && x.Op == token.AND && kind == trace.SiteCallExt && !isCompositeLit(x.X) {
 			cs.Exprs = append(cs.Exprs, r.addrRead(x, args))
 			continue
 		}
@@ -274,6 +274,11 @@ func (r *rewriter) addrRead(e *ast.UnaryExpr, st *trace.Site) *trace.Expr {
 	slot := r.addOperand(st, e, t, locInfo{}, false)
 	r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), slot), ")")
 	return &trace.Expr{Op: trace.ExprRead, Slot: slot, Type: r.tab.typeOf(t), Text: r.text(e)}
+}
+
+func isCompositeLit(e ast.Expr) bool {
+	_, ok := unparen(e).(*ast.CompositeLit)
+	return ok
 }
 
 // addressedReceiver returns the receiver of a call of a method with a
