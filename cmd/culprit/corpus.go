@@ -169,7 +169,10 @@ func benchCorpus(ctx context.Context, dir, only, reports string, strats []string
 	for _, c := range cases {
 		row := benchCase(ctx, dir, reports, c, strats, opt, stderr)
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
-		fmt.Fprintf(stderr, "bench: %s done\n", c.Name)
+		// The table is aligned only once every row is in; each row also
+		// goes to standard error as it is made, so that a run cut short
+		// (killed, out of memory) keeps the rows it finished.
+		fmt.Fprintf(stderr, "bench: %s done: %s\n", c.Name, strings.Join(row, " | "))
 		sum.add(c.set(), row)
 	}
 	if err := tw.Flush(); err != nil {
