@@ -107,6 +107,9 @@ type afterLoop struct {
 	// ran holds the sites the failing run executed up to its last
 	// failure, built on first use (mayMatter).
 	ran map[trace.SiteID]bool
+	// exec holds the hunks the failing run executed, built on first use
+	// (executed).
+	exec *[]diffhunks.ID
 }
 
 func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runner, res *Result) (*afterLoop, error) {

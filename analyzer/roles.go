@@ -150,11 +150,20 @@ func hunkAtPath(hunks []diffhunks.Hunk, file string, line int) diffhunks.ID {
 }
 
 // executed lists the hunks whose code the traced failing run executed up
-// to its last failure, the latest executed first.
+// to its last failure, the latest executed first. It is worked out once
+// per trace (the search's plan, the hint and the roles all ask, always of
+// the analysis's hunks): a long run has millions of events.
 func (l *afterLoop) executed(hunks []diffhunks.Hunk) []diffhunks.ID {
 	if l == nil || l.tr == nil {
 		return nil
 	}
+	if l.exec == nil {
+		l.exec = l.scanExecuted(hunks)
+	}
+	return *l.exec
+}
+
+func (l *afterLoop) scanExecuted(hunks []diffhunks.Hunk) *[]diffhunks.ID {
 	end := l.runEnd()
 	atSite := map[trace.SiteID]diffhunks.ID{}
 	seen := map[diffhunks.ID]bool{}
@@ -171,7 +180,7 @@ func (l *afterLoop) executed(hunks []diffhunks.Hunk) []diffhunks.ID {
 			out = append(out, id)
 		}
 	}
-	return out
+	return &out
 }
 
 // nearest settles which proven root the report names when the change holds

@@ -83,7 +83,9 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		if len(intersect(rest, root)) == 0 {
 			continue
 		}
-		noBuild := func() {
+		// rootNoCompile notes that the rest did not compile without h,
+		// when h is a root hunk the failing run did not execute.
+		rootNoCompile := func() {
 			if slices.Contains(root, h) && !slices.Contains(s.opt.Ran, h) {
 				compileOnly[h] = key(set)
 			}
@@ -91,7 +93,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		// Most of these sets were built in minimising the auxiliary
 		// hunks: one known not to compile needs no run.
 		if b, ok := s.aux.builds.known(key(rest)); ok && !b.ok {
-			noBuild()
+			rootNoCompile()
 			continue
 		}
 		// An auxiliary hunk (other than the test's own, reverted when
@@ -106,7 +108,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 				return nil, nil, nil, err
 			}
 			if !ok {
-				noBuild()
+				rootNoCompile()
 				continue
 			}
 		}
@@ -119,7 +121,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 			set = rest
 			root, aux = intersect(root, set), intersect(aux, set)
 		case !r.Compiled() && r.Outcome != trial.Timeout:
-			noBuild()
+			rootNoCompile()
 		}
 	}
 	var moved []diffhunks.ID

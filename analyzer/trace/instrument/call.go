@@ -270,10 +270,15 @@ func (r *rewriter) receiverRead(fun ast.Expr, st *trace.Site) {
 // stack is reused by later frames, and read everywhere it would make
 // unrelated statements of two runs look different.
 func (r *rewriter) addrRead(e *ast.UnaryExpr, st *trace.Site) *trace.Expr {
-	t := r.info.TypeOf(e)
-	slot := r.addOperand(st, e, t, locInfo{}, false)
+	return &trace.Expr{Op: trace.ExprRead, Slot: r.valueRead(e, st), Type: r.tab.typeOf(r.info.TypeOf(e)), Text: r.text(e)}
+}
+
+// valueRead reads the value of expression e, which names no location
+// (`<-ch`, `&buf`), as an operand of site st, and returns its slot.
+func (r *rewriter) valueRead(e ast.Expr, st *trace.Site) int {
+	slot := r.addOperand(st, e, r.info.TypeOf(e), locInfo{}, false)
 	r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), slot), ")")
-	return &trace.Expr{Op: trace.ExprRead, Slot: slot, Type: r.tab.typeOf(t), Text: r.text(e)}
+	return slot
 }
 
 func isCompositeLit(e ast.Expr) bool {

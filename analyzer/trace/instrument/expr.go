@@ -72,9 +72,7 @@ func (r *rewriter) expr(e ast.Expr, st *trace.Site) *trace.Expr {
 			out.Op, out.Tok, out.X = trace.ExprUnary, x.Op, r.expr(x.X, st)
 		case token.ARROW:
 			r.expr(x.X, st)
-			slot := r.addOperand(st, e, tv.Type, locInfo{}, false)
-			r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.V(%s, %d, ", rtName, r.fa(), slot), ")")
-			out.Op, out.Slot = trace.ExprRead, slot
+			out.Op, out.Slot = trace.ExprRead, r.valueRead(e, st)
 		}
 	case *ast.BinaryExpr:
 		out.Op, out.Tok = trace.ExprBinary, x.Op

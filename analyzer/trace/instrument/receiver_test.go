@@ -46,7 +46,7 @@ func TestRender(t *testing.T) {
 }
 `))
 	tr := tracePassing(t, dir, "./p", "TestRender")
-	reads := map[string]map[string]trace.Value{}
+	reads := readsBySite(tr, "example.com/m/p.Render")
 	var objs trace.Objects
 	writes := map[string]string{}
 	for _, e := range tr.Events {
@@ -54,17 +54,14 @@ func TestRender(t *testing.T) {
 		if s.Func != "example.com/m/p.Render" {
 			continue
 		}
-		if reads[s.Text] == nil {
-			reads[s.Text] = map[string]trace.Value{}
-		}
-		for _, r := range e.Reads {
-			reads[s.Text][s.Operands[r.Slot].Text] = r.Value
-		}
 		for _, w := range e.Writes {
 			writes[s.Text+" "+s.Operands[w.Slot].Text] = w.Value.Format(s.Operands[w.Slot].Type, &objs)
 		}
 	}
-	assign := reads["_, err := buf.WriteString(s)"]
+	assign := map[string]trace.Value{}
+	for _, rd := range reads["_, err := buf.WriteString(s)"] {
+		assign[rd.text] = rd.value
+	}
 	if v, ok := assign["s"]; !ok || v.Format(trace.Type{Kind: trace.TypeString}, &objs) != `"ab"` {
 		t.Errorf("the assignment's read of s = %+v (recorded: %v), want \"ab\"", v, ok)
 	}
@@ -76,7 +73,13 @@ func TestRender(t *testing.T) {
 		t.Fatalf("the assignment reads no address of buf: %v", assign)
 	}
 	for _, text := range []string{"buf.WriteByte(' ')", "fmt.Fprint(&buf, s)", "return buf.String()"} {
-		if v := reads[text]["&buf"]; v.Kind != trace.ValPointer || v.Bits != buf.Bits {
+		var v trace.Value
+		for _, rd := range reads[text] {
+			if rd.text == "&buf" {
+				v = rd.value
+			}
+		}
+		if v.Kind != trace.ValPointer || v.Bits != buf.Bits {
 			t.Errorf("%s reads &buf as %+v, want the pointer %#x", text, v, buf.Bits)
 		}
 	}
@@ -125,13 +128,9 @@ func TestIs(t *testing.T) {
 `))
 	tr := tracePassing(t, dir, "./p", "TestIs")
 	reads := map[string][]string{}
-	for _, e := range tr.Events {
-		s := tr.Site(e.Site)
-		if s.Func != "example.com/m/p.Is" || e.Kind != trace.EvCallExt {
-			continue
-		}
-		for _, r := range e.Reads {
-			reads[s.Text] = append(reads[s.Text], s.Operands[r.Slot].Text)
+	for site, rds := range readsBySite(tr, "example.com/m/p.Is") {
+		for _, rd := range rds {
+			reads[site] = append(reads[site], rd.text)
 		}
 	}
 	if got := reads["f.Name().String()"]; len(got) != 1 || got[0] != "f.Name()" {
@@ -140,4 +139,26 @@ func TestIs(t *testing.T) {
 	if got := reads["get().MatchString(f.Name().String())"]; len(got) != 2 || got[0] != "get()" || got[1] != "f.Name().String()" {
 		t.Errorf("the outer call reads %q, want get() and f.Name().String()", got)
 	}
+}
+
+// operandRead is one read of an event: its operand's text and the value.
+type operandRead struct {
+	text  string
+	value trace.Value
+}
+
+// readsBySite lists, by site text, the reads of the events of function fn,
+// in the order the events recorded them.
+func readsBySite(tr *trace.Trace, fn string) map[string][]operandRead {
+	out := map[string][]operandRead{}
+	for _, e := range tr.Events {
+		s := tr.Site(e.Site)
+		if s.Func != fn {
+			continue
+		}
+		for _, r := range e.Reads {
+			out[s.Text] = append(out[s.Text], operandRead{s.Operands[r.Slot].Text, r.Value})
+		}
+	}
+	return out
 }

@@ -362,10 +362,7 @@ func CL[T any](f *F, kind int, site uint32, v T) T {
 //
 //go:noinline
 func N(f *F) struct{} {
-	if f.nm < uint32(len(f.marks)) {
-		f.marks[f.nm] = f.n
-	}
-	f.nm++
+	f.open()
 	return struct{}{}
 }
 
@@ -390,11 +387,17 @@ func CF[T any](f *F, kind int, site uint32, fn T) T {
 //
 //go:noinline
 func M[T any](f *F, fn T) T {
+	f.open()
+	return fn
+}
+
+// open pushes the mark of a call whose evaluation begins: the number of
+// items pending now.
+func (f *F) open() {
 	if f.nm < uint32(len(f.marks)) {
 		f.marks[f.nm] = f.n
 	}
 	f.nm++
-	return fn
 }
 
 // mark pops the mark of the innermost call being evaluated: the number of
