@@ -35,6 +35,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	budget := fs.Duration("budget", 10*time.Minute, "with --corpus: the budget of each analysis")
 	reports := fs.String("reports", "", "with --corpus: write each case's Markdown report, and the log of its trials for --simulate, into this directory")
 	parallel := fs.Int("parallel", 0, "with --corpus: variants one search round tries at once (default: the 2 workers); the trial logs record it")
+	memprofile := fs.String("memprofile", "", "with --corpus: write a heap profile to this file at each new peak of the live heap")
 	sim := simFlags(fs)
 	if err := parseFlags(fs, "bench [flags]\n\nRuns every bundled scenario (or the cases of a rebuilt corpus) with each\nstrategy and prints what each cost and whether it found the expected root.\nWith --simulate, replays the trial logs of earlier corpus runs on simulated executors.", args, stdout, stderr); err != nil {
 		return err
@@ -57,7 +58,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		p := startProgress(stderr, progressConfig{budget: *budget})
 		defer p.stop()
-		return benchCorpus(ctx, *corpus, *only, *reports, strats, analyzer.Options{Budget: *budget, Parallel: *parallel, Progress: p.report}, stdout, stderr)
+		return benchCorpus(ctx, *corpus, *only, *reports, *memprofile, strats, analyzer.Options{Budget: *budget, Parallel: *parallel, Progress: p.report}, stdout, stderr)
 	}
 	scs, err := loadScenarios(*dir, *only)
 	if err != nil {

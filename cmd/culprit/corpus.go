@@ -145,7 +145,7 @@ func loadCorpus(dir, only string) ([]*corpusCase, error) {
 // search, after the classification runs, which cost the same for all.
 //
 // reports, when set, receives each case's Markdown report (NAME.md).
-func benchCorpus(ctx context.Context, dir, only, reports string, strats []string, opt analyzer.Options, stdout, stderr io.Writer) error {
+func benchCorpus(ctx context.Context, dir, only, reports, memprofile string, strats []string, opt analyzer.Options, stdout, stderr io.Writer) error {
 	if reports != "" {
 		if err := os.MkdirAll(reports, 0o755); err != nil {
 			return fmt.Errorf("bench: the reports directory: %w", err)
@@ -163,11 +163,13 @@ func benchCorpus(ctx context.Context, dir, only, reports string, strats []string
 	for _, s := range strats[1:] {
 		head = append(head, s+" root")
 	}
-	head = append(head, "ratio", "wall", "semantic s", "contrast s", "values")
+	head = append(head, "ratio", "wall", "semantic s", "contrast s", "values", "peak heap")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	var sum summary
 	for _, c := range cases {
+		w := watchHeap(memprofile)
 		row := benchCase(ctx, dir, reports, c, strats, opt, stderr)
+		row = append(row, mib(w.end()))
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 		// The table is aligned only once every row is in; each row also
 		// goes to standard error as it is made, so that a run cut short
