@@ -237,11 +237,15 @@ func promote(root, aux, moved []diffhunks.ID) (newRoot, newAux []diffhunks.ID) {
 // at all, or deleted code) changes behaviour. A step that ran alike in
 // both runs (the body of a renamed function) proves nothing, and without
 // the passing run nothing is moved. The tree decides only where the
-// search could not try each auxiliary hunk as a root (RolesUnchecked):
-// elsewhere the roles its runs settled stand. The proven set is the same,
-// only the roles change; the test's own hunks are never root.
+// search could not try each auxiliary hunk as a root (RolesUnchecked), or
+// where the root it settled on only renames identifiers: a rename changes
+// no behaviour, so it is auxiliary by construction and goes to the
+// auxiliary hunks once the tree has named others (RenameRoot). Elsewhere
+// the roles the runs settled stand. The proven set is the same, only the
+// roles change; the test's own hunks are never root.
 func treeRoots(res *Result, candidates []diffhunks.ID) {
-	if !res.Notes.Has(note.RolesUnchecked) {
+	renames := search.RenamesOnly(res.Hunks, res.Root)
+	if !res.Notes.Has(note.RolesUnchecked) && !renames {
 		return
 	}
 	on := res.Tree.Hunks(result.Statement.Changed)
@@ -254,8 +258,13 @@ func treeRoots(res *Result, candidates []diffhunks.ID) {
 	if len(moved) == 0 {
 		return
 	}
+	renamed := slices.Clone(res.Root)
 	res.Root, res.Aux = promote(res.Root, res.Aux, moved)
 	res.Notes.Add(result.Note{Code: note.TreeRoot, Hunks: moved})
+	if renames {
+		res.Aux, res.Root = promote(res.Aux, res.Root, renamed)
+		res.Notes.Add(result.Note{Code: note.RenameRoot, Hunks: renamed})
+	}
 	// The count of auxiliary hunks that remain is the count after the move.
 	res.Notes = slices.DeleteFunc(res.Notes, func(n result.Note) bool { return n.Code == note.LargeAux && len(res.Aux) <= largeAux })
 	for i := range res.Notes {

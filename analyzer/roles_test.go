@@ -222,6 +222,26 @@ func TestTreeRoots(t *testing.T) {
 			t.Errorf("root %v aux %v notes %+v, want the roles unchanged", res.Root, res.Aux, res.Notes)
 		}
 	})
+	t.Run("a root that only renames is auxiliary once the tree names others", func(t *testing.T) {
+		hunks := []diffhunks.Hunk{
+			{ID: 2, Diff: "-func f(i int) int {\n-\treturn xs[i]\n+func f(pos int) int {\n+\treturn xs[pos]\n"},
+			{ID: 4, Diff: "-\tx := 1\n+\tx := 2\n"},
+		}
+		res := &Result{Tree: tree, Hunks: hunks, Root: []diffhunks.ID{2}, Aux: []diffhunks.ID{1, 4, 5, 6}}
+		treeRoots(res, []diffhunks.ID{1, 2, 3, 4, 5, 6})
+		if !slices.Equal(res.Root, []diffhunks.ID{4, 5}) || !slices.Equal(res.Aux, []diffhunks.ID{1, 2, 6}) {
+			t.Errorf("root %v aux %v, want root [4 5] aux [1 2 6]", res.Root, res.Aux)
+		}
+		if i := slices.IndexFunc(res.Notes, func(n result.Note) bool { return n.Code == note.RenameRoot }); i < 0 || !slices.Equal(res.Notes[i].Hunks, []diffhunks.ID{2}) {
+			t.Errorf("notes %+v, want rename-root naming hunk 2", res.Notes)
+		}
+		// A root that changes behaviour keeps its role.
+		res = &Result{Tree: tree, Hunks: hunks, Root: []diffhunks.ID{4}, Aux: []diffhunks.ID{1, 5, 6}}
+		treeRoots(res, []diffhunks.ID{1, 2, 3, 4, 5, 6})
+		if !slices.Equal(res.Root, []diffhunks.ID{4}) || res.Notes.Has(note.TreeRoot) {
+			t.Errorf("root %v notes %+v, want root [4] unchanged", res.Root, res.Notes)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := &Result{Tree: tt.tree, Root: tt.root, Aux: tt.aux}

@@ -143,6 +143,11 @@ func words(n result.Note) string {
 			return fmt.Sprintf("%s, reverted with the root, counts as root too: the causal tree passes through it", hunks)
 		}
 		return fmt.Sprintf("%s, reverted with the root, count as root too: the causal tree passes through them", hunks)
+	case note.RenameRoot:
+		if len(n.Hunks) == 1 {
+			return fmt.Sprintf("%s only renames identifiers, so it changes no behaviour: it is shown as auxiliary, needed so that the hunks the causal tree passes through compile", hunks)
+		}
+		return fmt.Sprintf("%s only rename identifiers, so they change no behaviour: they are shown as auxiliary, needed so that the hunks the causal tree passes through compile", hunks)
 	case note.AuxNotNeeded:
 		if len(n.Hunks) == 1 {
 			return fmt.Sprintf("%s was left out of the auxiliary hunks: without it the reverted code compiles and the test passes, and that run is the proof", hunks)

@@ -132,4 +132,9 @@ const (
 	// passes through their statements: they change behaviour, so they
 	// are root too.
 	TreeRoot Code = "tree-root"
+	// RenameRoot: Hunks, the root the reverts settled on, only rename
+	// identifiers and change no behaviour; the causal tree named the
+	// root among the hunks reverted with them (TreeRoot), and Hunks are
+	// shown as auxiliary.
+	RenameRoot Code = "rename-root"
 )

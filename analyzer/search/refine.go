@@ -138,12 +138,19 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 }
 
 // renamesOnly reports whether every hunk in ids changes nothing but the
-// names of identifiers, each old name consistently to one new name that the
-// old text does not use (so a reordering of parameters is not a rename).
+// names of identifiers (RenamesOnly).
 func (s *searcher) renamesOnly(ids []diffhunks.ID) bool {
+	return RenamesOnly(s.aux.hunks, ids)
+}
+
+// RenamesOnly reports whether every hunk of hunks named in ids changes
+// nothing but the names of identifiers, each old name consistently to one
+// new name that the old text does not use (so a reordering of parameters
+// is not a rename).
+func RenamesOnly(hunks []diffhunks.Hunk, ids []diffhunks.ID) bool {
 	for _, id := range ids {
-		h, ok := s.aux.byID[id]
-		if !ok || !renameOnly(h.Diff) {
+		i := slices.IndexFunc(hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
+		if i < 0 || !renameOnly(hunks[i].Diff) {
 			return false
 		}
 	}
