@@ -465,3 +465,27 @@ func TestPathThroughObjectMadeByUntracedCode(t *testing.T) {
 	}
 	pathReaches(t, src("`^[0-9]{7,14}$`"), src("`^[0-9]{1,7}$`"), "TestValid", "p.go:17 regexp.MustCompile(pattern)")
 }
+
+// TestPathThroughDeletedMapEntry: the change deletes an entry from a map
+// after using it, and much later the map is read whole (its length, or a
+// range over it). That read is alike in both runs (the same map); the path
+// must go back to the delete, which writes the entry it removes.
+func TestPathThroughDeletedMapEntry(t *testing.T) {
+	for _, read := range []string{
+		"n := len(fields)\n\treturn n",
+		"n := 0\n\tfor range fields {\n\t\tn++\n\t}\n\treturn n",
+	} {
+		t.Run(strings.Fields(read)[2], func(t *testing.T) {
+			t.Parallel()
+			src := func(drop string) map[string]string {
+				return map[string]string{
+					"go.mod": "module example.com/m\n\ngo 1.22\n",
+					"p/p.go": "package p\n\nfunc Rest(fields map[string]int, parts []string) int {\n\tfor _, p := range parts {\n\t\t_ = fields[p]\n" +
+						drop + "\t}\n\treturn count(fields)\n}\n\nfunc count(fields map[string]int) int {\n\t" + read + "\n}\n",
+					"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRest(t *testing.T) {\n\tif got := Rest(map[string]int{\"a\": 1, \"b\": 2}, []string{\"a\"}); got != 2 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+				}
+			}
+			pathReaches(t, src(""), src("\t\tdelete(fields, p)\n"), "TestRest", "p.go:6 delete(fields, p)")
+		})
+	}
+}

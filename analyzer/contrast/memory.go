@@ -182,6 +182,86 @@ func (c *Comparison) memoryWriters(s Side, e int) []int {
 	return out
 }
 
+// mapWriters lists earlier events, at most two in each run, that wrote an
+// entry of a map event e of run s read whole (len(m), range m, m handed
+// to a call), and that ran in their run only or wrote otherwise than
+// their counterpart: `delete(m, k)` or `m[k] = v` in changed code, seen
+// much later as a map with fewer entries. A range reads its map once,
+// before the first iteration: for an iteration, the map is the one its
+// loop read. The writes are looked for in both runs from the reads that
+// align, since an iteration that ran in one run only has no counterpart
+// while the write that removed it may be in the other.
+func (c *Comparison) mapWriters(s Side, e int) []item {
+	h := c.mapRead(s, e)
+	if h < 0 {
+		return nil
+	}
+	out := c.mapWritersIn(s, h)
+	if j := c.Counterpart(s, h); j >= 0 {
+		out = append(out, c.mapWritersIn(s.other(), j)...)
+	}
+	return out
+}
+
+// mapRead is event e when it reads a map value, or for an iteration of a
+// range over a map, the loop's read of the map before its first
+// iteration; -1 if neither.
+func (c *Comparison) mapRead(s Side, e int) int {
+	tr := c.runs[s].tr
+	if len(c.readMaps(s, e)) > 0 {
+		return e
+	}
+	if tr.SiteOf(e).Kind != trace.SiteRange {
+		return -1
+	}
+	evs := tr.FrameEvents(tr.Event(e).Frame)
+	for k := sort.SearchInts(evs, e) - 1; k >= 0; k-- {
+		if i := evs[k]; tr.Event(i).Site == tr.Event(e).Site && tr.Event(i).Kind == trace.EvAssign {
+			if len(c.readMaps(s, i)) > 0 {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// readMaps is the maps event e of run s read, by the address a map value
+// holds (the address that locates its entries).
+func (c *Comparison) readMaps(s Side, e int) map[uint64]bool {
+	tr := c.runs[s].tr
+	site := tr.SiteOf(e)
+	var maps map[uint64]bool
+	for _, it := range tr.Event(e).Reads {
+		if o, ok := operand(site, it.Slot); ok && o.Type.Kind == trace.TypeMap && it.Value.Kind == trace.ValPointer && !it.Value.Nil {
+			if maps == nil {
+				maps = map[uint64]bool{}
+			}
+			maps[it.Value.Bits] = true
+		}
+	}
+	return maps
+}
+
+// mapWritersIn lists, latest first, at most two events of run s before e
+// that wrote an entry of a map e read and differ from their counterpart
+// or have none.
+func (c *Comparison) mapWritersIn(s Side, e int) []item {
+	tr := c.runs[s].tr
+	maps := c.readMaps(s, e)
+	var out []item
+	for i := e - 1; i >= 0 && i >= e-memoryWindow && len(out) < 2; i-- {
+		ev := tr.Event(i)
+		if !slices.ContainsFunc(ev.Writes, func(w trace.Item) bool { return w.Loc.Kind == trace.LocMap && maps[w.Loc.Addr] }) {
+			continue
+		}
+		if c.provenDifferent(s, i) {
+			out = append(out, item{s, i})
+		}
+	}
+	return out
+}
+
 // objectCalls lists, latest first, at most two earlier events of run s,
 // in e's goroutine, whose calls of code the tracer does not enter were
 // handed an object that event e's were handed too (the same pointer: a

@@ -161,6 +161,13 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 			w.push(item{r, m})
 		}
 	}
+	if !differentIn && c.relevant(r, e) {
+		// A map read whole behaved differently with the same map: its
+		// entries differ.
+		for _, m := range c.mapWriters(r, e) {
+			w.push(m)
+		}
+	}
 	var steps []Step
 	consts := c.changedConsts(r, e, ctr)
 	for k := range consts {

@@ -262,6 +262,9 @@ func (r *rewriter) exprStmt(s *ast.ExprStmt, at token.Pos) {
 		return
 	}
 	if id, ok := unparen(call.Fun).(*ast.Ident); ok {
+		if b, ok := r.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" && r.deleteStmt(s, call, at) {
+			return
+		}
 		if b, ok := r.info.Uses[id].(*types.Builtin); ok && b.Name() == "panic" {
 			st := r.site(trace.SiteFail, s)
 			st.Callee = "panic"
@@ -279,6 +282,31 @@ func (r *rewriter) exprStmt(s *ast.ExprStmt, at token.Pos) {
 	st := r.site(trace.SiteStmt, s)
 	r.mark(at, st)
 	r.callAt(call, st, at)
+}
+
+// deleteStmt instruments delete(m, k) as an assignment that writes the
+// map entry m[k] (its element's zero value, which a later read of m[k]
+// gets): the entries a map holds decide what len(m) and range m give, so
+// a delete is a definition like m[k] = v. The map and key are evaluated
+// again after the call, so both must be free of side effects; otherwise
+// it reports false and the statement is left to the plain call.
+func (r *rewriter) deleteStmt(s *ast.ExprStmt, call *ast.CallExpr, at token.Pos) bool {
+	if len(call.Args) != 2 || !r.pure(call.Args[0]) || !r.pure(call.Args[1]) {
+		return false
+	}
+	mt, ok := r.under(call.Args[0]).(*types.Map)
+	if !ok {
+		return false
+	}
+	st := r.site(trace.SiteAssign, s)
+	r.mark(at, st)
+	m, k := r.text(call.Args[0]), r.text(call.Args[1])
+	st.Exprs = []*trace.Expr{r.expr(call.Args[0], st), r.expr(call.Args[1], st)}
+	slot := len(st.Operands)
+	st.Operands = append(st.Operands, trace.Operand{Slot: slot, Write: true, Text: m + "[" + k + "]", Type: r.tab.typeOf(mt.Elem())})
+	r.es.post(r.off(s.End()), fmt.Sprintf("; %s.Del(%s, %d, %s, %s); %s.E(%s, %d, %d)",
+		rtName, r.fa(), slot, m, r.mapKey(mt, k), rtName, r.fa(), trace.EvAssign, st.ID))
+	return true
 }
 
 func (r *rewriter) ret(s *ast.ReturnStmt, at token.Pos) {
@@ -341,17 +369,19 @@ func (r *rewriter) ret(s *ast.ReturnStmt, at token.Pos) {
 	r.es.wrap(r.off(e.Pos()), r.off(e.End()), fmt.Sprintf("%s.RL%s(%s, %d, %d, ", rtName, targs[last], r.fa(), st.ID, last), ")")
 }
 
-// rangeHeader records, for a range over a slice or string, the reads of the
-// ranged expression in an Assign event of the range site (no writes), emitted
-// once the expression is evaluated, before the first iteration; Exprs[0]
-// is its shape. Iteration k of the loop happened only if k <= len(x).
+// rangeHeader records, for a range over a slice, string or map, the reads
+// of the ranged expression in an Assign event of the range site (no
+// writes), emitted once the expression is evaluated, before the first
+// iteration; Exprs[0] is its shape. Iteration k of the loop happened only
+// if k <= len(x); a map's iterations are as many as the entries it holds,
+// which the writes of its entries decide.
 func (r *rewriter) rangeHeader(s *ast.RangeStmt, st *trace.Site) {
 	tv := r.info.Types[s.X]
 	if tv.Type == nil || tv.Value != nil || r.untypedOrigin(s.X) {
 		return
 	}
 	switch r.under(s.X).(type) {
-	case *types.Slice:
+	case *types.Slice, *types.Map:
 	case *types.Basic:
 		if b, ok := r.under(s.X).(*types.Basic); !ok || b.Info()&types.IsString == 0 {
 			return

@@ -373,6 +373,15 @@ func WM[K comparable, E any](f *F, slot int, v E, m map[K]E, k K) {
 	recMap(f, roleWrite, slot, v, m, k)
 }
 
+// Del pushes the removal of map entry m[k] by delete as a write of the
+// element type's zero value, which is what a later m[k] reads.
+//
+//go:noinline
+func Del[K comparable, E any](f *F, slot int, m map[K]E, k K) {
+	var zero E
+	recMap(f, roleWrite, slot, zero, m, k)
+}
+
 // WV records v as written at slot without ending the event, and returns
 // it: the values of a parallel assignment before its last one (W1).
 //
