@@ -36,6 +36,12 @@ const (
 	// tracedPerturbEvery is the perturbation of traced runs when none
 	// failed unperturbed: a quarter of the judged runs' (perturbEvery).
 	tracedPerturbEvery = 4 * perturbEvery
+	// flakyTraceBytes bounds each traced run's trace. The explanation
+	// decodes two runs at once and keeps a few failing ones, and a
+	// decoded trace takes about eight times its file: at this size the
+	// phase stays within a few GiB. A run whose trace fills up is set
+	// aside (aid.Observation.Full).
+	flakyTraceBytes = 64 << 20
 )
 
 // Interventions is how a flaky regression's chain was found: head traced
@@ -114,7 +120,8 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	if req.Timeout > 0 {
 		timeout = min(timeout, req.Timeout)
 	}
-	bin, err := instrument.Build(ctx, instrument.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout, Passthrough: req.EnvPassthrough})
+	bin, err := instrument.Build(ctx, instrument.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout,
+		Passthrough: req.EnvPassthrough, MaxBytes: flakyTraceBytes})
 	if err != nil {
 		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return
@@ -129,7 +136,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		p := sites[id].Pos
 		return slices.Contains(res.Root, hunkAtPath(res.Hunks, repo(p.File), p.Line))
 	}
-	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer}
+	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer, TraceLimit: fmt.Sprintf("%d MiB", flakyTraceBytes>>20)}
 	if req.MaxTrials > 0 {
 		// Traced runs are test runs: they share --max-trials.
 		opt.MaxTotal = left

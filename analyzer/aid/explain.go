@@ -30,6 +30,9 @@ type Bounds struct {
 	// Prefer marks sites whose predicates enter the pool first (the head
 	// lines of root hunks).
 	Prefer func(trace.SiteID) bool
+	// TraceLimit is the size bound of each run's trace, as the notes
+	// word it ("64 MiB"); a run that filled it is set aside.
+	TraceLimit string
 }
 
 func (o Bounds) withDefaults() Bounds {
@@ -96,6 +99,12 @@ func Intervene(ctx context.Context, r TracedTest, ob *Observation, opt Bounds) (
 	ex.Traced.Runs, ex.Traced.Failures = ob.Runs, ob.Failures
 	if ob.Cut > 0 {
 		ex.Notes.Add(result.Note{Code: note.ObserveCut, N: ob.Runs, M: ob.Runs - ob.Failures})
+	}
+	if ob.Full > 0 {
+		ex.Notes.Add(result.Note{Code: note.TracesFull, N: ob.Full, M: ob.Full + ob.Observed, Limit: opt.TraceLimit})
+		if ob.Observed == 0 {
+			return ex, nil
+		}
 	}
 	if ob.Failures == 0 || ob.Failures == ob.Runs || ob.Rate.Lo <= 0 {
 		ex.Notes.Add(result.Note{Code: note.NoTracedFailure, N: ob.Runs, M: ob.Runs - ob.Failures})

@@ -220,7 +220,7 @@ func (g *giwp) judge(rn seen, group []int) (testedRun, runClass) {
 // ended neither passing nor with F's signature.
 func (g *giwp) outcome(rn Run) seen {
 	bad := seen{class: invalidRun}
-	if rn.Trace == nil || rn.Applied == 0 {
+	if rn.Trace == nil || rn.Applied == 0 || rn.Trace.Truncated {
 		return bad
 	}
 	o, ok := observeRun(rn.Trace)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -531,5 +532,59 @@ func TestOutOfReachByTime(t *testing.T) {
 	}
 	if _, out := outOfReach(near, 0, 0, minForecast-1, time.Hour, maxObserve); out {
 		t.Error("too few runs to forecast: out of reach, want no forecast")
+	}
+}
+
+// cutTraces marks the trace of every run whose number (from 0) is a
+// multiple of every as filled up, as a trace that outgrew its buffer is.
+type cutTraces struct {
+	r     TracedTest
+	every int
+
+	mu sync.Mutex
+	n  int
+}
+
+func (c *cutTraces) Run(ctx context.Context, spec string) (Run, error) {
+	rn, err := c.r.Run(ctx, spec)
+	c.mu.Lock()
+	cut := c.n%c.every == 0
+	c.n++
+	c.mu.Unlock()
+	if err == nil && cut {
+		rn.Trace.Truncated = true
+	}
+	return rn, err
+}
+
+// TestObserveSetsCutTracesAside: a run whose trace filled up records
+// neither its failure nor the whole of a passing run, so observation sets
+// it aside and says so; when every run is cut, it stops after the first
+// few instead of tracing up to its cap.
+func TestObserveSetsCutTracesAside(t *testing.T) {
+	all := &cutTraces{r: newSim(5, 0.5), every: 1}
+	ex, err := Explain(context.Background(), all, Bounds{TraceLimit: "64 MiB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ex.Notes, func(n result.Note) bool { return n.Code == note.TracesFull })
+	if i < 0 {
+		t.Fatalf("notes %+v lack %s", ex.Notes, note.TracesFull)
+	}
+	if n := ex.Notes[i]; n.N != n.M || n.N != all.n || n.Limit != "64 MiB" {
+		t.Errorf("note %+v after %d runs: want every run counted as cut, with the trace's size", n, all.n)
+	}
+	if all.n > minForecast+2 || ex.Traced.Runs != 0 || ex.Tree != nil {
+		t.Errorf("%d runs made, %d observed, tree %v: want a stop after %d runs and nothing observed", all.n, ex.Traced.Runs, ex.Tree != nil, minForecast)
+	}
+
+	some := &cutTraces{r: newSim(5, 0.5), every: 3}
+	ob, err := Observe(context.Background(), some, Bounds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ob.Full == 0 || ob.Observed+ob.Full > some.n || ob.Failures < minFailing || ob.Runs-ob.Failures < minPassing {
+		t.Errorf("%d runs made: %d cut, %d observed (%d failing of %d with F's signature); want the cut ones aside and the quota met from the rest",
+			some.n, ob.Full, ob.Observed, ob.Failures, ob.Runs)
 	}
 }

@@ -54,6 +54,11 @@ type Observation struct {
 	// rates observed put it out of reach (outOfReach), the runs the
 	// forecast said it would still need; 0 otherwise.
 	Cut int
+	// Full counts the runs set aside because their trace filled its
+	// buffer: a cut trace records neither the failure nor the whole of a
+	// passing run. Observed counts the runs observed in full, of every
+	// signature.
+	Full, Observed int
 
 	runs     []*observed
 	branches map[Pred]bool           // every branch(S,v) seen
@@ -74,8 +79,13 @@ type observed struct {
 
 // keptTraces is how many failing traces per signature are kept for
 // witnesses: a candidate that is not fully discriminative may be missing
-// from the first.
-const keptTraces = 3
+// from the first. Past the first, a trace is kept only while the kept
+// traces hold at most keptEvents events in all: a decoded event takes a
+// few hundred bytes, and a concurrent test's trace can hold millions.
+const (
+	keptTraces = 3
+	keptEvents = 3 << 20
+)
 
 // Observation targets and cap (FLAKY.md §2).
 const (
@@ -127,11 +137,15 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 	opt = opt.withDefaults()
 	var all []*observed
 	kept := map[trace.SiteID]int{}
+	keptN := 0 // events in the kept traces
 	var sites []trace.Site
 	bySig := map[trace.SiteID]int{}
-	passing, cut := 0, 0
+	passing, cut, full := 0, 0, 0
 	began := time.Now()
-	for len(all) < opt.MaxObserve && ctx.Err() == nil {
+	for len(all)+full < opt.MaxObserve && ctx.Err() == nil {
+		if len(all) == 0 && full >= minForecast {
+			break // every run so far outgrew its trace: so will the rest
+		}
 		dom := 0
 		for _, n := range bySig {
 			dom = max(dom, n)
@@ -143,7 +157,7 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 			cut = more
 			break
 		}
-		n := min(opt.Workers, opt.MaxObserve-len(all))
+		n := min(opt.Workers, opt.MaxObserve-len(all)-full)
 		runs, err := batch(ctx, r, "", n)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -153,6 +167,10 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 		}
 		for _, rn := range runs {
 			if rn.Trace == nil {
+				continue
+			}
+			if rn.Trace.Truncated {
+				full++
 				continue
 			}
 			o, ok := observeRun(rn.Trace)
@@ -165,8 +183,9 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 			all = append(all, o)
 			if o.failing {
 				bySig[o.sig]++
-				if kept[o.sig] < keptTraces {
+				if n := len(rn.Trace.Events); kept[o.sig] == 0 || kept[o.sig] < keptTraces && keptN+n <= keptEvents {
 					kept[o.sig]++
+					keptN += n
 					o.tr = rn.Trace
 				}
 			} else {
@@ -174,7 +193,7 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 			}
 		}
 	}
-	ob := &Observation{sites: sites, Cut: cut}
+	ob := &Observation{sites: sites, Cut: cut, Full: full, Observed: len(all)}
 	best := -1
 	for sig, n := range bySig {
 		if n > best || n == best && sig < ob.Signature {
