@@ -1,14 +1,17 @@
 package analyzer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
+	"github.com/culprit-dev/culprit/analyzer/stats"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 )
 
@@ -24,8 +27,10 @@ const (
 	// measurement: enough to rank it by rate, not by luck.
 	probeFailures = 3
 	// maxProbeRuns bounds the processes measuring one candidate when
-	// none fails often enough.
+	// none fails often enough; maxCatchUp bounds how many times more a
+	// cheaper candidate runs to match the slowest one's run time.
 	maxProbeRuns = 24
+	maxCatchUp   = 16
 	// processTarget is about how long one amplified process's tests run:
 	// iterations are chosen so that the process start is a small share.
 	processTarget = 2 * time.Second
@@ -78,12 +83,16 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 		return plain, nil
 	}
 	k := iterationsFor(median(plain))
-	cands := []trial.Amplification{{Iterations: k}, {Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}}
+	// Plain runs are measured afresh, on the same terms as the others:
+	// the classification's few are not a fair sample, since a failure
+	// among them is what brought the analysis here, and one in three
+	// would rank plain runs above ways measured over dozens of runs.
+	cands := []trial.Amplification{{}, {Iterations: k}, {Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}}
 	runs, err := c.measure(ctx, r, amp, cands, workers)
 	if err != nil {
 		return nil, err
 	}
-	c.amplified = &Amplification{Tried: []AmplificationRuns{measured(trial.Amplification{}, plain)}}
+	c.amplified = &Amplification{}
 	// Perturbed runs need a build of their own, with the tracing runtime,
 	// and run slower: they are measured only when the cheap ways left the
 	// failure less likely than not, where settling a rate takes many runs.
@@ -108,10 +117,7 @@ func (c *classification) amplify(ctx context.Context, r repeater, plain []trial.
 		c.amplified.Tried = append(c.amplified.Tried, measured(a, runs[i]))
 	}
 	best := c.amplified.choose()
-	chosen, chosenRuns := trial.Amplification{}, plain
-	if best > 0 {
-		chosen, chosenRuns = cands[best-1], runs[best-1]
-	}
+	chosen, chosenRuns := cands[best], runs[best]
 	amp.SetAmplification(chosen)
 	c.amplified.Chosen = chosen
 	for _, run := range chosenRuns {
@@ -135,28 +141,49 @@ type perturber interface {
 const perturbEvery = 16
 
 // measure runs head under each candidate in rounds, workers processes
-// each per round, until one has failed probeFailures times, each has run
-// maxProbeRuns processes, or a third of the classification's time left is
-// spent. It returns each candidate's runs; on an error, the amplification
-// is plain again.
+// each per round (more for a cheap one, up to maxCatchUp times, so that
+// each gets about the slowest one's run time: the choice is by failures
+// per second), until one has failed probeFailures times, each has run
+// maxProbeRuns processes (times its catch-up), or a third of the
+// classification's time left is spent. It returns each candidate's runs;
+// on an error, the amplification is plain again.
 func (c *classification) measure(ctx context.Context, r repeater, amp amplifier, cands []trial.Amplification, workers int) ([][]trial.Result, error) {
 	runs := make([][]trial.Result, len(cands))
 	probe, began := c.left()/3, c.length-c.left()
 	batch := max(workers, 1)
+	// A cheaper way runs more processes a round, so that every way gets
+	// about the same run time: up to maxCatchUp times the slowest's.
+	catchUp := func(i int) int {
+		slow := slices.MaxFunc(runs, func(a, b []trial.Result) int { return cmp.Compare(perRun(a), perRun(b)) })
+		if p := perRun(runs[i]); p > 0 {
+			return min(max(int(perRun(slow)/p), 1), maxCatchUp)
+		}
+		return 1
+	}
+	full := func() bool {
+		for i := range runs {
+			if len(runs[i]) < maxProbeRuns*catchUp(i) {
+				return false
+			}
+		}
+		return true
+	}
 	for done := false; !done; {
 		for i, a := range cands {
+			k := catchUp(i)
+			n := min(batch*k, maxProbeRuns*k-len(runs[i]))
+			if n <= 0 {
+				continue
+			}
 			amp.SetAmplification(a)
-			more, err := c.repeat(ctx, r, nil, min(batch, maxProbeRuns-len(runs[i])), batch)
+			more, err := c.repeat(ctx, r, nil, n, batch)
 			runs[i] = append(runs[i], more...)
 			if err != nil {
 				amp.SetAmplification(trial.Amplification{})
 				return nil, fmt.Errorf("running the test on head with %s: %w", a, err)
 			}
 		}
-		done = !c.until.IsZero() && c.length-c.left()-began >= probe || len(runs[0]) >= maxProbeRuns
-		if mostFailures(runs) >= probeFailures {
-			done = true
-		}
+		done = !c.until.IsZero() && c.length-c.left()-began >= probe || full() || mostFailures(runs) >= probeFailures
 	}
 	return runs, nil
 }
@@ -185,8 +212,8 @@ func mostFailures(runs [][]trial.Result) int {
 // choose is the index in a.Tried of the way to run the test: the one
 // that separates head's failure rate from a base that never fails in the
 // least run time (separation), the first (cheapest) on a tie; when
-// nothing failed, the most tries per second among the candidates, and
-// NoneFailed is set.
+// nothing failed, the most tries per second among the amplified
+// candidates, and NoneFailed is set.
 func (a *Amplification) choose() int {
 	best, bestRate, failed := 0, separation(a.Tried[0]), a.Tried[0].Failures > 0
 	for i, t := range a.Tried[1:] {
@@ -198,11 +225,14 @@ func (a *Amplification) choose() int {
 	if failed {
 		return best
 	}
+	// Plain runs, one try a process, come last: the time measured leaves
+	// out each process's start, which a way with iterations pays once for
+	// many tries.
 	a.NoneFailed = true
-	best, bestTries := 0, triesPerSecond(a.Tried[0])
-	for i, t := range a.Tried[1:] {
-		if tries := triesPerSecond(t); tries > bestTries {
-			best, bestTries = i+1, tries
+	best, bestTries := 0, 0.0
+	for i, t := range a.Tried {
+		if tries := triesPerSecond(t); tries > bestTries && (i > 0 || len(a.Tried) == 1) {
+			best, bestTries = i, tries
 		}
 	}
 	return best
@@ -229,6 +259,18 @@ func iterationsFor(d time.Duration) int {
 	return min(max(int(processTarget/d), 2), maxIterations)
 }
 
+// perRun is the mean run time of runs, 0 for none.
+func perRun(runs []trial.Result) time.Duration {
+	if len(runs) == 0 {
+		return 0
+	}
+	var total time.Duration
+	for _, r := range runs {
+		total += r.Duration
+	}
+	return total / time.Duration(len(runs))
+}
+
 func measured(a trial.Amplification, runs []trial.Result) AmplificationRuns {
 	m := AmplificationRuns{Amplification: a, Runs: len(runs)}
 	m.Failures, _ = count(runs)
@@ -253,13 +295,14 @@ func triesPerSecond(m AmplificationRuns) float64 {
 // the runs cost m's seconds per run. For a rare failure -ln(1-p) is about
 // p, and this is the failures per second of run time; a way of running
 // that fails nearly always is worth more than its failures per second
-// say, since a handful of base runs then settles the question. p is m's
-// failure share with half a failure and half a pass added, so that a
-// candidate measured in few runs that all failed is not taken as certain.
+// say, since a handful of base runs then settles the question. p is the
+// lower end of the 95 % interval of m's failure share, so that a way
+// measured in few runs is not ranked by its luck: one failure in three
+// runs says little, three in twenty-four a good deal more.
 func separation(m AmplificationRuns) float64 {
 	if m.Seconds <= 0 || m.Runs == 0 || m.Failures == 0 {
 		return 0
 	}
-	p := (float64(m.Failures) + 0.5) / (float64(m.Runs) + 1)
+	p := stats.Wilson(m.Failures, m.Runs, stats.Z95).Lo
 	return -math.Log1p(-p) / (m.Seconds / float64(m.Runs))
 }
