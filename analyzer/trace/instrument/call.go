@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -398,11 +399,36 @@ func (r *rewriter) before(c *ast.CallExpr, cs *trace.Site, ev trace.EventKind, m
 			}
 		}
 	}
+	// A generic function whose type arguments were inferred is not a
+	// value until it is instantiated: the wrapped function names them.
+	inst := ""
 	if r.genericFun(c.Fun) {
-		return false
+		var ok bool
+		if inst, ok = r.instance(c.Fun); !ok {
+			return false
+		}
 	}
-	r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.CF%s(%s, %d, %d, ", rtName, m, r.fa(), ev, cs.ID), ")")
+	r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.CF%s(%s, %d, %d, ", rtName, m, r.fa(), ev, cs.ID), inst+")")
 	return true
+}
+
+// instance is the explicit type argument list ("[int, T]") of a call of
+// a generic function whose type arguments were inferred, false when one
+// of them cannot be named where the call is.
+func (r *rewriter) instance(fun ast.Expr) (string, bool) {
+	in, ok := r.info.Instances[namedBy(fun)]
+	if !ok || in.TypeArgs == nil {
+		return "", false
+	}
+	names := make([]string, in.TypeArgs.Len())
+	for i := range names {
+		n, ok := r.typeArgAt(in.TypeArgs.At(i), fun.Pos())
+		if !ok {
+			return "", false
+		}
+		names[i] = n
+	}
+	return "[" + strings.Join(names, ", ") + "]", true
 }
 
 // elemFun records, for a call statement of a function value taken from a
