@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -167,6 +168,9 @@ func benchCorpus(ctx context.Context, dir, only, reports, memprofile string, str
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	var sum summary
 	for _, c := range cases {
+		// What the previous case left is collected first: the peak is
+		// this case's own.
+		runtime.GC()
 		w := watchHeap(memprofile)
 		row := benchCase(ctx, dir, reports, c, strats, opt, stderr)
 		row = append(row, mib(w.end()))
