@@ -65,9 +65,9 @@ func words(n result.Note) string {
 		return fmt.Sprintf("head's traced runs stopped after %s, %d of them passing: at those rates, the ten failing and ten passing runs a comparison wants were out of reach in the time left", plural(n.N, "run", "runs"), n.M)
 	case note.TracesFull:
 		if n.N == n.M {
-			return fmt.Sprintf("every one of head's %s filled its %s trace before the test ended, so none recorded the failure or a whole passing run: no chain was derived, and observing stopped there", plural(n.M, "traced run", "traced runs"), n.Limit)
+			return fmt.Sprintf("every one of head's %s filled its %s trace before the test ended, so none recorded the failure or a whole passing run: no chain was derived, and observing stopped there", plural(n.M, "traced run", "traced runs"), plain(n.Limit))
 		}
-		return fmt.Sprintf("%d of head's %s filled the %s trace before the test ended and were set aside: a cut trace records neither the failure nor a whole passing run", n.N, plural(n.M, "traced run", "traced runs"), n.Limit)
+		return fmt.Sprintf("%d of head's %s filled the %s trace before the test ended and were set aside: a cut trace records neither the failure nor a whole passing run", n.N, plural(n.M, "traced run", "traced runs"), plain(n.Limit))
 	case note.NoDiscriminator:
 		return "no runtime fact (branch, interleaving, order or value) told the failing traced runs from the passing ones: no chain was derived"
 	case note.Unintervenable:
