@@ -473,8 +473,8 @@ func renderRace(b *strings.Builder, rr *result.Race) {
 // renderInterventions lists the traced runs and group tests behind a
 // chain found by intervention.
 func renderInterventions(b *strings.Builder, iv *result.Interventions) {
-	if iv == nil {
-		return
+	if iv == nil || iv.Traced == 0 && len(iv.Tests) == 0 {
+		return // the notes say why nothing was traced in full
 	}
 	fmt.Fprintf(b, "Traced without interventions, head failed %d of %s.", iv.TracedFailures, plural(iv.Traced, "run", "runs"))
 	if iv.Perturb > 0 {

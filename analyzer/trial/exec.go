@@ -2,6 +2,7 @@ package trial
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/culprit-dev/culprit/internal/proc"
@@ -12,6 +13,7 @@ type run struct {
 	stdout, stderr []byte
 	exitCode       int  // -1 when killed by a signal
 	timedOut       bool // killed by us at the trial's timeout
+	overMemory     bool // killed by us past proc.TestMemory
 	duration       time.Duration
 }
 
@@ -21,6 +23,13 @@ type run struct {
 // result.
 func execute(ctx context.Context, timeout time.Duration, dir string, env []string, name string, args ...string) (run, error) {
 	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: timeout})
+	return fromResult(res), err
+}
+
+// executeTest is execute for a run of the test, whose memory is bounded
+// too (proc.TestMemory): a reverted variant may allocate without end.
+func executeTest(ctx context.Context, timeout time.Duration, dir string, env []string, name string, args ...string) (run, error) {
+	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: timeout, MaxMemory: proc.TestMemory()})
 	return fromResult(res), err
 }
 
@@ -34,14 +43,23 @@ func (r *Runner) goCommand(ctx context.Context, dir string, modFiles bool, verb 
 // goTestCommand is goCommand for a run of the test amplified by amp: its
 // environment and a time limit that grows with amp's iterations.
 func (r *Runner) goTestCommand(ctx context.Context, dir string, modFiles bool, amp Amplification, verb string, args ...string) (run, error) {
-	res, err := proc.GoInvocation{
+	inv := proc.GoInvocation{
 		Verb: verb, Args: args, ModFlag: modFlag(modFiles),
 		Env: append(r.cfg.Env[:len(r.cfg.Env):len(r.cfg.Env)], amp.env()...), Passthrough: r.cfg.Passthrough, Dir: dir,
 		Timeout: amp.scaled(r.cfg.Timeout),
-	}.Run(ctx)
+	}
+	if verb == "test" {
+		inv.MaxMemory = proc.TestMemory()
+	}
+	res, err := inv.Run(ctx)
 	return fromResult(res), err
 }
 
+// overMemoryMessage is the message of a run stopped past its memory bound.
+func overMemoryMessage() string {
+	return fmt.Sprintf("the test's processes used more than %d MiB of memory and were stopped", proc.TestMemory()>>20)
+}
+
 func fromResult(res proc.Result) run {
-	return run{stdout: res.Stdout, stderr: res.Stderr, exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration}
+	return run{stdout: res.Stdout, stderr: res.Stderr, exitCode: res.ExitCode, timedOut: res.TimedOut, overMemory: res.OverMemory, duration: res.Duration}
 }

@@ -53,6 +53,12 @@ func (c classifier) unroot(s string) string {
 
 func (c classifier) verdict(out run) (Result, error) {
 	res := Result{Duration: out.duration}
+	if out.overMemory {
+		// Killed mid-run: whatever the output says so far is no verdict.
+		res.Outcome, res.Message = Crash, overMemoryMessage()
+		res.Output = tail(string(out.stdout)+string(out.stderr), maxOutput)
+		return res, nil
+	}
 	p, err := gotest.Parse(bytes.NewReader(out.stdout))
 	if errors.Is(err, gotest.ErrNoEvents) && out.exitCode != 0 && !out.timedOut {
 		// The go command failed before building anything (a broken

@@ -26,6 +26,8 @@ type GoInvocation struct {
 	Dir         string
 	// Timeout, when positive, kills the process group after that long.
 	Timeout time.Duration
+	// MaxMemory bounds the group's resident memory (Cmd.MaxMemory).
+	MaxMemory int64
 	// Stdout and Stderr, when set, receive the output instead of Result.
 	Stdout, Stderr io.Writer
 }
@@ -48,7 +50,7 @@ func (inv GoInvocation) Run(ctx context.Context) (Result, error) {
 	}
 	return Run(ctx, Cmd{
 		Name: "go", Args: inv.args(), Dir: inv.Dir, Env: GoEnv(inv.Passthrough, inv.Env, inv.ModFlag),
-		Timeout: inv.Timeout, Stdout: inv.Stdout, Stderr: inv.Stderr,
+		Timeout: inv.Timeout, MaxMemory: inv.MaxMemory, Stdout: inv.Stdout, Stderr: inv.Stderr,
 	})
 }
 

@@ -30,6 +30,9 @@ type Cmd struct {
 	Passthrough []string
 	// Timeout, when positive, kills the process group after that long.
 	Timeout time.Duration
+	// MaxMemory, when positive, kills the process group once its
+	// resident memory passes that many bytes (on Linux; see TestMemory).
+	MaxMemory int64
 	// Stdout and Stderr, when set, receive the output instead of Result.
 	Stdout, Stderr io.Writer
 	// Stdin, when set, is the process's standard input.
@@ -41,7 +44,9 @@ type Result struct {
 	Stdout, Stderr []byte // empty when Cmd gave its own writers
 	ExitCode       int    // -1 when killed at the timeout
 	TimedOut       bool
-	Duration       time.Duration
+	// OverMemory is set when the group was killed for passing MaxMemory.
+	OverMemory bool
+	Duration   time.Duration
 }
 
 // waitDelay bounds how long Run waits for output after the command exited.
@@ -79,11 +84,20 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		cmd.Stderr = c.Stderr
 	}
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	over := func() bool { return false }
+	if err == nil {
+		if c.MaxMemory > 0 {
+			done := make(chan struct{})
+			over = watchMemory(cmd.Process.Pid, c.MaxMemory, func() { _ = killGroup(cmd) }, done)
+			defer close(done)
+		}
+		err = cmd.Wait()
+	}
 	if cmd.Process != nil {
 		_ = killGroup(cmd) // leftovers only; the group is usually gone
 	}
-	r := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
+	r := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), OverMemory: over()}
 	if ctx.Err() != nil {
 		return r, ctx.Err()
 	}
@@ -91,6 +105,8 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	var exit *exec.ExitError
 	switch {
 	case err == nil, errors.Is(err, exec.ErrWaitDelay):
+	case r.OverMemory:
+		r.ExitCode = -1
 	case errors.As(err, &exit):
 		r.ExitCode = exit.ExitCode()
 	case r.TimedOut:

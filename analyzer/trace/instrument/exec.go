@@ -335,8 +335,11 @@ func runTest(ctx context.Context, cfg Config, bin string, env ...string) (proc.R
 		Name: bin,
 		Args: []string{"-test.run", cfg.pattern(), "-test.count=1", "-test.v", "-test.timeout", cfg.Timeout.String()},
 		Dir:  filepath.Join(cfg.Dir, cfg.Pkg), Env: append(cfg.environ(), env...), Stdout: &out, Stderr: &out,
-		Timeout: cfg.Timeout + 30*time.Second,
+		Timeout: cfg.Timeout + 30*time.Second, MaxMemory: proc.TestMemory(),
 	})
+	if pr.OverMemory {
+		fmt.Fprintf(&out, "\nculprit: the test used more than %d MiB of memory and was stopped\n", proc.TestMemory()>>20)
+	}
 	return pr, out.String(), err
 }
 
