@@ -489,3 +489,19 @@ func TestPathThroughDeletedMapEntry(t *testing.T) {
 		})
 	}
 }
+
+// TestPathThroughAddedGoto: the change adds a goto that leaves a loop
+// early, to a label the loop already jumped to. The runs then part at the
+// new branch, and what the passing run went on to do ran in it only; the
+// path must reach the added lines.
+func TestPathThroughAddedGoto(t *testing.T) {
+	src := func(extra string) map[string]string {
+		return map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"p/p.go": "package p\n\nfunc Parse(s string) (n int) {\n\tfor i := 0; i < len(s); i++ {\n\t\tif s[i] == '#' {\n\t\t\tgoto done\n\t\t}\n" +
+				extra + "\t\tif s[i] != ' ' {\n\t\t\tn++\n\t\t}\n\t}\ndone:\n\treturn n\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tif got := Parse(\"ab cd#e\"); got != 4 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		}
+	}
+	pathReaches(t, src(""), src("\t\tif s[i] == ' ' {\n\t\t\tgoto done\n\t\t}\n"), "TestParse", "p.go:8 s[i] == ' '")
+}
