@@ -184,15 +184,28 @@ func (c *Comparison) values(s Side, i int) map[string]string {
 		}
 		return v.Format(t, &c.runs[Failing].objs)
 	}
-	add := func(items []trace.Item) {
+	// A slice is shown by its length; where the other run's slice at the
+	// same operand has that length too but another capacity, the
+	// capacity is what differs, and is shown.
+	var other *trace.Event
+	if j := c.Counterpart(s, i); j >= 0 {
+		other = c.runs[s.other()].tr.Event(j)
+	}
+	add := func(items []trace.Item, write bool) {
 		for _, it := range items {
-			if o, ok := operand(site, it.Slot); ok && o.Text != "" {
-				out[o.Text] = format(it.Value, o.Type)
+			o, ok := operand(site, it.Slot)
+			if !ok || o.Text == "" {
+				continue
 			}
+			text := format(it.Value, o.Type)
+			if v, ok := otherSlice(other, it.Slot, write); ok && it.Value.Kind == trace.ValSlice && !it.Value.Nil && v.Len == it.Value.Len && v.Cap != it.Value.Cap {
+				text += fmt.Sprintf(" (cap %d)", it.Value.Cap)
+			}
+			out[o.Text] = text
 		}
 	}
-	add(e.Reads)
-	add(e.Writes)
+	add(e.Reads, false)
+	add(e.Writes, true)
 	if e.Kind == trace.EvReturn && len(e.Values) == 1 {
 		var t trace.Type
 		if len(site.Exprs) == 1 && site.Exprs[0] != nil {
@@ -204,6 +217,24 @@ func (c *Comparison) values(s Side, i int) map[string]string {
 		return nil
 	}
 	return out
+}
+
+// otherSlice is the non-nil slice that event e read (or wrote) at slot,
+// false when e is nil or holds none there.
+func otherSlice(e *trace.Event, slot int, write bool) (trace.Value, bool) {
+	if e == nil {
+		return trace.Value{}, false
+	}
+	items := e.Reads
+	if write {
+		items = e.Writes
+	}
+	for _, it := range items {
+		if it.Slot == slot && it.Value.Kind == trace.ValSlice && !it.Value.Nil {
+			return it.Value, true
+		}
+	}
+	return trace.Value{}, false
 }
 
 // outcome is a branch event's outcome in words, "" for other events.

@@ -505,3 +505,30 @@ func TestPathThroughAddedGoto(t *testing.T) {
 	}
 	pathReaches(t, src(""), src("\t\tif s[i] == ' ' {\n\t\t\tgoto done\n\t\t}\n"), "TestParse", "p.go:8 s[i] == ' '")
 }
+
+// TestSliceCapacityShownWhereItDiffers: a slice is shown by its length,
+// but where the two runs' slices at a step have the same length and
+// another capacity, the capacity is what differs, and both runs' values
+// show it.
+func TestSliceCapacityShownWhereItDiffers(t *testing.T) {
+	src := func(size string) map[string]string {
+		return map[string]string{
+			"go.mod":      "module example.com/m\n\ngo 1.22\n",
+			"p/p.go":      "package p\n\nfunc Room(n int) int {\n\ts := make([]int, 0, " + size + ")\n\treturn cap(s)\n}\n",
+			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRoom(t *testing.T) {\n\tif got := Room(3); got != 3 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		}
+	}
+	c, p := pathReaches(t, src("n"), src("n+1"), "TestRoom")
+	for _, s := range p.Steps {
+		st := c.Statement(s)
+		if st.Text != "return cap(s)" {
+			continue
+		}
+		pass, ok := c.Annotate(s.Event)
+		if st.Values["s"] != "len 0 (cap 4)" || !ok || pass.Values["s"] != "len 0 (cap 3)" {
+			t.Errorf("s = %q, without the change %+v; want len 0 (cap 4) against len 0 (cap 3)", st.Values["s"], pass)
+		}
+		return
+	}
+	t.Errorf("no step at return cap(s)")
+}
