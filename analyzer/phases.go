@@ -14,6 +14,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
+	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/internal/version"
 )
 
@@ -103,6 +104,9 @@ func (a *analysis) finish(res *Result, start time.Time) {
 	res.Cost.TypeChecks = a.earlier.TypeChecks + st.TypeChecks
 	res.Cost.TypeAccepted = a.earlier.TypeAccepted + st.TypeAccepted
 	res.Cost.CacheHits = a.earlier.CacheHits + st.CacheHits
+	if n := a.earlier.OverMemory + st.OverMemory; n > 0 {
+		res.Notes.Add(result.Note{Code: note.OverMemory, N: n, Limit: fmt.Sprintf("%d MiB", proc.TestMemory()>>20)})
+	}
 	res.Cost.Rounds = a.ledger.Rounds()
 	res.Cost.Wall = time.Since(start)
 }

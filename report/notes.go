@@ -25,6 +25,8 @@ func words(n result.Note) string {
 		return "head does not build: " + code(n.Detail)
 	case note.PassesOnHead:
 		return fmt.Sprintf("the test passed on head in all %s: there is no failure to explain", plural(n.N, "run", "runs"))
+	case note.OverMemory:
+		return fmt.Sprintf("%s stopped when the test's processes passed %s of memory (a third of the machine's): each counts as a crash, never as a pass", plural(n.N, "test run was", "test runs were"), plain(n.Limit))
 	case note.BudgetSuspect:
 		return fmt.Sprintf("the budget (%s) ran out during the search: reverting %s stopped the failures in the search's runs, but was neither minimised nor proven", plain(budgetText(n.Limit)), hunks)
 	case note.TimedOutOnBoth:

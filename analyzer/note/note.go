@@ -21,6 +21,7 @@ const (
 	FailsOnBase    Code = "fails-on-base"    // N of M base runs failed
 	FlakyOnBase    Code = "flaky-on-base"    // N of M base runs failed, every head run failed
 	TimedOutOnBoth Code = "timed-out"        // the test hung on head and base alike
+	OverMemory     Code = "over-memory"      // N test runs were stopped past Limit of memory
 	// Flaky tests (head's outcomes mixed); the rates are in the result's
 	// flakiness data.
 	FlakyOnBoth       Code = "flaky-on-both"      // N of M base runs failed too

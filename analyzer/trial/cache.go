@@ -81,7 +81,11 @@ func (r *Runner) checked(ctx context.Context, ids []diffhunks.ID, build bool) (R
 			s.Trials++
 		}
 	})
-	return r.executed(ctx, ids, v, build)
+	res, err := r.executed(ctx, ids, v, build)
+	if err == nil && res.OverMemory {
+		r.count(func(s *Counts) { s.OverMemory++ })
+	}
+	return res, err
 }
 
 // RunAll runs the variants concurrently, at most Config.Workers at once,

@@ -36,7 +36,7 @@ func (r *Runner) command(ctx context.Context, wt string, modFiles, build bool) (
 		}
 		return res, nil
 	}
-	out, err := executeTest(ctx, r.cfg.Timeout, cwd, env, "bash", "-c", r.cfg.TestCommand)
+	out, err := r.executeTest(ctx, r.cfg.Timeout, cwd, env, "bash", "-c", r.cfg.TestCommand)
 	if err != nil {
 		return Result{}, err
 	}
@@ -46,7 +46,7 @@ func (r *Runner) command(ctx context.Context, wt string, modFiles, build bool) (
 	case out.timedOut:
 		res.Outcome = Timeout
 	case out.overMemory:
-		res.Outcome, res.Message = Crash, overMemoryMessage()
+		res.Outcome, res.Message, res.OverMemory = Crash, out.overMemoryMessage(), true
 	case out.exitCode == 0:
 		res.Outcome = Pass
 	case out.exitCode < 0 || out.exitCode > 128:

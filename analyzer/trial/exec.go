@@ -1,6 +1,7 @@
 package trial
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -11,9 +12,10 @@ import (
 // run is what one child process did.
 type run struct {
 	stdout, stderr []byte
-	exitCode       int  // -1 when killed by a signal
-	timedOut       bool // killed by us at the trial's timeout
-	overMemory     bool // killed by us past proc.TestMemory
+	exitCode       int   // -1 when killed by a signal
+	timedOut       bool  // killed by us at the trial's timeout
+	overMemory     bool  // killed by us past memory
+	memory         int64 // the bound of its resident memory, 0 for none
 	duration       time.Duration
 }
 
@@ -27,10 +29,17 @@ func execute(ctx context.Context, timeout time.Duration, dir string, env []strin
 }
 
 // executeTest is execute for a run of the test, whose memory is bounded
-// too (proc.TestMemory): a reverted variant may allocate without end.
-func executeTest(ctx context.Context, timeout time.Duration, dir string, env []string, name string, args ...string) (run, error) {
-	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: timeout, MaxMemory: proc.TestMemory()})
-	return fromResult(res), err
+// too (Config.MaxMemory): a reverted variant may allocate without end.
+func (r *Runner) executeTest(ctx context.Context, timeout time.Duration, dir string, env []string, name string, args ...string) (run, error) {
+	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: timeout, MaxMemory: r.maxMemory()})
+	out := fromResult(res)
+	out.memory = r.maxMemory()
+	return out, err
+}
+
+// maxMemory is the bound of a test run's resident memory.
+func (r *Runner) maxMemory() int64 {
+	return cmp.Or(r.cfg.MaxMemory, proc.TestMemory())
 }
 
 // goCommand runs the go command in dir, at the trial's timeout, with the
@@ -49,15 +58,17 @@ func (r *Runner) goTestCommand(ctx context.Context, dir string, modFiles bool, a
 		Timeout: amp.scaled(r.cfg.Timeout),
 	}
 	if verb == "test" {
-		inv.MaxMemory = proc.TestMemory()
+		inv.MaxMemory = r.maxMemory()
 	}
 	res, err := inv.Run(ctx)
-	return fromResult(res), err
+	out := fromResult(res)
+	out.memory = inv.MaxMemory
+	return out, err
 }
 
 // overMemoryMessage is the message of a run stopped past its memory bound.
-func overMemoryMessage() string {
-	return fmt.Sprintf("the test's processes used more than %d MiB of memory and were stopped", proc.TestMemory()>>20)
+func (o run) overMemoryMessage() string {
+	return fmt.Sprintf("the test's processes used more than %d MiB of memory and were stopped", o.memory>>20)
 }
 
 func fromResult(res proc.Result) run {

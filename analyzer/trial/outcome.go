@@ -45,6 +45,9 @@ type Result struct {
 	// Seed is the perturbation seed of a perturbed run (Amplification.
 	// Perturb), 0 otherwise: the same seed replays the run's pauses.
 	Seed uint64
+	// OverMemory is true when the test's processes were stopped for
+	// passing their memory bound (proc.TestMemory): the run is a Crash.
+	OverMemory bool
 	// TypeChecked is true when type-checking the variant in process
 	// answered (a BuildError, or a Pass of a compile-only check); the go
 	// command did not run.

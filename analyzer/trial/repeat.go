@@ -109,6 +109,9 @@ func (r *Runner) times(ctx context.Context, ids []diffhunks.ID, n int, run func(
 			ln := laneOf(ctxs[i])
 			start, t0 := ln.at(), time.Now()
 			out[i], errs[i] = run(ctxs[i])
+			if errs[i] == nil && out[i].OverMemory {
+				r.count(func(s *Counts) { s.OverMemory++ })
+			}
 			if errs[i] == nil {
 				ln.add(start, Entry{Revert: append([]diffhunks.ID{}, ids...), Repeat: true, Outcome: out[i].Outcome, Seconds: time.Since(t0).Seconds()})
 			}

@@ -60,6 +60,10 @@ type Config struct {
 	// mode; a non-zero exit is a build error or a failure.
 	BuildCommand, TestCommand string
 	Timeout                   time.Duration
+	// MaxMemory bounds a test run's resident memory, in bytes: its
+	// processes are stopped past it and the run is a Crash (default
+	// proc.TestMemory, a third of the machine's).
+	MaxMemory int64
 	// Workers bounds the trials running at once (default: half the CPUs).
 	Workers int
 	// Env is added to the inherited environment, from which the runner's
@@ -85,6 +89,9 @@ type Counts struct {
 	TypeChecks   int
 	TypeAccepted int
 	CacheHits    int // requests answered from the cache
+	// OverMemory counts the test runs stopped for passing their memory
+	// bound (Result.OverMemory).
+	OverMemory int
 }
 
 // Runner runs trials against detached git worktrees of Head; it never

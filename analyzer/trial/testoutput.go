@@ -55,7 +55,7 @@ func (c classifier) verdict(out run) (Result, error) {
 	res := Result{Duration: out.duration}
 	if out.overMemory {
 		// Killed mid-run: whatever the output says so far is no verdict.
-		res.Outcome, res.Message = Crash, overMemoryMessage()
+		res.Outcome, res.Message, res.OverMemory = Crash, out.overMemoryMessage(), true
 		res.Output = tail(string(out.stdout)+string(out.stderr), maxOutput)
 		return res, nil
 	}
