@@ -55,8 +55,18 @@ func memTotal() int64 {
 	return 0
 }
 
+// toolchain are the commands of the Go toolchain and the C compilers it
+// calls: a `go test` group builds before it runs the test, and a large
+// package's compile may need more memory than its test; the bound is the
+// test's.
+var toolchain = map[string]bool{
+	"go": true, "compile": true, "link": true, "asm": true, "cgo": true, "vet": true, "test2json": true,
+	"gcc": true, "cc": true, "cc1": true, "as": true, "ld": true, "collect2": true, "clang": true,
+}
+
 // groupRSS is the resident memory, in bytes, of the processes in process
-// group pgid, from /proc; false where /proc cannot be read (not Linux).
+// group pgid other than the toolchain's, from /proc; false where /proc
+// cannot be read (not Linux).
 func groupRSS(pgid int) (int64, bool) {
 	dirs, err := os.ReadDir("/proc")
 	if err != nil {
@@ -72,34 +82,35 @@ func groupRSS(pgid int) (int64, bool) {
 		if err != nil {
 			continue // the process ended meanwhile
 		}
-		group, rss, ok := statFields(b)
-		if ok && group == pgid {
+		comm, group, rss, ok := statFields(b)
+		if ok && group == pgid && !toolchain[comm] {
 			total += rss * page
 		}
 	}
 	return total, true
 }
 
-// statFields reads a /proc/PID/stat line's process group and resident
-// pages. The command name, in parentheses, may hold spaces and
+// statFields reads a /proc/PID/stat line's command name, process group
+// and resident pages. The name, in parentheses, may hold spaces and
 // parentheses itself: the fields are counted from the last ')'.
-func statFields(b []byte) (pgrp int, rss int64, ok bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
+func statFields(b []byte) (comm string, pgrp int, rss int64, ok bool) {
+	open, i := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || i < open {
+		return "", 0, 0, false
 	}
+	comm = string(b[open+1 : i])
 	f := strings.Fields(string(b[i+1:]))
 	// After the name: state, ppid, pgrp, …; rss is field 24 of the line,
 	// the 22nd after the name.
 	if len(f) < 22 {
-		return 0, 0, false
+		return "", 0, 0, false
 	}
 	g, err1 := strconv.Atoi(f[2])
 	r, err2 := strconv.ParseInt(f[21], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, 0, false
+		return "", 0, 0, false
 	}
-	return g, r, true
+	return comm, g, r, true
 }
 
 // watchMemory kills process group pgid once its resident memory passes

@@ -3,6 +3,9 @@ package proc
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,6 +30,20 @@ func TestRunKillsGroupOverMemory(t *testing.T) {
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("killed after %v: want soon after the bound was passed", d)
 	}
+	// The toolchain's processes are not the test's: a compile may need
+	// more than the test's bound.
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compile := filepath.Join(t.TempDir(), "compile")
+	if b, err := os.ReadFile(bash); err != nil || os.WriteFile(compile, b, 0o755) != nil {
+		t.Fatalf("copying bash: %v", err)
+	}
+	res, err = Run(context.Background(), Cmd{Name: compile, Args: []string{"-c", strings.Replace(hog, "sleep 20", "sleep 1", 1)}, MaxMemory: 100 << 20, Timeout: time.Minute})
+	if err != nil || res.OverMemory || res.ExitCode != 0 || string(res.Stdout) != "300000000\n" {
+		t.Errorf("a compile holding 300 MB: %+v, %v; want it left to finish", res, err)
+	}
 	res, err = Run(context.Background(), Cmd{Name: "bash", Args: []string{"-c", "echo fine"}, MaxMemory: 100 << 20})
 	if err != nil || res.OverMemory || res.ExitCode != 0 || string(res.Stdout) != "fine\n" {
 		t.Errorf("a small command: %+v, %v", res, err)
@@ -35,11 +52,11 @@ func TestRunKillsGroupOverMemory(t *testing.T) {
 
 func TestStatFields(t *testing.T) {
 	line := "4242 (a (b) c) S 1 4240 4240 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 55 1000000 777 18446744073709551615"
-	g, rss, ok := statFields([]byte(line))
-	if !ok || g != 4240 || rss != 777 {
-		t.Errorf("statFields = %d, %d, %v; want group 4240, 777 pages", g, rss, ok)
+	comm, g, rss, ok := statFields([]byte(line))
+	if !ok || comm != "a (b) c" || g != 4240 || rss != 777 {
+		t.Errorf("statFields = %q, %d, %d, %v; want a (b) c, group 4240, 777 pages", comm, g, rss, ok)
 	}
-	if _, _, ok := statFields([]byte("4242 (short) S 1")); ok {
+	if _, _, _, ok := statFields([]byte("4242 (short) S 1")); ok {
 		t.Error("a short line read as whole")
 	}
 }

@@ -30,8 +30,10 @@ type Cmd struct {
 	Passthrough []string
 	// Timeout, when positive, kills the process group after that long.
 	Timeout time.Duration
-	// MaxMemory, when positive, kills the process group once its
-	// resident memory passes that many bytes (on Linux; see TestMemory).
+	// MaxMemory, when positive, kills the process group once the
+	// resident memory of its processes other than the toolchain's (go,
+	// compile, link, C compilers: a build may need more than its test)
+	// passes that many bytes (on Linux; see TestMemory).
 	MaxMemory int64
 	// Stdout and Stderr, when set, receive the output instead of Result.
 	Stdout, Stderr io.Writer
