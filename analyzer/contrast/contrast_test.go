@@ -133,12 +133,11 @@ func TestPathFollowsReferencesIntoUntracedCode(t *testing.T) {
 
 func pathToPattern(t *testing.T, decl string) {
 	src := func(pattern string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nimport \"regexp\"\n\n" + decl + " pattern = `" + pattern + "`\n\n" +
+		return moduleP(
+			"package p\n\nimport \"regexp\"\n\n"+decl+" pattern = `"+pattern+"`\n\n"+
 				"func Match(s string) bool {\n\tre := regexp.MustCompile(pattern)\n\treturn re.FindString(s) == s\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestMatch(t *testing.T) {\n\tif !Match(\"a_b\") {\n\t\tt.Fatal(\"no match\")\n\t}\n}\n",
-		}
+			"package p\n\nimport \"testing\"\n\nfunc TestMatch(t *testing.T) {\n\tif !Match(\"a_b\") {\n\t\tt.Fatal(\"no match\")\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src(`[a-z_]+`), src(`[a-z]+`), "TestMatch",
 		"re := regexp.MustCompile(pattern)", "return re.FindString(s) == s")
@@ -150,12 +149,11 @@ func pathToPattern(t *testing.T, decl string) {
 // in the change that was handed a reference.
 func TestPathFollowsWritesByUntracedCode(t *testing.T) {
 	src := func(set string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nimport \"reflect\"\n\ntype Foo struct{ Bar *int }\n\n" +
-				"func Reset(f *Foo) {\n\tv := reflect.ValueOf(f).Elem().Field(0)\n\t" + set + "\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestReset(t *testing.T) {\n\tn := 1\n\tf := Foo{Bar: &n}\n\tReset(&f)\n\tif f.Bar != nil {\n\t\tt.Fatal(\"not reset\")\n\t}\n}\n",
-		}
+		return moduleP(
+			"package p\n\nimport \"reflect\"\n\ntype Foo struct{ Bar *int }\n\n"+
+				"func Reset(f *Foo) {\n\tv := reflect.ValueOf(f).Elem().Field(0)\n\t"+set+"\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestReset(t *testing.T) {\n\tn := 1\n\tf := Foo{Bar: &n}\n\tReset(&f)\n\tif f.Bar != nil {\n\t\tt.Fatal(\"not reset\")\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src("v.Set(reflect.Zero(v.Type()))"), src("v.Set(reflect.New(v.Type().Elem()))"), "TestReset")
 }
@@ -165,6 +163,12 @@ func TestPathFollowsWritesByUntracedCode(t *testing.T) {
 // that the path of differences reaches the hunk, holds the statements
 // want, and lists each run's steps in the order they ran. It returns the
 // comparison and its path.
+// moduleP is a module of one package, p, with source src and test file
+// test.
+func moduleP(src, test string) map[string]string {
+	return map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "p/p.go": src, "p/p_test.go": test}
+}
+
 func pathReaches(t *testing.T, base, head map[string]string, test string, want ...string) (*Comparison, Path) {
 	t.Helper()
 	baseDir, headDir := writeFiles(t, base), writeFiles(t, head)
@@ -213,14 +217,13 @@ func pathReaches(t *testing.T, base, head map[string]string, test string, want .
 // a field index in its post statement, as web routers do; its test wants
 // Run to count want calls.
 func handlerChain(handlers string, want int) map[string]string {
-	return map[string]string{
-		"go.mod": "module example.com/m\n\ngo 1.22\n",
-		"p/p.go": "package p\n\ntype Ctx struct {\n\tindex    int\n\thandlers []func(*Ctx)\n}\n\n" +
-			"func (c *Ctx) Next() {\n\tc.index++\n\tfor s := len(c.handlers); c.index < s; c.index++ {\n\t\tc.handlers[c.index](c)\n\t}\n}\n\n" +
-			"var calls int\n\nfunc Run() int {\n\tcalls = 0\n\tc := &Ctx{index: -1}\n\tc.handlers = []func(*Ctx){\n\t\tfunc(c *Ctx) { calls++ },\n\t\t" +
-			handlers + ",\n\t}\n\tc.Next()\n\treturn calls\n}\n",
-		"p/p_test.go": fmt.Sprintf("package p\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(); got != %d {\n\t\tt.Fatal(got)\n\t}\n}\n", want),
-	}
+	return moduleP(
+		"package p\n\ntype Ctx struct {\n\tindex    int\n\thandlers []func(*Ctx)\n}\n\n"+
+			"func (c *Ctx) Next() {\n\tc.index++\n\tfor s := len(c.handlers); c.index < s; c.index++ {\n\t\tc.handlers[c.index](c)\n\t}\n}\n\n"+
+			"var calls int\n\nfunc Run() int {\n\tcalls = 0\n\tc := &Ctx{index: -1}\n\tc.handlers = []func(*Ctx){\n\t\tfunc(c *Ctx) { calls++ },\n\t\t"+
+			handlers+",\n\t}\n\tc.Next()\n\treturn calls\n}\n",
+		fmt.Sprintf("package p\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(); got != %d {\n\t\tt.Fatal(got)\n\t}\n}\n", want),
+	)
 }
 
 // TestPathFollowsLoopPostStatements: the change makes a handler reset
@@ -240,12 +243,11 @@ func TestPathFollowsLoopPostStatements(t *testing.T) {
 // way from the panic to the change.
 func TestPathThroughSlicedArrayPointer(t *testing.T) {
 	src := func(n string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\ntype ID [4]byte\n\nfunc (u *ID) Parse(s string) {\n\tb := u[:]\n\tk := " + n +
+		return moduleP(
+			"package p\n\ntype ID [4]byte\n\nfunc (u *ID) Parse(s string) {\n\tb := u[:]\n\tk := "+n+
 				"\n\tcopy(b, s[:k])\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tvar u ID\n\tu.Parse(\"abcdef\")\n\tif u[0] != 'a' {\n\t\tt.Fatal(u)\n\t}\n}\n",
-		}
+			"package p\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tvar u ID\n\tu.Parse(\"abcdef\")\n\tif u[0] != 'a' {\n\t\tt.Fatal(u)\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src("4"), src("8"), "TestParse", "p.go:8 copy(b, s[:k])")
 }
@@ -257,12 +259,11 @@ func TestPathThroughSlicedArrayPointer(t *testing.T) {
 // the passing run's write to that branch and the changed limit.
 func TestPathThroughBareReturn(t *testing.T) {
 	src := func(limit string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nimport \"errors\"\n\nvar limit = " + limit + "\n\n" +
+		return moduleP(
+			"package p\n\nimport \"errors\"\n\nvar limit = "+limit+"\n\n"+
 				"func Check(n int) (err error) {\n\tif n > limit {\n\t\terr = errors.New(\"too big\")\n\t}\n\treturn\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif Check(4) == nil {\n\t\tt.Fatal(\"no error\")\n\t}\n}\n",
-		}
+			"package p\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif Check(4) == nil {\n\t\tt.Fatal(\"no error\")\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src("3"), src("5"), "TestCheck",
 		"p.go:11 return", `p.go:9 err = errors.New("too big")`, "p.go:8 n > limit")
@@ -287,13 +288,12 @@ func TestPathFromOutOfRangeHandler(t *testing.T) {
 // were alike.
 func TestPathThroughForwardedResult(t *testing.T) {
 	src := func(bad string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nimport \"errors\"\n\nvar errBad = errors.New(\"bad\")\n\n" +
-				"func Match(p string) (bool, error) {\n\treturn check(p)\n}\n\n" +
-				"func check(p string) (bool, error) {\n\tif p == " + bad + " {\n\t\treturn false, errBad\n\t}\n\treturn false, nil\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestMatch(t *testing.T) {\n\tok, err := Match(\"a\")\n\tif ok || err != nil {\n\t\tt.Fatal(ok, err)\n\t}\n}\n",
-		}
+		return moduleP(
+			"package p\n\nimport \"errors\"\n\nvar errBad = errors.New(\"bad\")\n\n"+
+				"func Match(p string) (bool, error) {\n\treturn check(p)\n}\n\n"+
+				"func check(p string) (bool, error) {\n\tif p == "+bad+" {\n\t\treturn false, errBad\n\t}\n\treturn false, nil\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestMatch(t *testing.T) {\n\tok, err := Match(\"a\")\n\tif ok || err != nil {\n\t\tt.Fatal(ok, err)\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src(`"b"`), src(`"a"`), "TestMatch", `p.go:12 p == "a"`, "p.go:8 return check(p)")
 }
@@ -305,11 +305,10 @@ func TestPathThroughForwardedResult(t *testing.T) {
 // in the order the walk back from the failure met them.
 func TestPathOrdersStepsOfThePassingRunOnly(t *testing.T) {
 	src := func(body string) map[string]string {
-		return map[string]string{
-			"go.mod":      "module example.com/m\n\ngo 1.22\n",
-			"p/p.go":      "package p\n\nfunc Scale(x int) int {\n\tz := x\n" + body + "\treturn z\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestScale(t *testing.T) {\n\tif got := Scale(3); got != 8 {\n\t\tt.Fatal(got)\n\t}\n}\n",
-		}
+		return moduleP(
+			"package p\n\nfunc Scale(x int) int {\n\tz := x\n"+body+"\treturn z\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestScale(t *testing.T) {\n\tif got := Scale(3); got != 8 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src("\ty := x + 1\n\tz = y * 2\n"), src(""), "TestScale", "p.go:5 y := x + 1", "p.go:6 z = y * 2")
 }
@@ -334,12 +333,11 @@ func checkOrder(t *testing.T, c *Comparison, p Path) {
 // that guard (control dependence through an early return) to what it read.
 func TestPathThroughEarlyReturnGuard(t *testing.T) {
 	src := func(body string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\ntype Kind int\n\nconst (\n\tStruct Kind = iota\n\tPtr\n)\n\n" +
-				"func Lookup(k Kind, name string) bool {\n" + body + "}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestLookup(t *testing.T) {\n\tif !Lookup(Ptr, \"Func\") {\n\t\tt.Fatal(\"unknown name\")\n\t}\n}\n",
-		}
+		return moduleP(
+			"package p\n\ntype Kind int\n\nconst (\n\tStruct Kind = iota\n\tPtr\n)\n\n"+
+				"func Lookup(k Kind, name string) bool {\n"+body+"}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestLookup(t *testing.T) {\n\tif !Lookup(Ptr, \"Func\") {\n\t\tt.Fatal(\"unknown name\")\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src("\treturn name == \"Func\"\n"), src("\tif k == Struct {\n\t\treturn name == \"Func\"\n\t}\n\treturn false\n"), "TestLookup",
 		"p.go:11 k == Struct", "p.go:14 return false")
@@ -356,12 +354,11 @@ func TestPathThroughEarlyReturnGuard(t *testing.T) {
 // as if nothing flowed into it.
 func TestPathThroughAppendedBuffer(t *testing.T) {
 	src := func(open string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nfunc Wrap(s string) string {\n\tvar buf []byte\n\tbuf = append(buf, " + open + ")\n" +
+		return moduleP(
+			"package p\n\nfunc Wrap(s string) string {\n\tvar buf []byte\n\tbuf = append(buf, "+open+")\n"+
 				"\tbuf = append(buf, s...)\n\tbuf = append(buf, ']')\n\treturn string(buf)\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestWrap(t *testing.T) {\n\tif got := Wrap(\"x\"); got != \"[x]\" {\n\t\tt.Fatal(got)\n\t}\n}\n",
-		}
+			"package p\n\nimport \"testing\"\n\nfunc TestWrap(t *testing.T) {\n\tif got := Wrap(\"x\"); got != \"[x]\" {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src("'['"), src("'[', ' '"), "TestWrap", "p.go:7 buf = append(buf, ']')")
 }
@@ -373,12 +370,11 @@ func TestPathThroughAppendedBuffer(t *testing.T) {
 // and goes back through them to the change.
 func TestPathThroughByteContent(t *testing.T) {
 	src := func(open, close string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nimport \"bytes\"\n\nfunc Tag(name string) []byte {\n\tb := []byte(\"" + open + "\" + name + \"" + close + "\")\n\treturn b\n}\n\n" +
+		return moduleP(
+			"package p\n\nimport \"bytes\"\n\nfunc Tag(name string) []byte {\n\tb := []byte(\""+open+"\" + name + \""+close+"\")\n\treturn b\n}\n\n"+
 				"func Render(name string) string {\n\tb := Tag(name)\n\tout := bytes.ToUpper(b)\n\treturn string(out)\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRender(t *testing.T) {\n\tif got := Render(\"b\"); got != \"<B>\" {\n\t\tt.Fatal(got)\n\t}\n}\n",
-		}
+			"package p\n\nimport \"testing\"\n\nfunc TestRender(t *testing.T) {\n\tif got := Render(\"b\"); got != \"<B>\" {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src("<", ">"), src("(", ")"), "TestRender", "p.go:12 out := bytes.ToUpper(b)")
 }
@@ -417,13 +413,12 @@ func TestPathThroughWrittenBuffer(t *testing.T) {
 		t.Run(strings.Fields(write)[0], func(t *testing.T) {
 			t.Parallel()
 			src := func(open string) map[string]string {
-				return map[string]string{
-					"go.mod": "module example.com/m\n\ngo 1.22\n",
-					"p/p.go": "package p\n\nimport (\n\t\"bytes\"\n\t\"fmt\"\n)\n\nvar _ = fmt.Sprint\n\n" +
-						"func Render(names []string) string {\n\tvar buf bytes.Buffer\n\tfor _, n := range names {\n" +
-						"\t\ts := " + open + " + n\n\t\t" + write + "\n\t\tbuf.WriteByte(' ')\n\t}\n\treturn buf.String()\n}\n",
-					"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRender(t *testing.T) {\n\tif got := Render([]string{\"a\", \"b\"}); got != \"#a #b \" {\n\t\tt.Fatal(got)\n\t}\n}\n",
-				}
+				return moduleP(
+					"package p\n\nimport (\n\t\"bytes\"\n\t\"fmt\"\n)\n\nvar _ = fmt.Sprint\n\n"+
+						"func Render(names []string) string {\n\tvar buf bytes.Buffer\n\tfor _, n := range names {\n"+
+						"\t\ts := "+open+" + n\n\t\t"+write+"\n\t\tbuf.WriteByte(' ')\n\t}\n\treturn buf.String()\n}\n",
+					"package p\n\nimport \"testing\"\n\nfunc TestRender(t *testing.T) {\n\tif got := Render([]string{\"a\", \"b\"}); got != \"#a #b \" {\n\t\tt.Fatal(got)\n\t}\n}\n",
+				)
 			}
 			pathReaches(t, src(`"#"`), src(`"$"`), "TestRender", "p.go:14 "+strings.Split(write, "\n")[0])
 		})
@@ -436,12 +431,11 @@ func TestPathThroughWrittenBuffer(t *testing.T) {
 // it; the path must still go back into the module call that made it.
 func TestPathThroughReceiverCall(t *testing.T) {
 	src := func(plus string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nimport \"time\"\n\ntype Clock struct{ h int }\n\nfunc New(h int) *Clock { return &Clock{h} }\n\n" +
-				"func (c *Clock) Span() time.Duration {\n\treturn time.Duration(c.h" + plus + ") * time.Hour\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestSpan(t *testing.T) {\n\tif New(2).Span().String() != \"2h0m0s\" {\n\t\tt.Fatal(\"span\")\n\t}\n}\n",
-		}
+		return moduleP(
+			"package p\n\nimport \"time\"\n\ntype Clock struct{ h int }\n\nfunc New(h int) *Clock { return &Clock{h} }\n\n"+
+				"func (c *Clock) Span() time.Duration {\n\treturn time.Duration(c.h"+plus+") * time.Hour\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestSpan(t *testing.T) {\n\tif New(2).Span().String() != \"2h0m0s\" {\n\t\tt.Fatal(\"span\")\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src(""), src("+1"), "TestSpan")
 }
@@ -454,14 +448,13 @@ func TestPathThroughReceiverCall(t *testing.T) {
 // pattern's declaration.
 func TestPathThroughObjectMadeByUntracedCode(t *testing.T) {
 	src := func(pattern string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nimport (\n\t\"regexp\"\n\t\"sync\"\n)\n\nconst pattern = " + pattern + "\n\n" +
-				"var (\n\tonce sync.Once\n\tre   *regexp.Regexp\n)\n\n" +
-				"func get() *regexp.Regexp {\n\tonce.Do(func() {\n\t\tre = regexp.MustCompile(pattern)\n\t})\n\treturn re\n}\n\n" +
+		return moduleP(
+			"package p\n\nimport (\n\t\"regexp\"\n\t\"sync\"\n)\n\nconst pattern = "+pattern+"\n\n"+
+				"var (\n\tonce sync.Once\n\tre   *regexp.Regexp\n)\n\n"+
+				"func get() *regexp.Regexp {\n\tonce.Do(func() {\n\t\tre = regexp.MustCompile(pattern)\n\t})\n\treturn re\n}\n\n"+
 				"func Valid(s string) bool {\n\treturn get().MatchString(s)\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestValid(t *testing.T) {\n\tif !Valid(\"12345678\") {\n\t\tt.Fatal(\"rejected\")\n\t}\n}\n",
-		}
+			"package p\n\nimport \"testing\"\n\nfunc TestValid(t *testing.T) {\n\tif !Valid(\"12345678\") {\n\t\tt.Fatal(\"rejected\")\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src("`^[0-9]{7,14}$`"), src("`^[0-9]{1,7}$`"), "TestValid", "p.go:17 regexp.MustCompile(pattern)")
 }
@@ -478,12 +471,11 @@ func TestPathThroughDeletedMapEntry(t *testing.T) {
 		t.Run(strings.Fields(read)[2], func(t *testing.T) {
 			t.Parallel()
 			src := func(drop string) map[string]string {
-				return map[string]string{
-					"go.mod": "module example.com/m\n\ngo 1.22\n",
-					"p/p.go": "package p\n\nfunc Rest(fields map[string]int, parts []string) int {\n\tfor _, p := range parts {\n\t\t_ = fields[p]\n" +
-						drop + "\t}\n\treturn count(fields)\n}\n\nfunc count(fields map[string]int) int {\n\t" + read + "\n}\n",
-					"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRest(t *testing.T) {\n\tif got := Rest(map[string]int{\"a\": 1, \"b\": 2}, []string{\"a\"}); got != 2 {\n\t\tt.Fatal(got)\n\t}\n}\n",
-				}
+				return moduleP(
+					"package p\n\nfunc Rest(fields map[string]int, parts []string) int {\n\tfor _, p := range parts {\n\t\t_ = fields[p]\n"+
+						drop+"\t}\n\treturn count(fields)\n}\n\nfunc count(fields map[string]int) int {\n\t"+read+"\n}\n",
+					"package p\n\nimport \"testing\"\n\nfunc TestRest(t *testing.T) {\n\tif got := Rest(map[string]int{\"a\": 1, \"b\": 2}, []string{\"a\"}); got != 2 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+				)
 			}
 			pathReaches(t, src(""), src("\t\tdelete(fields, p)\n"), "TestRest", "p.go:6 delete(fields, p)")
 		})
@@ -496,12 +488,11 @@ func TestPathThroughDeletedMapEntry(t *testing.T) {
 // path must reach the added lines.
 func TestPathThroughAddedGoto(t *testing.T) {
 	src := func(extra string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\nfunc Parse(s string) (n int) {\n\tfor i := 0; i < len(s); i++ {\n\t\tif s[i] == '#' {\n\t\t\tgoto done\n\t\t}\n" +
-				extra + "\t\tif s[i] != ' ' {\n\t\t\tn++\n\t\t}\n\t}\ndone:\n\treturn n\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tif got := Parse(\"ab cd#e\"); got != 4 {\n\t\tt.Fatal(got)\n\t}\n}\n",
-		}
+		return moduleP(
+			"package p\n\nfunc Parse(s string) (n int) {\n\tfor i := 0; i < len(s); i++ {\n\t\tif s[i] == '#' {\n\t\t\tgoto done\n\t\t}\n"+
+				extra+"\t\tif s[i] != ' ' {\n\t\t\tn++\n\t\t}\n\t}\ndone:\n\treturn n\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tif got := Parse(\"ab cd#e\"); got != 4 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
 	}
 	pathReaches(t, src(""), src("\t\tif s[i] == ' ' {\n\t\t\tgoto done\n\t\t}\n"), "TestParse", "p.go:8 s[i] == ' '")
 }
@@ -512,11 +503,10 @@ func TestPathThroughAddedGoto(t *testing.T) {
 // show it.
 func TestSliceCapacityShownWhereItDiffers(t *testing.T) {
 	src := func(size string) map[string]string {
-		return map[string]string{
-			"go.mod":      "module example.com/m\n\ngo 1.22\n",
-			"p/p.go":      "package p\n\nfunc Room(n int) int {\n\ts := make([]int, 0, " + size + ")\n\treturn cap(s)\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestRoom(t *testing.T) {\n\tif got := Room(3); got != 3 {\n\t\tt.Fatal(got)\n\t}\n}\n",
-		}
+		return moduleP(
+			"package p\n\nfunc Room(n int) int {\n\ts := make([]int, 0, "+size+")\n\treturn cap(s)\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestRoom(t *testing.T) {\n\tif got := Room(3); got != 3 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
 	}
 	c, p := pathReaches(t, src("n"), src("n+1"), "TestRoom")
 	for _, s := range p.Steps {

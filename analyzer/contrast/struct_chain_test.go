@@ -10,12 +10,11 @@ import (
 // run did not take, the failure, shows it whole).
 func TestStatementShowsDifferingFields(t *testing.T) {
 	src := func(start string) map[string]string {
-		return map[string]string{
-			"go.mod": "module example.com/m\n\ngo 1.22\n",
-			"p/p.go": "package p\n\ntype Segment struct{ Start, Stop int32 }\n\n" +
-				"func Make(n int32) Segment {\n\tseg := Segment{Start: " + start + ", Stop: 9}\n\treturn seg\n}\n",
-			"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestMake(t *testing.T) {\n\ts := Make(8)\n\tif s != (Segment{Start: 8, Stop: 9}) {\n\t\tt.Fatal(s)\n\t}\n}\n",
-		}
+		return moduleP(
+			"package p\n\ntype Segment struct{ Start, Stop int32 }\n\n"+
+				"func Make(n int32) Segment {\n\tseg := Segment{Start: "+start+", Stop: 9}\n\treturn seg\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestMake(t *testing.T) {\n\ts := Make(8)\n\tif s != (Segment{Start: 8, Stop: 9}) {\n\t\tt.Fatal(s)\n\t}\n}\n",
+		)
 	}
 	c, p := pathReaches(t, src("n"), src("n + 2"), "TestMake")
 	shown := map[string][2]string{}
