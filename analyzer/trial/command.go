@@ -45,8 +45,8 @@ func (r *Runner) command(ctx context.Context, wt string, modFiles, build bool) (
 	switch {
 	case out.timedOut:
 		res.Outcome = Timeout
-	case out.overMemory:
-		res.Outcome, res.Message, res.OverMemory = Crash, out.overMemoryMessage(), true
+	case out.overMemory != "":
+		res.Outcome, res.Message, res.OverMemory = Crash, out.overMemory, true
 	case out.exitCode == 0:
 		res.Outcome = Pass
 	case out.exitCode < 0 || out.exitCode > 128:

@@ -3,7 +3,6 @@ package trial
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/culprit-dev/culprit/internal/proc"
@@ -12,10 +11,9 @@ import (
 // run is what one child process did.
 type run struct {
 	stdout, stderr []byte
-	exitCode       int   // -1 when killed by a signal
-	timedOut       bool  // killed by us at the trial's timeout
-	overMemory     bool  // killed by us past memory
-	memory         int64 // the bound of its resident memory, 0 for none
+	exitCode       int    // -1 when killed by a signal
+	timedOut       bool   // killed by us at the trial's timeout
+	overMemory     string // why it was killed by us past its memory bound, "" if it was not
 	duration       time.Duration
 }
 
@@ -32,9 +30,7 @@ func execute(ctx context.Context, timeout time.Duration, dir string, env []strin
 // too (Config.MaxMemory): a reverted variant may allocate without end.
 func (r *Runner) executeTest(ctx context.Context, timeout time.Duration, dir string, env []string, name string, args ...string) (run, error) {
 	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: timeout, MaxMemory: r.maxMemory()})
-	out := fromResult(res)
-	out.memory = r.maxMemory()
-	return out, err
+	return fromResult(res), err
 }
 
 // maxMemory is the bound of a test run's resident memory.
@@ -61,16 +57,13 @@ func (r *Runner) goTestCommand(ctx context.Context, dir string, modFiles bool, a
 		inv.MaxMemory = r.maxMemory()
 	}
 	res, err := inv.Run(ctx)
-	out := fromResult(res)
-	out.memory = inv.MaxMemory
-	return out, err
-}
-
-// overMemoryMessage is the message of a run stopped past its memory bound.
-func (o run) overMemoryMessage() string {
-	return fmt.Sprintf("the test's processes used more than %d MiB of memory and were stopped", o.memory>>20)
+	return fromResult(res), err
 }
 
 func fromResult(res proc.Result) run {
-	return run{stdout: res.Stdout, stderr: res.Stderr, exitCode: res.ExitCode, timedOut: res.TimedOut, overMemory: res.OverMemory, duration: res.Duration}
+	out := run{stdout: res.Stdout, stderr: res.Stderr, exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration}
+	if res.OverMemory {
+		out.overMemory = res.OverMemoryMessage()
+	}
+	return out
 }

@@ -53,9 +53,9 @@ func (c classifier) unroot(s string) string {
 
 func (c classifier) verdict(out run) (Result, error) {
 	res := Result{Duration: out.duration}
-	if out.overMemory {
+	if out.overMemory != "" {
 		// Killed mid-run: whatever the output says so far is no verdict.
-		res.Outcome, res.Message, res.OverMemory = Crash, out.overMemoryMessage(), true
+		res.Outcome, res.Message, res.OverMemory = Crash, out.overMemory, true
 		res.Output = tail(string(out.stdout)+string(out.stderr), maxOutput)
 		return res, nil
 	}

@@ -46,9 +46,16 @@ type Result struct {
 	Stdout, Stderr []byte // empty when Cmd gave its own writers
 	ExitCode       int    // -1 when killed at the timeout
 	TimedOut       bool
-	// OverMemory is set when the group was killed for passing MaxMemory.
+	// OverMemory is set when the group was killed for passing MaxMemory,
+	// the bound it was held to (0 for none).
 	OverMemory bool
+	MaxMemory  int64
 	Duration   time.Duration
+}
+
+// OverMemoryMessage says why a run with OverMemory set was stopped.
+func (r Result) OverMemoryMessage() string {
+	return fmt.Sprintf("the test's processes used more than %d MiB of memory and were stopped", r.MaxMemory>>20)
 }
 
 // waitDelay bounds how long Run waits for output after the command exited.
@@ -99,7 +106,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if cmd.Process != nil {
 		_ = killGroup(cmd) // leftovers only; the group is usually gone
 	}
-	r := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), OverMemory: over()}
+	r := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), OverMemory: over(), MaxMemory: c.MaxMemory}
 	if ctx.Err() != nil {
 		return r, ctx.Err()
 	}

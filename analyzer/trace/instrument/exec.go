@@ -338,7 +338,7 @@ func runTest(ctx context.Context, cfg Config, bin string, env ...string) (proc.R
 		Timeout: cfg.Timeout + 30*time.Second, MaxMemory: proc.TestMemory(),
 	})
 	if pr.OverMemory {
-		fmt.Fprintf(&out, "\nculprit: the test used more than %d MiB of memory and was stopped\n", proc.TestMemory()>>20)
+		fmt.Fprintf(&out, "\nculprit: %s\n", pr.OverMemoryMessage())
 	}
 	return pr, out.String(), err
 }
