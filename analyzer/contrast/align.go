@@ -187,25 +187,27 @@ func (c *Comparison) values(s Side, i int) map[string]string {
 	// A slice is shown by its length; where the other run's slice at the
 	// same operand has that length too but another capacity, the
 	// capacity is what differs, and is shown.
-	var other *trace.Event
+	none := func(int) (trace.Item, bool) { return trace.Item{}, false }
+	reads, writes := none, none
 	if j := c.Counterpart(s, i); j >= 0 {
-		other = c.runs[s.other()].tr.Event(j)
+		o := c.runs[s.other()].tr.Event(j)
+		reads, writes = o.Read, o.Write
 	}
-	add := func(items []trace.Item, write bool) {
+	add := func(items []trace.Item, counterpart func(slot int) (trace.Item, bool)) {
 		for _, it := range items {
 			o, ok := operand(site, it.Slot)
 			if !ok || o.Text == "" {
 				continue
 			}
 			text := format(it.Value, o.Type)
-			if v, ok := otherSlice(other, it.Slot, write); ok && it.Value.Kind == trace.ValSlice && !it.Value.Nil && v.Len == it.Value.Len && v.Cap != it.Value.Cap {
+			if v, ok := counterpart(it.Slot); ok && capOnly(it.Value, v.Value) {
 				text += fmt.Sprintf(" (cap %d)", it.Value.Cap)
 			}
 			out[o.Text] = text
 		}
 	}
-	add(e.Reads, false)
-	add(e.Writes, true)
+	add(e.Reads, reads)
+	add(e.Writes, writes)
 	if e.Kind == trace.EvReturn && len(e.Values) == 1 {
 		var t trace.Type
 		if len(site.Exprs) == 1 && site.Exprs[0] != nil {
@@ -219,22 +221,9 @@ func (c *Comparison) values(s Side, i int) map[string]string {
 	return out
 }
 
-// otherSlice is the non-nil slice that event e read (or wrote) at slot,
-// false when e is nil or holds none there.
-func otherSlice(e *trace.Event, slot int, write bool) (trace.Value, bool) {
-	if e == nil {
-		return trace.Value{}, false
-	}
-	items := e.Reads
-	if write {
-		items = e.Writes
-	}
-	for _, it := range items {
-		if it.Slot == slot && it.Value.Kind == trace.ValSlice && !it.Value.Nil {
-			return it.Value, true
-		}
-	}
-	return trace.Value{}, false
+// capOnly reports whether slices a and b differ in their capacity only.
+func capOnly(a, b trace.Value) bool {
+	return a.Kind == trace.ValSlice && b.Kind == trace.ValSlice && !a.Nil && !b.Nil && a.Len == b.Len && a.Cap != b.Cap
 }
 
 // outcome is a branch event's outcome in words, "" for other events.

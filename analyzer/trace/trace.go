@@ -395,6 +395,16 @@ func (e *Event) Read(slot int) (Item, bool) {
 	return Item{}, false
 }
 
+// Write returns the write of operand slot, if recorded.
+func (e *Event) Write(slot int) (Item, bool) {
+	for _, it := range e.Writes {
+		if it.Slot == slot {
+			return it, true
+		}
+	}
+	return Item{}, false
+}
+
 // LocKind classifies a location identity.
 type LocKind uint8
 
