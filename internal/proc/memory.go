@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,20 +21,12 @@ const memoryPoll = 100 * time.Millisecond
 // cannot be read. A test that needs more under a reverted variant (a loop
 // that allocates without end) would otherwise take the machine down with
 // it, the analysis included.
-func TestMemory() int64 {
-	memOnce.Do(func() {
-		memDefault = 2 << 30
-		if total := memTotal(); total > 0 {
-			memDefault = total / 3
-		}
-	})
-	return memDefault
-}
-
-var (
-	memOnce    sync.Once
-	memDefault int64
-)
+var TestMemory = sync.OnceValue(func() int64 {
+	if total := memTotal(); total > 0 {
+		return total / 3
+	}
+	return 2 << 30
+})
 
 // memTotal is the machine's memory in bytes from /proc/meminfo, 0 if
 // unknown.
@@ -114,10 +107,8 @@ func statFields(b []byte) (comm string, pgrp int, rss int64, ok bool) {
 }
 
 // watchMemory kills process group pgid once its resident memory passes
-// limit, and reports that on over; it returns when done is closed.
-func watchMemory(pgid int, limit int64, kill func(), done <-chan struct{}) (over func() bool) {
-	var mu sync.Mutex
-	killed := false
+// limit, and then sets over; it returns when done is closed.
+func watchMemory(pgid int, limit int64, kill func(), over *atomic.Bool, done <-chan struct{}) {
 	go func() {
 		t := time.NewTicker(memoryPoll)
 		defer t.Stop()
@@ -132,17 +123,10 @@ func watchMemory(pgid int, limit int64, kill func(), done <-chan struct{}) (over
 				return
 			}
 			if rss > limit {
-				mu.Lock()
-				killed = true
-				mu.Unlock()
+				over.Store(true)
 				kill()
 				return
 			}
 		}
 	}()
-	return func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return killed
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -94,11 +95,11 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	start := time.Now()
 	err := cmd.Start()
-	over := func() bool { return false }
+	var over atomic.Bool
 	if err == nil {
 		if c.MaxMemory > 0 {
 			done := make(chan struct{})
-			over = watchMemory(cmd.Process.Pid, c.MaxMemory, func() { _ = killGroup(cmd) }, done)
+			watchMemory(cmd.Process.Pid, c.MaxMemory, func() { _ = killGroup(cmd) }, &over, done)
 			defer close(done)
 		}
 		err = cmd.Wait()
@@ -106,7 +107,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if cmd.Process != nil {
 		_ = killGroup(cmd) // leftovers only; the group is usually gone
 	}
-	r := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), OverMemory: over(), MaxMemory: c.MaxMemory}
+	r := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), OverMemory: over.Load(), MaxMemory: c.MaxMemory}
 	if ctx.Err() != nil {
 		return r, ctx.Err()
 	}
