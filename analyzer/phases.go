@@ -14,7 +14,6 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/search"
 	"github.com/culprit-dev/culprit/analyzer/trial"
 	"github.com/culprit-dev/culprit/diffhunks"
-	"github.com/culprit-dev/culprit/internal/proc"
 	"github.com/culprit-dev/culprit/internal/version"
 )
 
@@ -105,7 +104,7 @@ func (a *analysis) finish(res *Result, start time.Time) {
 	res.Cost.TypeAccepted = a.earlier.TypeAccepted + st.TypeAccepted
 	res.Cost.CacheHits = a.earlier.CacheHits + st.CacheHits
 	if n := a.earlier.OverMemory + st.OverMemory; n > 0 {
-		res.Notes.Add(result.Note{Code: note.OverMemory, N: n, Limit: fmt.Sprintf("%d MiB", proc.TestMemory()>>20)})
+		res.Notes.Add(result.Note{Code: note.OverMemory, N: n, Limit: fmt.Sprintf("%d MiB", a.b.Runner.MaxMemory()>>20)})
 	}
 	res.Cost.Rounds = a.ledger.Rounds()
 	res.Cost.Wall = time.Since(start)

@@ -29,12 +29,12 @@ func execute(ctx context.Context, timeout time.Duration, dir string, env []strin
 // executeTest is execute for a run of the test, whose memory is bounded
 // too (Config.MaxMemory): a reverted variant may allocate without end.
 func (r *Runner) executeTest(ctx context.Context, timeout time.Duration, dir string, env []string, name string, args ...string) (run, error) {
-	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: timeout, MaxMemory: r.maxMemory()})
+	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: timeout, MaxMemory: r.MaxMemory()})
 	return fromResult(res), err
 }
 
-// maxMemory is the bound of a test run's resident memory.
-func (r *Runner) maxMemory() int64 {
+// MaxMemory is the bound of a test run's resident memory, in bytes.
+func (r *Runner) MaxMemory() int64 {
 	return cmp.Or(r.cfg.MaxMemory, proc.TestMemory())
 }
 
@@ -54,7 +54,7 @@ func (r *Runner) goTestCommand(ctx context.Context, dir string, modFiles bool, a
 		Timeout: amp.scaled(r.cfg.Timeout),
 	}
 	if verb == "test" {
-		inv.MaxMemory = r.maxMemory()
+		inv.MaxMemory = r.MaxMemory()
 	}
 	res, err := inv.Run(ctx)
 	return fromResult(res), err
