@@ -237,8 +237,11 @@ func filterRows(rows []*chainRow, ok func(*chainRow) bool) []*chainRow {
 
 // trimChain cuts the chosen rows down to most. The divergence and the last
 // two stay, then each hunk's last step while there is room (the first
-// hunk's, where the chain opens, before the others); the rest fill what
-// room is left, nearest the failure first.
+// hunk's, where the chain opens, before the others), then the other
+// decisions taken in changed code, nearest the failure first: the
+// predicates the change's behaviour turned on, which a hunk's last step
+// (the return a guard let through) does not show. The rest fill what room
+// is left, nearest the failure first.
 func (c *Comparison) trimChain(p *Path, rows, chosen []*chainRow, most int) []*chainRow {
 	keep := map[*chainRow]bool{}
 	last := map[diffhunks.ID]int{}
@@ -265,6 +268,11 @@ func (c *Comparison) trimChain(p *Path, rows, chosen []*chainRow, most int) []*c
 			rw = hunkRows[len(hunkRows)-k]
 		}
 		keep[rw] = true
+	}
+	for k := len(chosen) - 1; k >= 0 && len(keep) < most; k-- {
+		if st := chosen[k].step; st.Const == nil && c.hunkOf(st) != 0 && c.runs[st.Side].tr.Event(st.Event).Kind == trace.EvBranch {
+			keep[chosen[k]] = true
+		}
 	}
 	for k := len(chosen) - 1; k >= 0 && len(keep) < most; k-- {
 		keep[chosen[k]] = true

@@ -522,3 +522,33 @@ func TestSliceCapacityShownWhereItDiffers(t *testing.T) {
 	}
 	t.Errorf("no step at return cap(s)")
 }
+
+// TestSummaryKeepsDecisionsInChangedCode: when the path has more rows
+// than a summary shows, a condition in new code (the guard that let
+// `return false` through) stays beside its hunk's last step, ahead of the
+// steps in unchanged code that only carry the result to the assertion.
+func TestSummaryKeepsDecisionsInChangedCode(t *testing.T) {
+	src := func(body string) map[string]string {
+		return moduleP(
+			"package p\n\ntype Kind int\n\nconst (\n\tStruct Kind = iota\n\tPtr\n)\n\n"+
+				"func Lookup(k Kind, name string) bool {\n"+body+"}\n\n"+
+				"func Check(k Kind, name string) string {\n\tif !Lookup(k, name) {\n\t\treturn unknown(name)\n\t}\n\treturn \"\"\n}\n\n"+
+				"func unknown(name string) string {\n\tmsg := \"unknown \" + name\n\tmsg += \" in the environment\"\n\tmsg += \" of the program\"\n\treturn msg\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif msg := Check(Ptr, \"Func\"); msg != \"\" {\n\t\tt.Fatal(msg)\n\t}\n}\n",
+		)
+	}
+	c, p := pathReaches(t, src("\treturn name == \"Func\"\n"), src("\treturn find(k, name)\n}\n\nfunc find(k Kind, name string) bool {\n\tif k == Struct {\n\t\treturn name == \"Func\"\n\t}\n\treturn false\n"), "TestCheck",
+		"p.go:15 k == Struct", "p.go:18 return false")
+	all := c.Summary(len(p.Steps))
+	const most = 5
+	if len(all) <= most {
+		t.Fatalf("the path's summary has %d rows, want more than %d for the cut to matter", len(all), most)
+	}
+	var shown []string
+	for _, st := range c.Summary(most) {
+		shown = append(shown, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
+	}
+	if want := "p.go:15 k == Struct"; !slices.ContainsFunc(shown, func(l string) bool { return strings.HasSuffix(l, want) }) {
+		t.Errorf("the %d-row summary lacks %q:\n%s", most, want, strings.Join(shown, "\n"))
+	}
+}
