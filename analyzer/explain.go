@@ -124,7 +124,9 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 	}
 	prove(res, s.found)
 	if res.Status == result.Explained && s.failing != nil {
-		a.explain(ctx, res, s)
+		if err := a.explain(ctx, res, s); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }

@@ -310,9 +310,13 @@ func (a *analysis) roles(ctx context.Context, res *Result, s *searched) error {
 }
 
 // explain compares the failing run with the passing run of the proven
-// revert (COMPARATIVE.md) and roots the causal tree in the root hunks.
-func (a *analysis) explain(ctx context.Context, res *Result, s *searched) {
+// revert (COMPARATIVE.md) and settles the roles by the causal tree.
+func (a *analysis) explain(ctx context.Context, res *Result, s *searched) error {
 	a.b.enter(PhaseContrast)
 	compare(ctx, a.req, a.b, s.failing, res)
 	treeRoots(res, s.candidates)
+	if err := offTreeRoots(ctx, a.b, res); err != nil && !spent(ctx, err) {
+		return fmt.Errorf("checking the root hunks the causal tree does not reach: %w", err)
+	}
+	return nil
 }

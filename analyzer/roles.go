@@ -265,11 +265,70 @@ func treeRoots(res *Result, candidates []diffhunks.ID) {
 		res.Aux, res.Root = promote(res.Aux, res.Root, renamed)
 		res.Notes.Add(result.Note{Code: note.RenameRoot, Hunks: renamed})
 	}
-	// The count of auxiliary hunks that remain is the count after the move.
+	recountAux(res)
+}
+
+// recountAux makes the note on how many auxiliary hunks remain count them
+// after a move between the roles.
+func recountAux(res *Result) {
 	res.Notes = slices.DeleteFunc(res.Notes, func(n result.Note) bool { return n.Code == note.LargeAux && len(res.Aux) <= largeAux })
 	for i := range res.Notes {
 		if res.Notes[i].Code == note.LargeAux {
 			res.Notes[i].N = len(res.Aux)
 		}
 	}
+}
+
+// maxOffTree bounds the root hunks offTreeRoots checks, a build each.
+const maxOffTree = 8
+
+// offTreeRoots makes auxiliary the root hunks the causal tree does not
+// reach, when it reaches other root hunks and the proven revert does not
+// compile without them. Such a hunk is the other side of a compile
+// coupling (the old implementation a rewrite deleted, restored so that
+// removing its replacement compiles): what changed behaviour on the
+// failure's path is the hunk the tree passes through, and the untouched
+// one is reverted because the compiler needs it, which is what an
+// auxiliary hunk is. A hunk the revert compiles without stays root: the
+// search proved the failure depends on it. The proven set is the same,
+// only the roles change; each moved hunk's reason is the compiler's first
+// error without it.
+func offTreeRoots(ctx context.Context, b search.Builder, res *Result) error {
+	on := res.Tree.Hunks(nil)
+	if len(res.Root) < 2 || !slices.ContainsFunc(res.Root, func(id diffhunks.ID) bool { return on[id] }) {
+		return nil
+	}
+	var moved []diffhunks.ID
+	var needs []result.AuxNeed
+	for _, id := range res.Root {
+		if on[id] || len(moved) >= len(res.Root)-1 {
+			continue
+		}
+		if len(moved)+len(needs) >= maxOffTree {
+			break
+		}
+		without := slices.DeleteFunc(slices.Clone(res.Proof.Reverted), func(h diffhunks.ID) bool { return h == id })
+		v, err := b.Build(ctx, without)
+		if err != nil {
+			return err
+		}
+		if v.Compiled() {
+			continue
+		}
+		if errs := search.CompileErrors(v.Message); len(errs) > 0 {
+			moved = append(moved, id)
+			needs = append(needs, result.AuxNeed{Hunk: result.HunkID(id), File: errs[0].Path, Line: errs[0].Line, Error: errs[0].Text})
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	res.Aux, res.Root = promote(res.Aux, res.Root, moved)
+	if res.AuxNeeds != nil {
+		res.AuxNeeds = append(res.AuxNeeds, needs...)
+		slices.SortFunc(res.AuxNeeds, func(x, y result.AuxNeed) int { return int(x.Hunk) - int(y.Hunk) })
+	}
+	res.Notes.Add(result.Note{Code: note.OffTreeAux, Hunks: moved})
+	recountAux(res)
+	return nil
 }

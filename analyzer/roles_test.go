@@ -336,3 +336,56 @@ func TestPreferUses(t *testing.T) {
 		}
 	})
 }
+
+func TestOffTreeRoots(t *testing.T) {
+	// The tree passes through hunk 16 (the new implementation) only.
+	tree := &result.Node{
+		Target:     result.Statement{File: "e_test.go", Line: 9},
+		Statements: []result.Statement{{File: "unmarshal.go", Line: 40, Hunk: 16}},
+	}
+	proof := func(ids ...diffhunks.ID) *trial.Result {
+		return &trial.Result{Reverted: ids, Outcome: trial.Pass}
+	}
+	t.Run("a coupled root off the tree is auxiliary", func(t *testing.T) {
+		// Without 7 (the old implementation it deleted), removing 16
+		// leaves the method undefined.
+		b := compilerOutput{"[8 16]": "./marshal.go:60:4: e.decode undefined (type *Event has no field or method decode)"}
+		res := &Result{Tree: tree, Root: []diffhunks.ID{7, 16}, Aux: []diffhunks.ID{8}, Proof: proof(7, 8, 16),
+			AuxNeeds: []result.AuxNeed{{Hunk: 8, File: "marshal.go", Line: 61, Error: "undefined: x"}}}
+		if err := offTreeRoots(t.Context(), b, res); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{16}) || !slices.Equal(res.Aux, []diffhunks.ID{7, 8}) {
+			t.Errorf("root %v aux %v, want root [16] aux [7 8]", res.Root, res.Aux)
+		}
+		if i := slices.IndexFunc(res.Notes, func(n result.Note) bool { return n.Code == note.OffTreeAux }); i < 0 || !slices.Equal(res.Notes[i].Hunks, []diffhunks.ID{7}) {
+			t.Errorf("notes %+v, want off-tree-aux naming hunk 7", res.Notes)
+		}
+		want := []result.AuxNeed{
+			{Hunk: 7, File: "./marshal.go", Line: 60, Error: "e.decode undefined (type *Event has no field or method decode)"},
+			{Hunk: 8, File: "marshal.go", Line: 61, Error: "undefined: x"},
+		}
+		if !slices.Equal(res.AuxNeeds, want) {
+			t.Errorf("aux needs %+v, want %+v", res.AuxNeeds, want)
+		}
+	})
+	t.Run("a root the revert compiles without stays", func(t *testing.T) {
+		res := &Result{Tree: tree, Root: []diffhunks.ID{7, 16}, Aux: []diffhunks.ID{8}, Proof: proof(7, 8, 16)}
+		if err := offTreeRoots(t.Context(), compilerOutput{}, res); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{7, 16}) || res.Notes.Has(note.OffTreeAux) {
+			t.Errorf("root %v notes %+v, want root [7 16] unchanged", res.Root, res.Notes)
+		}
+	})
+	t.Run("a tree that reaches no root hunk moves nothing", func(t *testing.T) {
+		b := compilerOutput{"[8 16]": "./marshal.go:60:4: undefined: decode", "[7 8]": "./marshal.go:61:4: undefined: x"}
+		res := &Result{Tree: tree, Root: []diffhunks.ID{7, 9}, Aux: []diffhunks.ID{8}, Proof: proof(7, 8, 9)}
+		if err := offTreeRoots(t.Context(), b, res); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{7, 9}) {
+			t.Errorf("root %v, want [7 9] unchanged", res.Root)
+		}
+	})
+}

@@ -139,4 +139,8 @@ const (
 	// root among the hunks reverted with them (TreeRoot), and Hunks are
 	// shown as auxiliary.
 	RenameRoot Code = "rename-root"
+	// OffTreeAux: Hunks were root, the causal tree reaches the other root
+	// hunks and not them, and the proven revert does not compile without
+	// them: they are shown as auxiliary.
+	OffTreeAux Code = "off-tree-aux"
 )
