@@ -319,7 +319,7 @@ func checkOrder(t *testing.T, c *Comparison, p Path) {
 	t.Helper()
 	for k := 1; k < len(p.Steps); k++ {
 		a, b := p.Steps[k-1], p.Steps[k]
-		if a.Side == b.Side && a.Event > b.Event && c.when(item{a.Side, a.Event}) == c.when(item{b.Side, b.Event}) {
+		if a.Side == b.Side && a.Event > b.Event && c.when(item{side: a.Side, event: a.Event}) == c.when(item{side: b.Side, event: b.Event}) {
 			sa, sb := c.Statement(a), c.Statement(b)
 			t.Errorf("step %d (%s:%d %s) ran after step %d (%s:%d %s)", k-1, sa.File, sa.Line, sa.Text, k, sb.File, sb.Line, sb.Text)
 		}
@@ -550,5 +550,25 @@ func TestSummaryKeepsDecisionsInChangedCode(t *testing.T) {
 	}
 	if want := "p.go:15 k == Struct"; !slices.ContainsFunc(shown, func(l string) bool { return strings.HasSuffix(l, want) }) {
 		t.Errorf("the %d-row summary lacks %q:\n%s", most, want, strings.Join(shown, "\n"))
+	}
+}
+
+// TestPathFollowsOnlyTheResultRead: the test checks only the error of
+// `n, err := Parse(s)`, so the path goes from err to the return's error
+// expression and the branch that chose it, not to how n was computed,
+// although the change altered that too.
+func TestPathFollowsOnlyTheResultRead(t *testing.T) {
+	src := func(body string) map[string]string {
+		return moduleP(
+			"package p\n\nimport \"errors\"\n\nfunc Parse(s string) (int, error) {\n"+body+"\t\treturn n, errors.New(\"short\")\n\t}\n\treturn n, nil\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tn, err := Parse(\"ab\")\n\t_ = n\n\tif err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n",
+		)
+	}
+	c, p := pathReaches(t, src("\tn := len(s) * 2\n\tif s == \"\" {\n"), src("\tn := len(s) * 3\n\tif len(s) < 3 {\n"), "TestParse",
+		"p.go:7 len(s) < 3", "p_test.go:6 n, err := Parse(\"ab\")")
+	for _, s := range p.Steps {
+		if st := c.Statement(s); strings.HasSuffix(st.File, "p.go") && st.Line == 6 {
+			t.Errorf("the path holds %s:%d %s, which made only the result the test did not check", st.File, st.Line, st.Text)
+		}
 	}
 }

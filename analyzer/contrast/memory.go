@@ -256,7 +256,7 @@ func (c *Comparison) mapWritersIn(s Side, e int) []item {
 			continue
 		}
 		if c.provenDifferent(s, i) {
-			out = append(out, item{s, i})
+			out = append(out, item{side: s, event: i})
 		}
 	}
 	return out

@@ -45,6 +45,11 @@ type Path struct {
 type item struct {
 	side  Side
 	event int
+	// part, when not zero, is the one result the walk needs of a
+	// multi-value event: target part-1 of an assignment with an
+	// expression per target, result part-1 of a return. Zero is all of
+	// them.
+	part int
 }
 
 // ErrNoFailure means the failing trace records no failure to start from.
@@ -74,7 +79,7 @@ func (c *Comparison) pathStart() (item, error) {
 	if len(fails) == 0 {
 		return item{}, ErrNoFailure
 	}
-	start := item{Failing, fails[0]}
+	start := item{side: Failing, event: fails[0]}
 	if f := c.in.Failure; f > 0 && f < len(c.runs[Failing].tr.Events) {
 		start.event = f
 	}
@@ -87,10 +92,13 @@ type frontier struct {
 	c    *Comparison
 	seen map[item]bool
 	work *queue
+	// stepped holds the events that made a step: an event the walk
+	// reaches again for another of its parts adds dependences, not a step.
+	stepped map[item]bool
 }
 
 func newFrontier(c *Comparison, start item) *frontier {
-	w := &frontier{c: c, seen: map[item]bool{start: true}, work: &queue{c: c}}
+	w := &frontier{c: c, seen: map[item]bool{start: true}, work: &queue{c: c}, stepped: map[item]bool{}}
 	heap.Push(w.work, start)
 	return w
 }
@@ -102,7 +110,7 @@ func (w *frontier) push(it item) {
 	}
 	if it.side == Passing {
 		if j := w.c.Counterpart(Passing, it.event); j >= 0 {
-			it = item{Failing, j}
+			it = item{side: Failing, event: j, part: it.part}
 		}
 	}
 	if !w.seen[it] {
@@ -136,10 +144,10 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 	n := w.work.Len()
 	differentIn := c.followReads(w, it, ctr)
 	if b := c.runs[r].ctl[e]; b >= 0 && c.relevant(r, b) {
-		w.push(item{r, b})
+		w.push(item{side: r, event: b})
 	}
 	for _, g := range c.passedGuards(r, e) {
-		w.push(item{r, g})
+		w.push(item{side: r, event: g})
 	}
 	if ctr < 0 {
 		w.push(c.why(r, e))
@@ -147,7 +155,7 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 	if ctr >= 0 && c.movedWrite(r, e, ctr) {
 		for _, d := range c.baseDefs(r, e) {
 			if c.relevant(r, d) {
-				w.push(item{r, d})
+				w.push(item{side: r, event: d})
 			}
 		}
 	}
@@ -155,10 +163,10 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 		// Code the tracer does not enter behaved differently on
 		// alike arguments: the memory it was handed differs.
 		for _, m := range c.memoryWriters(r, e) {
-			w.push(item{r, m})
+			w.push(item{side: r, event: m})
 		}
 		for _, m := range c.objectCalls(r, e) {
-			w.push(item{r, m})
+			w.push(item{side: r, event: m})
 		}
 	}
 	if !differentIn && c.relevant(r, e) {
@@ -168,6 +176,11 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 			w.push(m)
 		}
 	}
+	whole := item{side: r, event: e}
+	if w.stepped[whole] {
+		return nil
+	}
+	w.stepped[whole] = true
 	var steps []Step
 	consts := c.changedConsts(r, e, ctr)
 	for k := range consts {
@@ -183,7 +196,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 	r, o := it.side, it.side.other()
 	e := it.event
 	exit := c.runs[r].tr.Event(e).Kind == trace.EvPanic
-	for _, rd := range c.reads(r, e) {
+	for _, rd := range c.partReads(r, e, it.part) {
 		alike := false
 		switch {
 		case ctr >= 0 && rd.text != "":
@@ -209,20 +222,20 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		}
 		differentIn = differentIn || different && (rd.def >= 0 || rd.text != "")
 		if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
-			w.push(item{r, rd.def})
+			w.push(item{side: r, event: rd.def, part: c.defPart(r, rd)})
 		}
 		if (rd.def < 0 || rd.whole) && rd.text != "" && !rd.call && !rd.zero {
 			// No traced write made the value read: code the tracer
 			// does not enter wrote it through a reference.
 			for _, u := range c.untracedWriters(r, e) {
-				w.push(item{r, u})
+				w.push(item{side: r, event: u})
 			}
 		}
 		if ctr >= 0 && rd.text != "" {
 			// The passing value may have another origin, invisible
 			// from the failing run.
 			if d2 := c.defOf(o, ctr, rd.text); d2 >= 0 && (rd.def < 0 || c.Counterpart(o, d2) != rd.def) && c.relevant(o, d2) {
-				w.push(item{o, d2})
+				w.push(item{side: o, event: d2})
 			}
 		}
 	}
@@ -366,7 +379,7 @@ func reference(v trace.Value) bool {
 // step of its index just past what the other run shares says where the
 // runs parted.
 func (c *Comparison) why(s Side, e int) item {
-	none := item{s, -1}
+	none := item{side: s, event: -1}
 	r, o := c.runs[s], c.runs[s.other()]
 	var prev node = -1
 	for a := r.node[e]; a > root; prev, a = a, c.t.parent[a] {
@@ -380,25 +393,25 @@ func (c *Comparison) why(s Side, e int) item {
 		switch st.kind {
 		case 'R', 'C':
 			if m, ok := r.made[prev]; ok {
-				return item{s, m}
+				return item{side: s, event: m}
 			}
 		case 'L':
 			// The other run iterated fewer times: its last check there
 			// said stop. Name this run's check of that iteration.
 			for m := st.n - 1; m >= 1; m-- {
 				if nd, ok := c.t.child(a, step{kind: 'L', key: st.key, n: m}); ok && o.lastUnder(c.t, nd) >= 0 {
-					return item{s, r.made[nd]}
+					return item{side: s, event: r.made[nd]}
 				}
 			}
 		case 'D':
 			// Called back from code the tracer does not enter: the
 			// uninstrumented call that was running decided it.
-			return item{s, c.runningCall(s, e)}
+			return item{side: s, event: c.runningCall(s, e)}
 		case '.':
 			if j, ok := r.event(prev); ok && isChanged(r.keys[r.tr.Event(j).Site]) {
 				return none // changed code: the difference starts here
 			}
-			return item{s.other(), o.lastUnder(c.t, a)} // the other run left the region early
+			return item{side: s.other(), event: o.lastUnder(c.t, a)} // the other run left the region early
 		}
 		return none
 	}
@@ -440,7 +453,7 @@ func isChanged(key string) bool { return len(key) > 0 && key[0] == '#' }
 // passing-only steps placed at one point keep the order they ran in.
 func (c *Comparison) order(steps []Step) {
 	slices.SortStableFunc(steps, func(a, b Step) int {
-		if d := c.when(item{a.Side, a.Event}) - c.when(item{b.Side, b.Event}); d != 0 || a.Side != b.Side {
+		if d := c.when(item{side: a.Side, event: a.Event}) - c.when(item{side: b.Side, event: b.Event}); d != 0 || a.Side != b.Side {
 			return d
 		}
 		return a.Event - b.Event

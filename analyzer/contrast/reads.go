@@ -21,6 +21,14 @@ type read struct {
 	opaque bool
 	call   bool // the result of a call in the expression, not memory
 	zero   bool // a named result no write set: the entry's zero value
+	// slot is the operand read (-1 for a read the site's operands do
+	// not hold), loc where it was read; callSite is the call whose
+	// result this is (0 if none), and result which of its results the
+	// reader took, +1 (0: all of them).
+	slot     int
+	loc      trace.Loc
+	callSite trace.SiteID
+	result   int
 }
 
 // reads lists what event e of run s used: its operand reads, the call
@@ -43,8 +51,9 @@ func (c *Comparison) reads(s Side, e int) []read {
 			whole = def >= 0
 		}
 		out = append(out, read{text: o.Text, value: it.Value, def: def, whole: whole, opaque: ext && reference(it.Value),
-			call: o.Obj == 0 && !o.Global && strings.Contains(o.Text, "(")})
+			call: o.Obj == 0 && !o.Global && strings.Contains(o.Text, "("), slot: it.Slot, loc: it.Loc})
 	}
+	n := len(out)
 	if ev.Kind == trace.EvEntry {
 		if call := tr.Frame(ev.Frame).Call; call >= 0 {
 			// The parameters are the call's arguments: when they differ,
@@ -60,14 +69,115 @@ func (c *Comparison) reads(s Side, e int) []read {
 		// own, which reads x; the assignment only writes what it returned.
 		out = append(out, read{def: a, opaque: c.relevant(s, e)})
 	}
-	calls := callSites(site)
-	for _, call := range append(calls, receiverCalls(tr, e, calls)...) {
-		if ret := c.callResult(s, e, call); ret >= 0 {
+	for k := n; k < len(out); k++ {
+		out[k].slot = -1
+	}
+	calls := exprsOf(site, trace.ExprCall)
+	for _, id := range receiverCalls(tr, e, callSites(site)) {
+		calls = append(calls, &trace.Expr{Op: trace.ExprCall, Call: id, Slot: -1})
+	}
+	for _, call := range calls {
+		if ret := c.callResult(s, e, call.Call); ret >= 0 {
 			x := tr.Event(ret)
-			out = append(out, read{def: ret, opaque: x.Kind == trace.EvCallExt && slices.ContainsFunc(x.Values, reference)})
+			out = append(out, read{def: ret, opaque: x.Kind == trace.EvCallExt && slices.ContainsFunc(x.Values, reference),
+				slot: -1, callSite: call.Call})
 		}
 	}
 	return out
+}
+
+// partReads is what event e of run s used to make its part (item.part):
+// the reads and call results in that target's or result's expression,
+// with what every part shares (a parameter binding, an append). All of
+// e's reads when part is zero, or when e is not an assignment with an
+// expression per target or a return with one per result.
+func (c *Comparison) partReads(s Side, e, part int) []read {
+	all := c.reads(s, e)
+	x := c.partExpr(s, e, part)
+	if x == nil {
+		return all
+	}
+	slots, calls := map[int]bool{}, map[trace.SiteID]bool{}
+	var walk func(x *trace.Expr)
+	walk = func(x *trace.Expr) {
+		if x == nil {
+			return
+		}
+		switch x.Op {
+		case trace.ExprRead:
+			slots[x.Slot] = true
+		case trace.ExprCall:
+			calls[x.Call] = true
+		}
+		walk(x.X)
+		walk(x.Y)
+		for _, a := range x.Args {
+			walk(a)
+		}
+	}
+	walk(x)
+	kept := slices.DeleteFunc(all, func(rd read) bool {
+		switch {
+		case rd.callSite != 0:
+			return !calls[rd.callSite] && rd.callSite != x.Call
+		case rd.slot >= 0:
+			return !slots[rd.slot]
+		}
+		return false
+	})
+	if x.Op == trace.ExprOpaque && x.Call != 0 {
+		// Target k of `a, b := f()`: result x.Slot of the call.
+		for i := range kept {
+			if kept[i].callSite == x.Call {
+				kept[i].result = x.Slot + 1
+			}
+		}
+	}
+	return kept
+}
+
+// partExpr is the expression that made part of event e of run s, nil when
+// the event has no such part: an assignment's target part-1 when the site
+// has an expression per written target, a return's result part-1 when it
+// has an expression per result.
+func (c *Comparison) partExpr(s Side, e, part int) *trace.Expr {
+	if part <= 0 {
+		return nil
+	}
+	tr := c.runs[s].tr
+	ev, site := tr.Event(e), tr.SiteOf(e)
+	n := len(site.Exprs)
+	switch {
+	case n < 2 || part > n:
+		return nil
+	case ev.Kind == trace.EvAssign && len(ev.Writes) == n:
+	case ev.Kind == trace.EvReturn && len(ev.Values) == n:
+	default:
+		return nil
+	}
+	return site.Exprs[part-1]
+}
+
+// defPart is which part of its definition the read rd needs: the result
+// a call's value is, or the target of a multi-target assignment that
+// wrote the location read. Zero for all of it.
+func (c *Comparison) defPart(s Side, rd read) int {
+	if rd.callSite != 0 {
+		return rd.result
+	}
+	if rd.slot < 0 || rd.whole || rd.def < 0 {
+		return 0
+	}
+	ev := c.runs[s].tr.Event(rd.def)
+	if ev.Kind != trace.EvAssign || len(ev.Writes) < 2 {
+		return 0
+	}
+	for k, w := range ev.Writes {
+		if w.Loc == rd.loc {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // unrecordedArgs are the reads of a call into code the tracer does not
