@@ -110,9 +110,7 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 	c.head = firstFailing(headRuns)
 	switch {
 	case headRuns[0].Outcome == trial.BuildError:
-		c.status = result.HeadBuildFails
-		c.notes.Add(result.Note{Code: note.HeadBuildFails, Detail: firstLine(headRuns[0].Message)})
-		return c, nil
+		return c, c.buildFails(ctx, r, all, headRuns[0])
 	case headRuns[0].Outcome == trial.NoTests:
 		return nil, fmt.Errorf("%w on head", ErrNoSuchTest)
 	case hf == 0:
@@ -168,6 +166,26 @@ func classify(ctx context.Context, r repeater, all []diffhunks.ID, reruns, worke
 		c.notes.Add(result.Note{Code: note.FlakyOnBase, N: bf, M: bf + bp})
 	}
 	return c, nil
+}
+
+// buildFails decides a head that does not build: the change broke the
+// build only when base builds. A base that does not build either (a
+// go.mod without its go.sum, a toolchain too old for both) proves
+// nothing about the change.
+func (c *classification) buildFails(ctx context.Context, r repeater, all []diffhunks.ID, head trial.Result) error {
+	baseRuns, err := r.Repeat(ctx, all, 1)
+	if err != nil {
+		return fmt.Errorf("building base: %w", err)
+	}
+	c.runs = append(c.runs, baseRuns...)
+	if baseRuns[0].Outcome == trial.BuildError {
+		c.status = result.NotRegression
+		c.notes.Add(result.Note{Code: note.BaseBuildFails, Detail: firstLine(baseRuns[0].Message)})
+		return nil
+	}
+	c.status = result.HeadBuildFails
+	c.notes.Add(result.Note{Code: note.HeadBuildFails, Detail: firstLine(head.Message)})
+	return nil
 }
 
 // How many runs head gets in all to fail once when its first runs all
