@@ -282,9 +282,11 @@ func recountAux(res *Result) {
 // maxOffTree bounds the root hunks offTreeRoots checks, a build each.
 const maxOffTree = 8
 
-// offTreeRoots makes auxiliary the root hunks the causal tree does not
-// reach, when it reaches other root hunks and the proven revert does not
-// compile without them. Such a hunk is the other side of a compile
+// offTreeRoots makes auxiliary the root hunks where the causal tree shows
+// no effect of the change (it does not reach them, or its steps there ran
+// alike in both runs), when it shows one in other root hunks and the
+// proven revert does not compile without them. Such a hunk is the other
+// side of a compile
 // coupling (the old implementation a rewrite deleted, restored so that
 // removing its replacement compiles): what changed behaviour on the
 // failure's path is the hunk the tree passes through, and the untouched
@@ -294,7 +296,7 @@ const maxOffTree = 8
 // only the roles change; each moved hunk's reason is the compiler's first
 // error without it.
 func offTreeRoots(ctx context.Context, b search.Builder, res *Result) error {
-	on := res.Tree.Hunks(nil)
+	on := res.Tree.Hunks(result.Statement.Changed)
 	if len(res.Root) < 2 || !slices.ContainsFunc(res.Root, func(id diffhunks.ID) bool { return on[id] }) {
 		return nil
 	}

@@ -338,10 +338,15 @@ func TestPreferUses(t *testing.T) {
 }
 
 func TestOffTreeRoots(t *testing.T) {
-	// The tree passes through hunk 16 (the new implementation) only.
+	// The tree shows an effect of the change in hunk 16 (the new
+	// implementation, which ran only with the change) alone; hunk 9's
+	// step ran alike in both runs.
 	tree := &result.Node{
-		Target:     result.Statement{File: "e_test.go", Line: 9},
-		Statements: []result.Statement{{File: "unmarshal.go", Line: 40, Hunk: 16}},
+		Target: result.Statement{File: "e_test.go", Line: 9},
+		Statements: []result.Statement{
+			{File: "unmarshal.go", Line: 40, Hunk: 16, Passing: &result.Passing{Missing: true}},
+			{File: "marshal.go", Line: 70, Hunk: 9, Values: map[string]string{"x": "1"}, Passing: &result.Passing{Values: map[string]string{"x": "1"}}},
+		},
 	}
 	proof := func(ids ...diffhunks.ID) *trial.Result {
 		return &trial.Result{Reverted: ids, Outcome: trial.Pass}
@@ -367,6 +372,16 @@ func TestOffTreeRoots(t *testing.T) {
 		}
 		if !slices.Equal(res.AuxNeeds, want) {
 			t.Errorf("aux needs %+v, want %+v", res.AuxNeeds, want)
+		}
+	})
+	t.Run("a root whose steps ran alike is auxiliary too", func(t *testing.T) {
+		b := compilerOutput{"[8 16]": "./marshal.go:71:2: undefined: helper"}
+		res := &Result{Tree: tree, Root: []diffhunks.ID{9, 16}, Aux: []diffhunks.ID{8}, Proof: proof(8, 9, 16)}
+		if err := offTreeRoots(t.Context(), b, res); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{16}) || !slices.Equal(res.Aux, []diffhunks.ID{8, 9}) {
+			t.Errorf("root %v aux %v, want root [16] aux [8 9]", res.Root, res.Aux)
 		}
 	})
 	t.Run("a root the revert compiles without stays", func(t *testing.T) {

@@ -179,9 +179,9 @@ func rolesWords(n result.Note, hunks string) (string, bool) {
 		return fmt.Sprintf("%s only rename identifiers, so they change no behaviour: they are shown as auxiliary, needed so that the hunks the causal tree passes through compile", hunks), true
 	case note.OffTreeAux:
 		if len(n.Hunks) == 1 {
-			return fmt.Sprintf("%s is shown as auxiliary: the causal tree passes through the other root hunks and not through it, and their revert does not compile without it", hunks), true
+			return fmt.Sprintf("%s is shown as auxiliary: the causal tree shows an effect of the change in the other root hunks and none in it, and their revert does not compile without it", hunks), true
 		}
-		return fmt.Sprintf("%s are shown as auxiliary: the causal tree passes through the other root hunks and not through them, and their revert does not compile without them", hunks), true
+		return fmt.Sprintf("%s are shown as auxiliary: the causal tree shows an effect of the change in the other root hunks and none in them, and their revert does not compile without them", hunks), true
 	case note.AuxNotNeeded:
 		if len(n.Hunks) == 1 {
 			return fmt.Sprintf("%s was left out of the auxiliary hunks: without it the reverted code compiles and the test passes, and that run is the proof", hunks), true

@@ -139,8 +139,8 @@ const (
 	// root among the hunks reverted with them (TreeRoot), and Hunks are
 	// shown as auxiliary.
 	RenameRoot Code = "rename-root"
-	// OffTreeAux: Hunks were root, the causal tree reaches the other root
-	// hunks and not them, and the proven revert does not compile without
-	// them: they are shown as auxiliary.
+	// OffTreeAux: Hunks were root, the causal tree shows an effect of the
+	// change in the other root hunks and none in them, and the proven
+	// revert does not compile without them: they are shown as auxiliary.
 	OffTreeAux Code = "off-tree-aux"
 )
