@@ -55,6 +55,14 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 			built = BuildError
 		}
 		ln.record(start, ids, true, built, out.duration)
+		if out.exitCode != 0 && !out.timedOut {
+			r.mu.Lock()
+			if r.broken == nil {
+				r.broken = map[string]bool{}
+			}
+			r.broken[k] = true
+			r.mu.Unlock()
+		}
 		if out.exitCode != 0 || out.timedOut {
 			return "", nil // go test, run the usual way, will say why
 		}
@@ -63,6 +71,14 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 		}
 		return bin, nil
 	})
+}
+
+// brokenBinary reports whether the variant's test binary, built with no
+// extra flags, failed to compile.
+func (r *Runner) brokenBinary(ids []diffhunks.ID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.broken["bin::"+key(ids)]
 }
 
 // test2json returns the path of a test2json for this runner. The go

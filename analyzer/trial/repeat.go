@@ -13,7 +13,8 @@ import (
 // deterministic outcome from a flaky one. The runs go Config.Workers at a
 // time, as every other trial does, so that a rate measured here compares
 // with rates measured by later repeats under the same load. Results come
-// back in the order the runs were started. When the variant has no cached
+// back in the order the runs were started; a variant that does not
+// compile gives one, its build error. When the variant has no cached
 // run yet, the first result becomes its cached Run result, so the search
 // that follows does not pay for it again.
 func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Result, error) {
@@ -22,7 +23,19 @@ func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Re
 	if err != nil {
 		return nil, fmt.Errorf("building %v to run it %d times: %w", ids, n, err)
 	}
-	out, err := r.times(ctx, ids, n, run)
+	var out []Result
+	if r.brokenBinary(ids) && n > 1 {
+		// The test binary did not compile: a go test run says why, and
+		// when it is a build error, more runs would only compile it again.
+		out, err = r.times(ctx, ids, 1, run)
+		if err == nil && out[0].Outcome != BuildError {
+			var more []Result
+			more, err = r.times(ctx, ids, n-1, run)
+			out = append(out, more...)
+		}
+	} else {
+		out, err = r.times(ctx, ids, n, run)
+	}
 	for i := range out {
 		out[i].Reverted = ids
 	}

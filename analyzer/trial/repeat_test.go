@@ -76,6 +76,11 @@ func TestRepeatMatchesRun(t *testing.T) {
 					t.Errorf("Repeat = %s at %q, Run = %s at %q; want %s\n%s", g.Outcome, g.Signature, want.Outcome, want.Signature, tc.want, g.Output)
 				}
 			}
+			// A variant that does not compile is run once: more runs
+			// would only compile it again.
+			if n := map[bool]int{true: 1, false: 2}[tc.want == BuildError]; len(got) != n || r.Counts().Trials != n {
+				t.Errorf("Repeat gave %d runs in %d trials, want %d", len(got), r.Counts().Trials, n)
+			}
 		})
 	}
 }

@@ -118,6 +118,8 @@ type Runner struct {
 	mu    sync.Mutex
 	cache map[string]*call
 	bins  map[string]*binary // test binaries by variant, and test2json
+	// broken holds the keys of bins whose build failed to compile.
+	broken map[string]bool
 	// runLimit bounds one run of a prebuilt test binary (SetRunTimeout).
 	runLimit time.Duration
 	amp      Amplification // SetAmplification
