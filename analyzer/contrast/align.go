@@ -93,9 +93,13 @@ func same(a, b trace.Value) (eq, known bool) {
 		return a.Nil == b.Nil, true
 	case trace.ValIface:
 		// Two non-nil interfaces may hold different dynamic types or
-		// values, which the trace records only as addresses.
+		// values, which the trace records only as addresses: known to
+		// differ when the runtime named two different types.
 		if a.Nil || b.Nil {
 			return a.Nil == b.Nil, true
+		}
+		if a.Prefix != "" && b.Prefix != "" && a.Prefix != b.Prefix {
+			return false, true
 		}
 		return false, false
 	case trace.ValSlice:

@@ -572,3 +572,25 @@ func TestPathFollowsOnlyTheResultRead(t *testing.T) {
 		}
 	}
 }
+
+// TestSameInterfaces: two non-nil interfaces are known to differ when the
+// runtime named two different dynamic types; otherwise the trace cannot
+// tell (the same type may hold other values).
+func TestSameInterfaces(t *testing.T) {
+	iface := func(name string) trace.Value {
+		return trace.Value{Kind: trace.ValIface, Bits: 1, Hash: 2, Prefix: name}
+	}
+	for _, tc := range []struct {
+		a, b      trace.Value
+		eq, known bool
+	}{
+		{iface("*p.NotFound"), iface("*errors.errorString"), false, true},
+		{iface("*p.NotFound"), iface("*p.NotFound"), false, false},
+		{iface(""), iface("*p.NotFound"), false, false},
+		{iface("*p.NotFound"), trace.Value{Kind: trace.ValIface, Nil: true}, false, true},
+	} {
+		if eq, known := same(tc.a, tc.b); eq != tc.eq || known != tc.known {
+			t.Errorf("same(%q, %q) = %v, %v; want %v, %v", tc.a.Prefix, tc.b.Prefix, eq, known, tc.eq, tc.known)
+		}
+	}
+}

@@ -221,13 +221,14 @@ func literal(s string) string {
 }
 
 // opaque reports whether a shown value says too little to compare: an
-// elided value, a non-nil or pointer identity, a length alone, a
+// elided value, a non-nil or pointer identity (with an interface's
+// dynamic type, maybe), a length alone, a
 // reflect.Value whose content was not recorded, a time in the program's
 // local zone shown in UTC, a struct shown by its fields (strings and
 // pointers in it by length and nil-ness, and maybe only the fields that
 // differ from the other run).
 func opaque(shown string) bool {
-	return shown == "…" || strings.Contains(shown, "{") && !strings.HasPrefix(shown, `"`) || shown == "non-nil" || strings.HasPrefix(shown, "*") || strings.HasPrefix(shown, "&") ||
+	return shown == "…" || strings.Contains(shown, "{") && !strings.HasPrefix(shown, `"`) || shown == "non-nil" || strings.HasPrefix(shown, "non-nil ") || strings.HasPrefix(shown, "*") || strings.HasPrefix(shown, "&") ||
 		strings.HasPrefix(shown, "len ") || strings.HasSuffix(shown, "…") ||
 		strings.HasPrefix(shown, "reflect.Value(") || strings.HasPrefix(shown, "<invalid reflect.Value") ||
 		strings.HasSuffix(shown, " (Local)")

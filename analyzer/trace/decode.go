@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -50,7 +52,7 @@ func Read(dir string) (*Trace, error) {
 		t.Intervention = Intervened{Applied: ev.hdr[hApplied], Expired: ev.hdr[hExpired], Waited: time.Duration(ev.hdr[hWaited]), Perturbed: ev.hdr[hPerturbed]}
 	}
 	t.Sites = tab.SiteList()
-	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}}
+	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}, typeNames: readTypes(dir)}
 	d.elidedReads()
 	n, _, err := walk(ev.window(), nil)
 	if err != nil {
@@ -219,6 +221,7 @@ func asBytes(ws []uint64) []byte {
 
 type decoder struct {
 	t           *Trace
+	typeNames   map[uint64]string // an interface's first word → its dynamic type (readTypes)
 	frames      map[uint64]FrameID
 	stacks      map[int64][]FrameID
 	pendingCall map[FrameID]int
@@ -290,6 +293,9 @@ func (d *decoder) record(h, frame uint64, items []uint64) {
 	d.items(&e, items)
 	if d.tracked != nil {
 		d.rebuild(&e, h>>39&1 != 0)
+	}
+	if d.typeNames != nil {
+		d.nameTypes()
 	}
 	e.Reads, e.Writes, e.Values = d.itemsOf(d.reads), d.itemsOf(d.writes), d.valuesOf(d.vals)
 	if len(d.moves) > 0 {
@@ -476,5 +482,47 @@ func (d *decoder) items(e *Event, ws []uint64) {
 		} else {
 			d.writes = append(d.writes, it)
 		}
+	}
+}
+
+// typesFile is where the runtime names the dynamic types of the interface
+// values it recorded (package instrument/rt, types.go).
+const typesFile = "types.txt"
+
+// readTypes reads the types file of the trace in dir: each line is an
+// interface's first word in hex and the name of the dynamic type it
+// stands for. Nil when there is none (an older runtime, or no interface
+// recorded). A line cut short by a dying process is skipped.
+func readTypes(dir string) map[uint64]string {
+	b, err := os.ReadFile(filepath.Join(dir, typesFile))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	names := map[uint64]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		word, name, ok := strings.Cut(line, " ")
+		if w, err := strconv.ParseUint(word, 16, 64); ok && err == nil && name != "" {
+			names[w] = name
+		}
+	}
+	return names
+}
+
+// nameTypes gives each non-nil interface value of the event being decoded
+// the name of its dynamic type, in Prefix.
+func (d *decoder) nameTypes() {
+	name := func(v *Value) {
+		if v.Kind == ValIface && !v.Nil {
+			v.Prefix = d.typeNames[v.Bits]
+		}
+	}
+	for i := range d.reads {
+		name(&d.reads[i].Value)
+	}
+	for i := range d.writes {
+		name(&d.writes[i].Value)
+	}
+	for i := range d.vals {
+		name(&d.vals[i])
 	}
 }

@@ -73,10 +73,12 @@ func (v Value) Format(t Type, objs *Objects) string {
 		}
 		return fmt.Sprintf("len %d", v.Len)
 	case ValPointer, ValIface:
-		if v.Nil {
+		switch {
+		case v.Nil:
 			return "nil"
-		}
-		if objs == nil || t.Name == "" || v.Kind == ValIface {
+		case v.Kind == ValIface && v.Prefix != "":
+			return "non-nil " + v.Prefix // the dynamic type
+		case objs == nil || t.Name == "" || v.Kind == ValIface:
 			return "non-nil"
 		}
 		return objs.name(v.Bits, t.Name)

@@ -122,6 +122,7 @@ func init() {
 	atomic.StoreUint64(&words[hTail], hWords)
 	atomic.StoreUint64(&words[hMagic], Magic)
 	tail = &words[hTail]
+	openTypes(dir)
 	provision(provisionStep)
 }
 

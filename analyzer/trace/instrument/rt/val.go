@@ -178,6 +178,7 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 		it.words(t, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]))
 	case reflect.Interface:
 		h := (*[2]uintptr)(p)
+		nameType(*(*unsafe.Pointer)(p), typ.NumMethod() > 0)
 		it.words(t, vIface, uint64(h[0]), uint64(h[1]))
 	case reflect.Struct:
 		switch {

@@ -1,0 +1,65 @@
+package instrument
+
+import "testing"
+
+const ifaceModule = `package p
+
+import "errors"
+
+type NotFound struct{ Name string }
+
+func (e *NotFound) Error() string { return "no " + e.Name }
+
+// Find fails with a sentinel for an empty name and a *NotFound otherwise.
+func Find(name string) error {
+	if name == "" {
+		return errors.New("empty name")
+	}
+	return &NotFound{Name: name}
+}
+`
+
+const ifaceTest = `package p
+
+import (
+	"io/fs"
+	"testing"
+)
+
+func TestX(t *testing.T) {
+	empty := Find("")
+	missing := Find("x")
+	again := Find("y")
+	var path error = &fs.PathError{Op: "open"}
+	var boxed any = NotFound{Name: "v"}
+	var none error
+	nothing := none
+	if empty == nil || missing == nil || again == nil || path == nil || boxed == nil || nothing != nil {
+		t.Fatal("values")
+	}
+}
+`
+
+// TestInterfaceDynamicTypes: a non-nil interface value is shown with the
+// name of the dynamic type it held, in an error interface (an itab) as in
+// an empty one, and the same type twice is named alike.
+func TestInterfaceDynamicTypes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a traced test binary")
+	}
+	dir := writeTree(t, moduleP(ifaceModule, ifaceTest))
+	tr := tracePassing(t, dir, "./p", "TestX")
+	shown := written(tr, "example.com/m/p.TestX")
+	for name, want := range map[string]string{
+		"empty":   "non-nil *errors.errorString",
+		"missing": "non-nil *p.NotFound",
+		"again":   "non-nil *p.NotFound",
+		"path":    "non-nil *fs.PathError",
+		"boxed":   "non-nil p.NotFound",
+		"nothing": "nil",
+	} {
+		if shown[name] != want {
+			t.Errorf("%s shown as %q, want %q", name, shown[name], want)
+		}
+	}
+}
