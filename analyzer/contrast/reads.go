@@ -98,24 +98,12 @@ func (c *Comparison) partReads(s Side, e, part int) []read {
 		return all
 	}
 	slots, calls := map[int]bool{}, map[trace.SiteID]bool{}
-	var walk func(x *trace.Expr)
-	walk = func(x *trace.Expr) {
-		if x == nil {
-			return
-		}
-		switch x.Op {
-		case trace.ExprRead:
-			slots[x.Slot] = true
-		case trace.ExprCall:
-			calls[x.Call] = true
-		}
-		walk(x.X)
-		walk(x.Y)
-		for _, a := range x.Args {
-			walk(a)
-		}
+	for _, r := range nodes(trace.ExprRead, x) {
+		slots[r.Slot] = true
 	}
-	walk(x)
+	for _, c := range nodes(trace.ExprCall, x) {
+		calls[c.Call] = true
+	}
 	kept := slices.DeleteFunc(all, func(rd read) bool {
 		switch {
 		case rd.callSite != 0:
@@ -331,6 +319,11 @@ func (c *Comparison) changedConsts(s Side, e, ctr int) []Const {
 // exprsOf lists, in order, the nodes of a site's expressions with
 // operator op.
 func exprsOf(site *trace.Site, op trace.ExprOp) []*trace.Expr {
+	return nodes(op, site.Exprs...)
+}
+
+// nodes lists, in order, the nodes of the expressions xs with operator op.
+func nodes(op trace.ExprOp, xs ...*trace.Expr) []*trace.Expr {
 	var out []*trace.Expr
 	var walk func(x *trace.Expr)
 	walk = func(x *trace.Expr) {
@@ -346,7 +339,7 @@ func exprsOf(site *trace.Site, op trace.ExprOp) []*trace.Expr {
 			walk(a)
 		}
 	}
-	for _, x := range site.Exprs {
+	for _, x := range xs {
 		walk(x)
 	}
 	return out
