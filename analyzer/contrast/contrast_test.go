@@ -594,3 +594,47 @@ func TestSameInterfaces(t *testing.T) {
 		}
 	}
 }
+
+// TestDivergenceInSwappedCallee: the change swapped the function behind
+// an unchanged call (a function variable now names a new function), so
+// the callee's frame has no counterpart though the call has. The runs
+// part where that call entered the new function, not at the test's
+// comparison that the changed result later made differ.
+func TestDivergenceInSwappedCallee(t *testing.T) {
+	src := func(fn, body string) map[string]string {
+		return moduleP(
+			"package p\n\nfunc plainSize(s string) int { return len(s) }\n\nvar sizeFn = "+fn+"\n"+body+"\nfunc Size(s string) int { return sizeFn(s) }\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestSize(t *testing.T) {\n\tif got := Size(\"ab\"); got != 2 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
+	}
+	baseDir := writeFiles(t, src("plainSize", ""))
+	headDir := writeFiles(t, src("paddedSize", "\nfunc paddedSize(s string) int {\n\tn := len(s) + 1\n\treturn n\n}\n"))
+	set, err := diffhunks.FromDirs(baseDir, headDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proof []diffhunks.ID
+	for _, h := range set.Hunks() {
+		proof = append(proof, h.ID)
+	}
+	failing, passing := traceTest(t, headDir, "./p", "TestSize"), traceTest(t, baseDir, "./p", "TestSize")
+	c, err := Compare(Runs{Failing: failing, Passing: passing, FailingDir: headDir, PassingDir: baseDir, Prefix: ".", Hunks: set.Hunks(), Proof: proof})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, s := range p.Steps {
+		st := c.Statement(s)
+		lines = append(lines, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
+	}
+	if p.Divergence < 0 {
+		t.Fatalf("no divergence in\n%s", strings.Join(lines, "\n"))
+	}
+	if got := lines[p.Divergence]; !strings.HasSuffix(got, "p.go:7 func paddedSize(s string) int {") {
+		t.Errorf("the runs part at %s, want the entry of paddedSize (p.go:7), in\n%s", got, strings.Join(lines, "\n"))
+	}
+}

@@ -305,17 +305,44 @@ func (c *Comparison) divergence(steps []Step, start item) int {
 // parts reports whether the runs part at failing event e: an aligned
 // branch whose outcome is proven to differ, or a step the passing run has
 // no counterpart for although it ran the frame that holds it (an early
-// return taken, a statement the change added). A step whose frame has no
-// counterpart either is not where the runs part: the call into that frame
-// is, or the frame lies in a goroutine the two runs could not align.
+// return taken, a statement the change added), or a changed step of a
+// frame without a counterpart that a call both runs made entered,
+// directly or through other such frames (a function whose signature the
+// change rewrote, or that it added and an unchanged call now reaches):
+// unchanged code such frames call runs only because the changed code
+// did. A frame that hangs from no aligned call lies in a goroutine the two
+// runs could not align: the runs do not part there.
 func (c *Comparison) parts(e int) bool {
 	tr := c.runs[Failing].tr
 	if c.Counterpart(Failing, e) >= 0 {
 		return tr.Event(e).Kind == trace.EvBranch && c.provenDifferent(Failing, e)
 	}
 	fr := tr.Frame(tr.Event(e).Frame)
-	return fr.Entry >= 0 && fr.Entry != e && c.Counterpart(Failing, fr.Entry) >= 0
+	if fr.Entry >= 0 && fr.Entry != e && c.Counterpart(Failing, fr.Entry) >= 0 {
+		return true
+	}
+	return c.runs[Failing].hunkOf[tr.Event(e).Site] != 0 && c.calledFromAligned(fr)
 }
+
+// calledFromAligned reports whether frame fr of the failing run, which
+// has no counterpart, was entered by a chain of such frames from a call
+// the passing run made too.
+func (c *Comparison) calledFromAligned(fr *trace.Frame) bool {
+	tr := c.runs[Failing].tr
+	for range maxCallDepth {
+		if fr.Call < 0 || fr.Entry < 0 || c.Counterpart(Failing, fr.Entry) >= 0 {
+			return false
+		}
+		if c.Counterpart(Failing, fr.Call) >= 0 {
+			return true
+		}
+		fr = tr.Frame(tr.Event(fr.Call).Frame)
+	}
+	return false
+}
+
+// maxCallDepth bounds how many frames calledFromAligned climbs.
+const maxCallDepth = 64
 
 // writerWindow bounds how far back untracedWriters looks.
 const writerWindow = 20000
