@@ -261,23 +261,27 @@ func (r *rewriter) exprStmt(s *ast.ExprStmt, at token.Pos) {
 		r.expr(s.X, st)
 		return
 	}
+	var builtin string
 	if id, ok := unparen(call.Fun).(*ast.Ident); ok {
-		if b, ok := r.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" && r.deleteStmt(s, call, at) {
-			return
+		if b, ok := r.info.Uses[id].(*types.Builtin); ok {
+			builtin = b.Name()
 		}
-		if b, ok := r.info.Uses[id].(*types.Builtin); ok && b.Name() == "panic" {
-			st := r.site(trace.SiteFail, s)
-			st.Callee = "panic"
-			r.mark(at, st)
-			st.Exprs = []*trace.Expr{r.expr(call.Args[0], st)}
-			a := call.Args[0]
-			if r.info.Types[a].IsNil() {
-				r.es.pre(r.off(at), fmt.Sprintf("%s.E(%s, %d, %d); ", rtName, r.fa(), trace.EvFail, st.ID))
-			} else {
-				r.es.wrap(r.off(a.Pos()), r.off(a.End()), fmt.Sprintf("%s.CL(%s, %d, %d, ", rtName, r.fa(), trace.EvFail, st.ID), ")")
-			}
-			return
+	}
+	switch {
+	case builtin == "delete" && r.deleteStmt(s, call, at):
+		return
+	case builtin == "panic":
+		st := r.site(trace.SiteFail, s)
+		st.Callee = "panic"
+		r.mark(at, st)
+		st.Exprs = []*trace.Expr{r.expr(call.Args[0], st)}
+		a := call.Args[0]
+		if r.info.Types[a].IsNil() {
+			r.es.pre(r.off(at), fmt.Sprintf("%s.E(%s, %d, %d); ", rtName, r.fa(), trace.EvFail, st.ID))
+		} else {
+			r.es.wrap(r.off(a.Pos()), r.off(a.End()), fmt.Sprintf("%s.CL(%s, %d, %d, ", rtName, r.fa(), trace.EvFail, st.ID), ")")
 		}
+		return
 	}
 	st := r.site(trace.SiteStmt, s)
 	r.mark(at, st)

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"sync"
@@ -25,7 +26,7 @@ var (
 
 // openTypes creates the types file in dir; without it no names are kept.
 func openTypes(dir string) {
-	f, err := os.OpenFile(dir+string(os.PathSeparator)+TypesFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, TypesFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err == nil {
 		typesOut = f
 	}
