@@ -192,38 +192,38 @@ func (c *Comparison) memoryWriters(s Side, e int) []int {
 // align, since an iteration that ran in one run only has no counterpart
 // while the write that removed it may be in the other.
 func (c *Comparison) mapWriters(s Side, e int) []item {
-	h := c.mapRead(s, e)
+	h, maps := c.mapRead(s, e)
 	if h < 0 {
 		return nil
 	}
-	out := c.mapWritersIn(s, h)
+	out := c.mapWritersIn(s, h, maps)
 	if j := c.Counterpart(s, h); j >= 0 {
-		out = append(out, c.mapWritersIn(s.other(), j)...)
+		out = append(out, c.mapWritersIn(s.other(), j, c.readMaps(s.other(), j))...)
 	}
 	return out
 }
 
 // mapRead is event e when it reads a map value, or for an iteration of a
 // range over a map, the loop's read of the map before its first
-// iteration; -1 if neither.
-func (c *Comparison) mapRead(s Side, e int) int {
+// iteration, with the maps that event read; -1 if neither.
+func (c *Comparison) mapRead(s Side, e int) (int, map[uint64]bool) {
 	tr := c.runs[s].tr
-	if len(c.readMaps(s, e)) > 0 {
-		return e
+	if maps := c.readMaps(s, e); len(maps) > 0 {
+		return e, maps
 	}
 	if tr.SiteOf(e).Kind != trace.SiteRange {
-		return -1
+		return -1, nil
 	}
 	evs := tr.FrameEvents(tr.Event(e).Frame)
 	for k := sort.SearchInts(evs, e) - 1; k >= 0; k-- {
 		if i := evs[k]; tr.Event(i).Site == tr.Event(e).Site && tr.Event(i).Kind == trace.EvAssign {
-			if len(c.readMaps(s, i)) > 0 {
-				return i
+			if maps := c.readMaps(s, i); len(maps) > 0 {
+				return i, maps
 			}
-			return -1
+			return -1, nil
 		}
 	}
-	return -1
+	return -1, nil
 }
 
 // readMaps is the maps event e of run s read, by the address a map value
@@ -244,11 +244,10 @@ func (c *Comparison) readMaps(s Side, e int) map[uint64]bool {
 }
 
 // mapWritersIn lists, latest first, at most two events of run s before e
-// that wrote an entry of a map e read and differ from their counterpart
-// or have none.
-func (c *Comparison) mapWritersIn(s Side, e int) []item {
+// that wrote an entry of maps (the maps e read) and differ from their
+// counterpart or have none.
+func (c *Comparison) mapWritersIn(s Side, e int, maps map[uint64]bool) []item {
 	tr := c.runs[s].tr
-	maps := c.readMaps(s, e)
 	var out []item
 	for i := e - 1; i >= 0 && i >= e-memoryWindow && len(out) < 2; i-- {
 		ev := tr.Event(i)
