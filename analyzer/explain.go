@@ -338,6 +338,9 @@ func limit(req Request) string {
 	return req.Budget.String()
 }
 
+// mibLimit states a size bound in bytes, for notes: "64 MiB".
+func mibLimit(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+
 func addAll(l *result.Findings, ns result.Findings) {
 	for _, n := range ns {
 		l.Add(n)

@@ -136,7 +136,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		p := sites[id].Pos
 		return slices.Contains(res.Root, hunkAtPath(res.Hunks, repo(p.File), p.Line))
 	}
-	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer, TraceLimit: fmt.Sprintf("%d MiB", flakyTraceBytes>>20)}
+	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer, TraceLimit: mibLimit(flakyTraceBytes)}
 	if req.MaxTrials > 0 {
 		// Traced runs are test runs: they share --max-trials.
 		opt.MaxTotal = left

@@ -104,7 +104,7 @@ func (a *analysis) finish(res *Result, start time.Time) {
 	res.Cost.TypeAccepted = a.earlier.TypeAccepted + st.TypeAccepted
 	res.Cost.CacheHits = a.earlier.CacheHits + st.CacheHits
 	if n := a.earlier.OverMemory + st.OverMemory; n > 0 {
-		res.Notes.Add(result.Note{Code: note.OverMemory, N: n, Limit: fmt.Sprintf("%d MiB", a.b.Runner.MaxMemory()>>20)})
+		res.Notes.Add(result.Note{Code: note.OverMemory, N: n, Limit: mibLimit(a.b.Runner.MaxMemory())})
 	}
 	res.Cost.Rounds = a.ledger.Rounds()
 	res.Cost.Wall = time.Since(start)

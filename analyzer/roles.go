@@ -286,12 +286,11 @@ const maxOffTree = 8
 // no effect of the change (it does not reach them, or its steps there ran
 // alike in both runs), when it shows one in other root hunks and the
 // proven revert does not compile without them. Such a hunk is the other
-// side of a compile
-// coupling (the old implementation a rewrite deleted, restored so that
-// removing its replacement compiles): what changed behaviour on the
-// failure's path is the hunk the tree passes through, and the untouched
-// one is reverted because the compiler needs it, which is what an
-// auxiliary hunk is. A hunk the revert compiles without stays root: the
+// side of a compile coupling (the old implementation a rewrite deleted,
+// restored so that removing its replacement compiles): what changed
+// behaviour on the failure's path is the hunk the tree passes through,
+// and the untouched one is reverted because the compiler needs it, which
+// is what an auxiliary hunk is. A hunk the revert compiles without stays root: the
 // search proved the failure depends on it. The proven set is the same,
 // only the roles change; each moved hunk's reason is the compiler's first
 // error without it.
