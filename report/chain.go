@@ -33,6 +33,9 @@ func chainStep(s result.Statement) string {
 		if v := values(s.Values); v != "" {
 			out += " (" + plain(v) + ")"
 		}
+		if s.Diverges {
+			out += " — **the runs diverge here**"
+		}
 		return out + hunkSuffix(s)
 	}
 	if s.Outcome != "" {

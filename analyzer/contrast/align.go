@@ -112,16 +112,18 @@ func same(a, b trace.Value) (eq, known bool) {
 }
 
 // outputs are what an event produced: values written, a branch's outcome,
-// results, and the arguments of a call or failure.
+// results, the arguments of a call or failure, and what an assignment
+// that writes nothing evaluated (a range loop's ranged value, read once
+// for the iterations, or a blank assignment's value).
 func outputs(e *trace.Event) []trace.Value {
 	var out []trace.Value
 	for _, w := range e.Writes {
 		out = append(out, w.Value)
 	}
-	switch e.Kind {
-	case trace.EvBranch, trace.EvReturn, trace.EvCallExt:
+	switch {
+	case e.Kind == trace.EvBranch, e.Kind == trace.EvReturn, e.Kind == trace.EvCallExt:
 		out = append(out, e.Values...)
-	case trace.EvCall, trace.EvFail:
+	case e.Kind == trace.EvCall, e.Kind == trace.EvFail, e.Kind == trace.EvAssign && len(e.Writes) == 0:
 		for _, r := range e.Reads {
 			out = append(out, r.Value)
 		}

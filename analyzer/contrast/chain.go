@@ -54,6 +54,7 @@ func (c *Comparison) Statement(s Step) result.Statement {
 		}
 	} else {
 		st.OnlyPassing = true
+		st.Diverges = c.divergesAt(Passing, s.Event)
 	}
 	return st
 }
@@ -83,13 +84,16 @@ func (c *Comparison) constStatement(k *Const) result.Statement {
 
 // Diverges reports whether failing event i is where the runs first
 // differ on the path (Path must have run).
-func (c *Comparison) Diverges(i int) bool {
+func (c *Comparison) Diverges(i int) bool { return c.divergesAt(Failing, i) }
+
+// divergesAt reports whether event i of run s is the path's divergence.
+func (c *Comparison) divergesAt(s Side, i int) bool {
 	p := c.path
 	if p == nil || p.Divergence < 0 {
 		return false
 	}
 	d := p.Steps[p.Divergence]
-	return d.Side == Failing && d.Event == i
+	return d.Side == s && d.Event == i && d.Const == nil
 }
 
 // Chain picks the 3–7 steps the explanation opens with, in execution

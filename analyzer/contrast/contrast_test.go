@@ -638,3 +638,29 @@ func TestDivergenceInSwappedCallee(t *testing.T) {
 		t.Errorf("the runs part at %s, want the entry of paddedSize (p.go:7), in\n%s", got, strings.Join(lines, "\n"))
 	}
 }
+
+// TestOmissionInRangedValue is a deletion read through a range loop: the
+// change deletes the statement that trimmed the string a loop ranges
+// over. The iterations' values differ, but the loop itself ran alike;
+// the path must go from the iterations to the value ranged over, and on
+// to its definition, which ran in the passing run only. That deleted
+// statement is where the runs part, not the first iteration that saw
+// another character.
+func TestOmissionInRangedValue(t *testing.T) {
+	src := func(trim string) map[string]string {
+		return moduleP(
+			"package p\n\nimport \"strings\"\n\nvar _ = strings.Trim\n\nfunc Camel(s string) string {\n"+trim+
+				"\tn := \"\"\n\tup := false\n\tfor _, v := range s {\n\t\tif v == ' ' {\n\t\t\tup = true\n\t\t\tcontinue\n\t\t}\n"+
+				"\t\tif up {\n\t\t\tv -= 'a' - 'A'\n\t\t\tup = false\n\t\t}\n\t\tn += string(v)\n\t}\n\treturn n\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestCamel(t *testing.T) {\n\tif got := Camel(\" ab\"); got != \"ab\" {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
+	}
+	c, p := pathReaches(t, src("\ts = strings.Trim(s, \" \")\n"), src(""), "TestCamel", "p.go:8 s = strings.Trim(s, \" \")")
+	if p.Divergence < 0 {
+		t.Fatal("no divergence")
+	}
+	d := c.Statement(p.Steps[p.Divergence])
+	if !d.OnlyPassing || d.Line != 8 || !d.Diverges {
+		t.Errorf("the runs part at %s:%d %s (only passing %v, marked %v), want the deleted p.go:8", d.File, d.Line, d.Text, d.OnlyPassing, d.Diverges)
+	}
+}

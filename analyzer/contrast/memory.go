@@ -211,16 +211,9 @@ func (c *Comparison) mapRead(s Side, e int) (int, map[uint64]bool) {
 	if maps := c.readMaps(s, e); len(maps) > 0 {
 		return e, maps
 	}
-	if tr.SiteOf(e).Kind != trace.SiteRange {
-		return -1, nil
-	}
-	evs := tr.FrameEvents(tr.Event(e).Frame)
-	for k := sort.SearchInts(evs, e) - 1; k >= 0; k-- {
-		if i := evs[k]; tr.Event(i).Site == tr.Event(e).Site && tr.Event(i).Kind == trace.EvAssign {
-			if maps := c.readMaps(s, i); len(maps) > 0 {
-				return i, maps
-			}
-			return -1, nil
+	if i := rangeStart(tr, e); i >= 0 {
+		if maps := c.readMaps(s, i); len(maps) > 0 {
+			return i, maps
 		}
 	}
 	return -1, nil

@@ -35,8 +35,9 @@ type Const struct {
 // shared event).
 type Path struct {
 	Steps []Step
-	// Divergence is the index in Steps of the first aligned branch whose
-	// outcomes differ, or of the failure when no branch differs.
+	// Divergence is the index in Steps of the first step where the runs
+	// part (Comparison.parts, or a statement the change deleted, which
+	// ran in the passing run only), or of the failure when none does.
 	Divergence int
 	// Cut is set when the walk stopped at MaxSteps.
 	Cut bool
@@ -285,11 +286,17 @@ func failureLast(steps []Step, start item) []Step {
 	return steps
 }
 
-// divergence is the index of the first failing step where the runs part
-// (parts), else of the failure's last step, else -1.
+// divergence is the index of the first step where the runs part: a
+// failing step where they do (parts), or a step of the passing run in
+// code the change deleted (an omission: the failing run skipped it
+// because it is no longer there); else of the failure's last step, else
+// -1.
 func (c *Comparison) divergence(steps []Step, start item) int {
 	for k, s := range steps {
-		if s.Side == Failing && s.Const == nil && c.parts(s.Event) {
+		if s.Const != nil {
+			continue
+		}
+		if s.Side == Failing && c.parts(s.Event) || s.Side == Passing && c.deleted(s.Event) {
 			return k
 		}
 	}
@@ -300,6 +307,12 @@ func (c *Comparison) divergence(steps []Step, start item) int {
 		}
 	}
 	return div
+}
+
+// deleted reports whether event e of the passing run, which has no
+// counterpart, lies in code the change deleted or rewrote.
+func (c *Comparison) deleted(e int) bool {
+	return c.Counterpart(Passing, e) < 0 && c.runs[Passing].hunkOf[c.runs[Passing].tr.Event(e).Site] != 0
 }
 
 // parts reports whether the runs part at failing event e: an aligned

@@ -69,6 +69,11 @@ func (c *Comparison) reads(s Side, e int) []read {
 		// own, which reads x; the assignment only writes what it returned.
 		out = append(out, read{def: a, opaque: c.relevant(s, e)})
 	}
+	if i := rangeStart(tr, e); i >= 0 {
+		// An iteration's values come from the ranged value, read once
+		// before the first iteration.
+		out = append(out, read{def: i})
+	}
 	for k := n; k < len(out); k++ {
 		out[k].slot = -1
 	}
@@ -84,6 +89,24 @@ func (c *Comparison) reads(s Side, e int) []read {
 		}
 	}
 	return out
+}
+
+// rangeStart is the event that evaluated the ranged value of the range
+// loop whose iteration is event e (its assignment at the loop's site,
+// before the first iteration), -1 when e is no iteration or none is
+// recorded.
+func rangeStart(tr *trace.Trace, e int) int {
+	ev := tr.Event(e)
+	if ev.Kind != trace.EvBranch || tr.SiteOf(e).Kind != trace.SiteRange {
+		return -1
+	}
+	evs := tr.FrameEvents(ev.Frame)
+	for k := sort.SearchInts(evs, e) - 1; k >= 0; k-- {
+		if i := evs[k]; tr.Event(i).Site == ev.Site && tr.Event(i).Kind == trace.EvAssign {
+			return i
+		}
+	}
+	return -1
 }
 
 // partReads is what event e of run s used to make its part (item.part):
