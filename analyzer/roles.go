@@ -301,13 +301,15 @@ func offTreeRoots(ctx context.Context, b search.Builder, res *Result) error {
 	}
 	var moved []diffhunks.ID
 	var needs []result.AuxNeed
+	builds := 0
 	for _, id := range res.Root {
 		if on[id] || len(moved) >= len(res.Root)-1 {
 			continue
 		}
-		if len(moved)+len(needs) >= maxOffTree {
+		if builds >= maxOffTree {
 			break
 		}
+		builds++
 		without := slices.DeleteFunc(slices.Clone(res.Proof.Reverted), func(h diffhunks.ID) bool { return h == id })
 		v, err := b.Build(ctx, without)
 		if err != nil {

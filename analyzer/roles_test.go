@@ -291,6 +291,15 @@ func (c compilerOutput) Build(_ context.Context, revert []diffhunks.ID) (trial.R
 	return res, nil
 }
 
+// countingBuilds fails every build, as a revert that lacks a hunk the
+// rest needs does, and counts them.
+type countingBuilds struct{ n int }
+
+func (c *countingBuilds) Build(_ context.Context, revert []diffhunks.ID) (trial.Result, error) {
+	c.n++
+	return trial.Result{Reverted: slices.Clone(revert), Outcome: trial.BuildError, Message: "./a.go:3:2: undefined: x"}, nil
+}
+
 func TestPreferUses(t *testing.T) {
 	base := func(from, to int) diffhunks.LineRange { return diffhunks.LineRange{Start: from, End: to} }
 	t.Run("added declaration is not root", func(t *testing.T) {
@@ -391,6 +400,22 @@ func TestOffTreeRoots(t *testing.T) {
 		}
 		if !slices.Equal(res.Root, []diffhunks.ID{7, 16}) || res.Notes.Has(note.OffTreeAux) {
 			t.Errorf("root %v notes %+v, want root [7 16] unchanged", res.Root, res.Notes)
+		}
+	})
+	t.Run("at most maxOffTree builds, each one a move when it fails", func(t *testing.T) {
+		// Twelve root hunks off the tree, each needed to compile: the
+		// check stops after maxOffTree builds, having moved each.
+		root := []diffhunks.ID{16}
+		for id := diffhunks.ID(20); id < 32; id++ {
+			root = append(root, id)
+		}
+		b := &countingBuilds{}
+		res := &Result{Tree: tree, Root: slices.Clone(root), Proof: proof(root...)}
+		if err := offTreeRoots(t.Context(), b, res); err != nil {
+			t.Fatal(err)
+		}
+		if b.n != maxOffTree || len(res.Aux) != maxOffTree || len(res.Root) != len(root)-maxOffTree {
+			t.Errorf("%d builds, root %v aux %v: want %d builds and as many moves", b.n, res.Root, res.Aux, maxOffTree)
 		}
 	})
 	t.Run("a tree that reaches no root hunk moves nothing", func(t *testing.T) {
