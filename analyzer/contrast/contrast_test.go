@@ -664,3 +664,19 @@ func TestOmissionInRangedValue(t *testing.T) {
 		t.Errorf("the runs part at %s:%d %s (only passing %v, marked %v), want the deleted p.go:8", d.File, d.Line, d.Text, d.OnlyPassing, d.Diverges)
 	}
 }
+
+// TestPathThroughElementReceiver: the test calls a method through an
+// interface held in a slice element (`shapes[0].Area()`), and changed
+// code stored the element. The call must read its receiver, so
+// that the path goes from the method's entry back to the element's
+// definition, not stop at a call that read nothing.
+func TestPathThroughElementReceiver(t *testing.T) {
+	src := func(side string) map[string]string {
+		return moduleP(
+			"package p\n\ntype Shape interface{ Area() int }\n\ntype Sq struct{ n int }\n\nfunc (s Sq) Area() int { return s.n * s.n }\n\n"+
+				"func Make(n int) []Shape {\n\tshapes := make([]Shape, 1)\n\tshapes[0] = Sq{"+side+"}\n\treturn shapes\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestArea(t *testing.T) {\n\tshapes := Make(2)\n\tif a := shapes[0].Area(); a != 4 {\n\t\tt.Fatal(a)\n\t}\n}\n",
+		)
+	}
+	pathReaches(t, src("n"), src("n + 1"), "TestArea", "p_test.go:7 shapes[0].Area()")
+}

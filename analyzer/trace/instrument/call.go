@@ -326,7 +326,8 @@ func (r *rewriter) addressedReceiver(fun ast.Expr) (ast.Expr, bool) {
 
 // copyableReceiver returns the receiver of a method call fun when reading
 // it (which copies it) leaves the call's meaning alone: a value receiver,
-// or a receiver that is a pointer or interface already.
+// or a receiver that is a pointer or interface already; a variable, a
+// field or an element.
 func (r *rewriter) copyableReceiver(fun ast.Expr) (ast.Expr, bool) {
 	sel, ok := unparen(fun).(*ast.SelectorExpr)
 	if !ok {
@@ -336,8 +337,14 @@ func (r *rewriter) copyableReceiver(fun ast.Expr) (ast.Expr, bool) {
 	if s == nil || s.Kind() != types.MethodVal {
 		return nil, false
 	}
-	switch unparen(sel.X).(type) {
+	switch x := unparen(sel.X).(type) {
 	case *ast.Ident, *ast.SelectorExpr:
+	case *ast.IndexExpr:
+		// An element (`items[i].Point()`); not a generic function
+		// instantiated in place.
+		if tv, ok := r.info.Types[x]; !ok || !tv.IsValue() {
+			return nil, false
+		}
 	default:
 		return nil, false
 	}
