@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/diffhunks"
 )
 
 // MaxSteps bounds the causal path's walk.
@@ -310,9 +311,17 @@ func (c *Comparison) divergence(steps []Step, start item) int {
 }
 
 // deleted reports whether event e of the passing run, which has no
-// counterpart, lies in code the change deleted or rewrote.
+// counterpart, lies in a hunk that only deletes: code the failing run
+// skips because it is gone, with nothing in its place. Code the change
+// rewrote is left to the failing run's steps, where its replacement ran.
 func (c *Comparison) deleted(e int) bool {
-	return c.Counterpart(Passing, e) < 0 && c.runs[Passing].hunkOf[c.runs[Passing].tr.Event(e).Site] != 0
+	r := c.runs[Passing]
+	id := r.hunkOf[r.tr.Event(e).Site]
+	if id == 0 || c.Counterpart(Passing, e) >= 0 {
+		return false
+	}
+	k := slices.IndexFunc(r.side.hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
+	return k >= 0 && (r.side.hunks[k].Kind == diffhunks.Delete || r.side.hunks[k].Head.Len() <= 0)
 }
 
 // parts reports whether the runs part at failing event e: an aligned
