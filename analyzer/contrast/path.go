@@ -11,7 +11,7 @@ import (
 )
 
 // MaxSteps bounds the causal path's walk.
-const MaxSteps = 500
+const MaxSteps = 2000
 
 // Step is one event of the causal path of differences.
 type Step struct {
