@@ -17,7 +17,7 @@ const largeChange = 100
 // reduce returns a 1-minimal subset of all whose revert compiles and
 // passes (for a monotone test), found by leaving units out of it while
 // the rest still passes: whole files, then functions, then single hunks,
-// as complement-only delta debugging does. Each variant is built before it
+// each by halves (drop), as complement-only delta debugging does. Each variant is built before it
 // is run, and one that does not compile counts as failing: its auxiliary
 // hunks are in the set already, so none are searched for.
 //
@@ -35,24 +35,15 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 	keys := []func(diffhunks.Hunk) string{
 		func(h diffhunks.Hunk) string { return h.File },
 		func(h diffhunks.Hunk) string { return h.File + "\x00" + h.Func },
+		nil, // single hunks
 	}
 	for _, keyOf := range keys {
-		for _, u := range s.aux.units(set, keyOf) {
-			if len(u) == len(set) || s.aux.late(ctx) {
-				continue
-			}
-			rest := minus(set, u)
-			passed, _, err := s.passesWithout(ctx, rest)
-			if err != nil {
-				return nil, nil, false, err
-			}
-			if passed {
-				set = rest
-			}
+		if set, err = s.drop(ctx, set, s.aux.units(set, keyOf)); err != nil {
+			return nil, nil, false, err
 		}
 	}
-	// Single hunks: the round that makes the set 1-minimal and names the
-	// roles. A hunk judged before a later one was dropped is judged again
+	// Each hunk left, one at a time: the round that makes the set
+	// 1-minimal and names the roles. A hunk judged before a later one was dropped is judged again
 	// against the final set, so that every role holds for the set proven.
 	type verdict struct {
 		root    bool
@@ -94,6 +85,39 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 		return norm(set), nil, false, nil
 	}
 	return norm(root), norm(aux), true, nil
+}
+
+// drop leaves out of set the units it passes without, halving: all of
+// them at once, else each half in turn, down to single units. Where few
+// units are needed that costs about two variants per needed unit and
+// halving level, not one per unit; a variant that does not compile costs
+// a type check, not a run. The whole set is never left out.
+func (s *searcher) drop(ctx context.Context, set []diffhunks.ID, units [][]diffhunks.ID) ([]diffhunks.ID, error) {
+	if len(units) == 0 || s.aux.late(ctx) {
+		return set, nil
+	}
+	var all []diffhunks.ID
+	for _, u := range units {
+		all = append(all, u...)
+	}
+	if rest := minus(set, all); len(rest) > 0 {
+		passed, _, err := s.passesWithout(ctx, rest)
+		if err != nil {
+			return nil, err
+		}
+		if passed {
+			return rest, nil
+		}
+	}
+	if len(units) == 1 {
+		return set, nil
+	}
+	mid := len(units) / 2
+	set, err := s.drop(ctx, set, units[:mid])
+	if err != nil {
+		return nil, err
+	}
+	return s.drop(ctx, set, units[mid:])
 }
 
 // passesWithout builds the set (with s.extra) and, when it compiles, runs

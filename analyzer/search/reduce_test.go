@@ -35,12 +35,12 @@ func TestReduceLargeChange(t *testing.T) {
 		t.Errorf("notes %v: want reduced, N 150, M 1", f.Notes)
 	}
 	o.checkNoRepeats(t, union(f.Root, f.Aux))
-	// A build for each of the 15 files, the 4 functions of the 2 files
-	// left and the 15 hunks of the 3 functions left, then 73, 77 and 112
-	// again against the final set: 37. Hunks are never tried one by one
-	// over the whole change.
-	if b := o.nbuilds(); b != 37 {
-		t.Errorf("%d builds, want 37", b)
+	// Files, then functions, then hunks are left out by halves, down to
+	// single units where a half is needed, before each hunk left is
+	// judged: 31 builds and 18 runs, where one unit at a time took 37 and
+	// 31. Hunks are never tried one by one over the whole change.
+	if b, r := o.nbuilds(), len(o.order); b != 31 || r != 18 {
+		t.Errorf("%d builds and %d runs, want 31 and 18", b, r)
 	}
 }
 
