@@ -17,11 +17,12 @@ const largeChange = 100
 // reduce returns a 1-minimal subset of all whose revert compiles and
 // passes (for a monotone test), found by leaving units out of it while
 // the rest still passes: whole files, then functions, then single hunks,
-// each by halves (drop), as complement-only delta debugging does. Each variant is built before it
-// is run, and one that does not compile counts as failing: its auxiliary
-// hunks are in the set already, so none are searched for.
+// each by halves (drop), as complement-only delta debugging does. Each
+// variant is built before it is run, and one that does not compile counts
+// as failing: its auxiliary hunks are in the set already, so none are
+// searched for.
 //
-// The last round, over single hunks, also gives the roles: a hunk without
+// A last round over each hunk left also gives the roles: a hunk without
 // which the rest compiles but fails is root, and one without which the rest
 // does not compile is auxiliary. When every hunk is needed to compile, the
 // whole set is root, and separable is false: the runs cannot tell its
@@ -43,8 +44,9 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 		}
 	}
 	// Each hunk left, one at a time: the round that makes the set
-	// 1-minimal and names the roles. A hunk judged before a later one was dropped is judged again
-	// against the final set, so that every role holds for the set proven.
+	// 1-minimal and names the roles. A hunk judged before a later one was
+	// dropped is judged again against the final set, so that every role
+	// holds for the set proven.
 	type verdict struct {
 		root    bool
 		against string // the set judged against
