@@ -213,10 +213,11 @@ func structName(name string) string {
 }
 
 // formatFields renders the fields of layout l, placed at off in the
-// struct's bytes b, as Go writes a composite literal with keys: numbers
-// and bools as Format writes them, named constants by name, strings and
-// slices by length, pointer-like fields as nil or non-nil, a nested small
-// struct by its fields, other fields as "…".
+// value's bytes b, as Go writes a composite literal with keys (an array's
+// elements without): numbers and bools as Format writes them, named
+// constants by name, strings and slices by length, pointer-like fields as
+// nil or non-nil, a nested small struct or array by its fields, other
+// fields as "…".
 func formatFields(b string, l *Layout, off int) string {
 	var sb strings.Builder
 	sb.WriteByte('{')
@@ -224,8 +225,10 @@ func formatFields(b string, l *Layout, off int) string {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		sb.WriteString(f.Name)
-		sb.WriteString(": ")
+		if f.Name != "" {
+			sb.WriteString(f.Name)
+			sb.WriteString(": ")
+		}
 		at := off + f.Offset
 		switch {
 		case f.Type.Layout != nil:

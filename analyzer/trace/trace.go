@@ -233,24 +233,26 @@ type Type struct {
 	// declares constants of (reflect.Kind's reflect.Struct), so that a
 	// report shows the name the code uses; nil for other types.
 	Consts *Consts `json:",omitempty"`
-	// Layout places the fields of a struct whose values are recorded by
-	// their bytes (at most MaxStructSize of them), so that a report can
-	// show those fields; nil for other types, and for a struct whose
-	// layout depends on a type parameter.
+	// Layout places the fields of a struct, or the elements of an array,
+	// whose values are recorded by their bytes (at most MaxStructSize of
+	// them), so that a report can show them; nil for other types, and for
+	// a type whose layout depends on a type parameter.
 	Layout *Layout `json:",omitempty"`
 }
 
-// MaxStructSize is the largest struct, in bytes, whose values are recorded
-// by their bytes; a larger one is recorded as opaque.
+// MaxStructSize is the largest struct or array, in bytes, whose values
+// are recorded by their bytes; a larger one is recorded as opaque.
 const MaxStructSize = 32
 
-// Layout is a small struct type's fields as its recorded bytes hold them.
+// Layout is a small struct type's fields, or a small array type's
+// elements, as its recorded bytes hold them.
 type Layout struct {
 	Size   int
 	Fields []Field
 }
 
-// Field is one field of a Layout: its name, its byte offset and its type.
+// Field is one field of a Layout: its name ("" for an array element), its
+// byte offset and its type.
 // A field's Type has the Kind, Bits and Consts of a bool or number, the
 // Kind alone for a string or pointer-like field, and a Layout for a struct
 // field the reader can be shown.

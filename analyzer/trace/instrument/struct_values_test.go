@@ -45,6 +45,14 @@ type Span struct {
 // Big is 40 bytes: too large to be recorded.
 type Big struct{ A, B, C, D, E int64 }
 
+// Point is an array of 16 bytes, shown by its elements; Row holds one.
+type Point [2]float64
+
+type Row struct {
+	At   Point
+	Mark Kind
+}
+
 type Pair[T any] struct{ A, B T }
 
 // Swap's Pair[T] has a layout that depends on T.
@@ -88,12 +96,16 @@ func TestX(t *testing.T) {
 	big := Big{A: 1}
 	pair := Swap(Pair[int]{A: 1, B: 2})
 	anon := struct{ X, Y int }{3, 4}
+	pt := Point{6, 5.5}
+	row := Row{At: pt, Mark: KindGap}
+	wide := [5]int64{1}
 	grown := Grow(seg, 3)
 	shifted, linked2 := Shift(seg, 1), Link(&Node{})
 	byKey := map[Segment]int{}
 	byKey[seg] = 1
 	if z.Open || lab.Count != 7 || span.Weight != 1.5 || big.A != 1 || pair.A != 2 || anon.X != 3 ||
-		linked.Next == nil || grown.Stop != 12 || len(byKey) != 1 || shifted.Start != 9 || linked2.Next == nil {
+		linked.Next == nil || grown.Stop != 12 || len(byKey) != 1 || shifted.Start != 9 || linked2.Next == nil ||
+		pt[0] != 6 || row.Mark != KindGap || wide[0] != 1 {
 		t.Fatal("values")
 	}
 }
@@ -116,9 +128,9 @@ func TestAllocs(t *testing.T) {
 // TestStructValues traces a program that writes small structs and checks
 // how their values are shown: by type and fields, numbers as Format writes
 // them, a field of a type with named constants by name, a pointer field
-// by nil-ness, a string field by length, a nested struct by its fields;
-// a struct over 32 bytes, and one whose layout depends on a type
-// parameter, as "…". Trace.Def answers as while structs were opaque.
+// by nil-ness, a string field by length, a nested struct by its fields, a
+// small array by its elements; a struct or array over 32 bytes, and one
+// whose layout depends on a type parameter, as "…". Trace.Def answers as while structs were opaque.
 // Recording them allocates nothing.
 func TestStructValues(t *testing.T) {
 	if testing.Short() {
@@ -136,6 +148,9 @@ func TestStructValues(t *testing.T) {
 		"big":        "…",
 		"pair":       "Pair[int]{A: 2, B: 1}",
 		"anon":       "{X: 3, Y: 4}",
+		"pt":         "Point{6, 5.5}",
+		"row":        "Row{At: Point{6, 5.5}, Mark: p.KindGap}",
+		"wide":       "…",
 		"grown":      "Segment{Start: 8, Stop: 12, Padding: 2, Kind: p.KindGap, Open: true, Next: nil}",
 		"byKey[seg]": "1",
 	} {

@@ -15,13 +15,13 @@ type table struct {
 	trace.Table
 	objs    map[types.Object]int
 	consts  map[*types.TypeName]*trace.Consts // constsOf's answers
-	layouts map[*types.Struct]*trace.Layout   // layoutOf's answers
+	layouts map[types.Type]*trace.Layout      // layoutOf's answers
 	sizes   types.Sizes                       // the target's, for layouts
 }
 
 func newTable() *table {
 	return &table{Table: trace.Table{Sites: []*trace.Site{{}}}, objs: map[types.Object]int{},
-		consts: map[*types.TypeName]*trace.Consts{}, layouts: map[*types.Struct]*trace.Layout{},
+		consts: map[*types.TypeName]*trace.Consts{}, layouts: map[types.Type]*trace.Layout{},
 		sizes: types.SizesFor("gc", gobuild.Default.GOARCH)}
 }
 
@@ -85,6 +85,7 @@ func (tab *table) typeOf(t types.Type) trace.Type {
 		out.Layout = tab.layoutOf(u)
 	case *types.Array:
 		out.Kind = trace.TypeArray
+		out.Layout = tab.layoutOf(u)
 	}
 	return out
 }
@@ -165,34 +166,41 @@ func constBits(v constant.Value) (uint64, bool) {
 	return 0, false
 }
 
-// layoutOf places the fields of struct s as the target's compiler lays
-// them out, for a struct small enough to be recorded by its bytes; nil for
-// a larger one, one whose layout depends on a type parameter (a generic
-// function's values of it differ per instance), or on a target whose
-// words are not the 8 bytes the recorder and decoder read. Blank fields
-// are left out.
-func (tab *table) layoutOf(s *types.Struct) *trace.Layout {
-	if l, ok := tab.layouts[s]; ok {
+// layoutOf places the fields of struct or array t as the target's
+// compiler lays them out, for a value small enough to be recorded by its
+// bytes; nil for a larger one, one whose layout depends on a type
+// parameter (a generic function's values of it differ per instance), or
+// on a target whose words are not the 8 bytes the recorder and decoder
+// read. Blank fields are left out; an array's elements have no names.
+func (tab *table) layoutOf(t types.Type) *trace.Layout {
+	if l, ok := tab.layouts[t]; ok {
 		return l
 	}
 	var l *trace.Layout
-	if tab.sizes != nil && tab.sizes.Sizeof(types.Typ[types.UnsafePointer]) == 8 && !dependsOnTypeParam(s) {
-		if size := tab.sizes.Sizeof(s); size <= trace.MaxStructSize {
-			fields := make([]*types.Var, s.NumFields())
-			for i := range fields {
-				fields[i] = s.Field(i)
-			}
-			offs := tab.sizes.Offsetsof(fields)
+	if tab.sizes != nil && tab.sizes.Sizeof(types.Typ[types.UnsafePointer]) == 8 && !dependsOnTypeParam(t) {
+		if size := tab.sizes.Sizeof(t); size <= trace.MaxStructSize {
 			l = &trace.Layout{Size: int(size)}
-			for i, f := range fields {
-				if f.Name() == "_" {
-					continue
+			switch u := t.(type) {
+			case *types.Struct:
+				fields := make([]*types.Var, u.NumFields())
+				for i := range fields {
+					fields[i] = u.Field(i)
 				}
-				l.Fields = append(l.Fields, trace.Field{Name: f.Name(), Offset: int(offs[i]), Type: tab.typeOf(f.Type())})
+				offs := tab.sizes.Offsetsof(fields)
+				for i, f := range fields {
+					if f.Name() != "_" {
+						l.Fields = append(l.Fields, trace.Field{Name: f.Name(), Offset: int(offs[i]), Type: tab.typeOf(f.Type())})
+					}
+				}
+			case *types.Array:
+				elem, step := tab.typeOf(u.Elem()), tab.sizes.Sizeof(u.Elem())
+				for i := range u.Len() {
+					l.Fields = append(l.Fields, trace.Field{Offset: int(i * step), Type: elem})
+				}
 			}
 		}
 	}
-	tab.layouts[s] = l
+	tab.layouts[t] = l
 	return l
 }
 

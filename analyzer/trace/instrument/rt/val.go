@@ -191,6 +191,12 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 		default:
 			it.words(t, vOpaque)
 		}
+	case reflect.Array:
+		if typ.Size() <= maxStructSize {
+			it.rawStruct(t, typ.Size(), p)
+		} else {
+			it.words(t, vOpaque)
+		}
 	default:
 		it.words(t, vOpaque)
 	}
