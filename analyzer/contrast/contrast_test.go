@@ -671,12 +671,26 @@ func TestOmissionInRangedValue(t *testing.T) {
 // that the path goes from the method's entry back to the element's
 // definition, not stop at a call that read nothing.
 func TestPathThroughElementReceiver(t *testing.T) {
-	src := func(side string) map[string]string {
-		return moduleP(
-			"package p\n\ntype Shape interface{ Area() int }\n\ntype Sq struct{ n int }\n\nfunc (s Sq) Area() int { return s.n * s.n }\n\n"+
-				"func Make(n int) []Shape {\n\tshapes := make([]Shape, 1)\n\tshapes[0] = Sq{"+side+"}\n\treturn shapes\n}\n",
-			"package p\n\nimport \"testing\"\n\nfunc TestArea(t *testing.T) {\n\tshapes := Make(2)\n\tif a := shapes[0].Area(); a != 4 {\n\t\tt.Fatal(a)\n\t}\n}\n",
-		)
-	}
-	pathReaches(t, src("n"), src("n + 1"), "TestArea", "p_test.go:7 shapes[0].Area()")
+	pathReaches(t, shapes("\tshapes := make([]Shape, 1)\n\tshapes[0] = Sq{n}\n\treturn shapes\n"),
+		shapes("\tshapes := make([]Shape, 1)\n\tshapes[0] = Sq{n + 1}\n\treturn shapes\n"), "TestArea", "p_test.go:7 shapes[0].Area()")
+}
+
+// TestPathThroughSliceLiteralElement: the element was stored by a
+// composite literal (`[]Shape{Sq{n + 1}}`), which no traced write of the
+// element records, and the slice that holds it compares alike in both
+// runs (one element). The path must go from the element to the slice
+// that holds it and on, for its contents, to the literal.
+func TestPathThroughSliceLiteralElement(t *testing.T) {
+	pathReaches(t, shapes("\treturn []Shape{Sq{n}}\n"), shapes("\treturn []Shape{Sq{n + 1}}\n"), "TestArea",
+		"p_test.go:6 shapes := Make(2)", "p.go:10 return []Shape{Sq{n + 1}}")
+}
+
+// shapes is a module whose Make has the body given and whose test calls
+// Area on the first shape Make returns.
+func shapes(body string) map[string]string {
+	return moduleP(
+		"package p\n\ntype Shape interface{ Area() int }\n\ntype Sq struct{ n int }\n\nfunc (s Sq) Area() int { return s.n * s.n }\n\n"+
+			"func Make(n int) []Shape {\n"+body+"}\n",
+		"package p\n\nimport \"testing\"\n\nfunc TestArea(t *testing.T) {\n\tshapes := Make(2)\n\tif a := shapes[0].Area(); a != 4 {\n\t\tt.Fatal(a)\n\t}\n}\n",
+	)
 }

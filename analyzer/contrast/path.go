@@ -52,6 +52,12 @@ type item struct {
 	// expression per target, result part-1 of a return. Zero is all of
 	// them.
 	part int
+	// content marks an event reached for what the references it made
+	// hold: a part read through them differs, although references
+	// compare by shape alone (a slice of the same length), so the walk
+	// goes on through its reads of references and of call results
+	// whatever their relevance.
+	content bool
 }
 
 // ErrNoFailure means the failing trace records no failure to start from.
@@ -112,7 +118,7 @@ func (w *frontier) push(it item) {
 	}
 	if it.side == Passing {
 		if j := w.c.Counterpart(Passing, it.event); j >= 0 {
-			it = item{side: Failing, event: j, part: it.part}
+			it = item{side: Failing, event: j, part: it.part, content: it.content}
 		}
 	}
 	if !w.seen[it] {
@@ -211,7 +217,10 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 			// event that made it is.
 			alike = !c.relevant(r, rd.def)
 		}
-		if alike && !rd.opaque {
+		// The contents of a reference the walk needs may differ though
+		// the reference compares alike.
+		contents := it.content && (reference(rd.value) || rd.value.Kind == trace.ValNone)
+		if alike && !rd.opaque && !contents {
 			continue // no difference flows in through this read
 		}
 		different := !alike
@@ -223,8 +232,11 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 			different = rd.def >= 0 && c.relevant(r, rd.def)
 		}
 		differentIn = differentIn || different && (rd.def >= 0 || rd.text != "")
-		if rd.def >= 0 && (rd.opaque || c.relevant(r, rd.def)) {
-			w.push(item{side: r, event: rd.def, part: c.defPart(r, rd)})
+		// A differing part of a whole, or a reference whose contents
+		// the walk needs: what holds it is followed for its contents.
+		content := rd.whole && different || contents
+		if rd.def >= 0 && (rd.opaque || content || c.relevant(r, rd.def)) {
+			w.push(item{side: r, event: rd.def, part: c.defPart(r, rd), content: content})
 		}
 		if (rd.def < 0 || rd.whole) && rd.text != "" && !rd.call && !rd.zero {
 			// No traced write made the value read: code the tracer

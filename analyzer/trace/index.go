@@ -42,6 +42,10 @@ func (t *Trace) index() {
 				if w.Loc.Kind == LocAddr && w.Value.isStruct() && w.Value.Len > 0 {
 					t.noteStruct(i, w.Loc.Addr, uint64(w.Value.Len))
 				}
+				t.noteSlice(i, w.Value)
+			}
+			for _, v := range ev.Values {
+				t.noteSlice(i, v)
 			}
 			t.byFrame[ev.Frame] = append(t.byFrame[ev.Frame], i)
 			for _, mv := range ev.Moves {
@@ -147,8 +151,11 @@ func (t *Trace) ExtCallsIn(pos Pos) []SiteID {
 // EnclosingDef returns, for a read in operand slot of event i that Def
 // finds no definition for, the latest write before i of a whole value
 // holding the part read: the variable or field whose field was read
-// (`seg` for `seg.Padding`), or a struct written in memory around the
-// address read (a struct parameter read through a pointer). The trace
+// (`seg` for `seg.Padding`), a struct written in memory around the
+// address read (a struct parameter read through a pointer), or else the
+// latest event that recorded a slice whose backing array holds the
+// element read (the return of a composite literal `[]T{…}`, whose
+// elements no traced write stored). The trace
 // does not break that value down, so the part is not checked against it.
 // It returns -1 when there is none, or when the part itself was written
 // after it.
@@ -165,6 +172,9 @@ func (t *Trace) EnclosingDef(i, slot int) int {
 	}
 	if it.Loc.Kind == LocAddr {
 		best = max(best, t.structAround(it.Loc.Addr, i))
+		if site := int(t.Events[i].Site); best < 0 && site < len(t.Sites) && slot < len(t.Sites[site].Operands) {
+			best = t.sliceAround(it.Loc.Addr, elemSize(t.Sites[site].Operands[slot].Type), i)
+		}
 	}
 	own := t.LastDef(it.Loc, i)
 	if own > best || own == best && own >= 0 && !t.writesStruct(own, it.Loc) {
@@ -208,6 +218,83 @@ func (t *Trace) structAround(addr uint64, before int) int {
 		}
 	}
 	return -1
+}
+
+// noteSlice indexes event i's record of slice value v under the page its
+// backing array starts in.
+func (t *Trace) noteSlice(i int, v Value) {
+	if v.Kind != ValSlice || v.Nil || v.Cap <= 0 {
+		return
+	}
+	if t.slices == nil {
+		t.slices = map[uint64][]int{}
+	}
+	p := v.Bits >> movePage
+	if evs := t.slices[p]; len(evs) == 0 || evs[len(evs)-1] != i {
+		t.slices[p] = append(evs, i)
+	}
+}
+
+// sliceSpan bounds how far below an element's address sliceAround looks
+// for the start of its backing array.
+const sliceSpan = 1 << 16
+
+// sliceAround returns the latest event before `before` that recorded a
+// slice whose backing array holds an element of size bytes at addr, -1 if
+// none did or the size is unknown.
+func (t *Trace) sliceAround(addr uint64, size int, before int) int {
+	if size <= 0 || t.slices == nil {
+		return -1
+	}
+	best := -1
+	low := addr - min(addr, sliceSpan)
+	for p := addr >> movePage; p >= low>>movePage; p-- {
+		evs := t.slices[p]
+		k := sort.SearchInts(evs, before)
+		for n := 0; k > 0 && n < maxMoveScan && evs[k-1] > best; n++ {
+			k--
+			if t.holdsElement(evs[k], addr, uint64(size)) {
+				best = evs[k]
+				break
+			}
+		}
+		if p == 0 {
+			break
+		}
+	}
+	return best
+}
+
+// holdsElement reports whether event i recorded a slice whose backing
+// array holds an element of size bytes at addr.
+func (t *Trace) holdsElement(i int, addr, size uint64) bool {
+	ev := &t.Events[i]
+	in := func(v Value) bool {
+		return v.Kind == ValSlice && !v.Nil && addr >= v.Bits && addr < v.Bits+uint64(v.Cap)*size && (addr-v.Bits)%size == 0
+	}
+	return slices.ContainsFunc(ev.Values, in) || slices.ContainsFunc(ev.Writes, func(w Item) bool { return in(w.Value) })
+}
+
+// elemSize is the size in bytes of a value of type t on a 64-bit target,
+// 0 when the trace does not know it (a struct or array recorded opaque).
+func elemSize(t Type) int {
+	switch t.Kind {
+	case TypeBool:
+		return 1
+	case TypeInt, TypeUint, TypeFloat, TypeComplex:
+		return t.Bits / 8
+	case TypeString, TypeInterface:
+		return 16
+	case TypeSlice:
+		return 24
+	case TypePointer, TypeMap, TypeChan, TypeFunc:
+		return 8
+	case TypeStruct, TypeArray:
+		if t.Layout != nil {
+			return t.Layout.Size
+		}
+	}
+	return 0
 }
 
 // Bounds on following moves: how many copies of copies, and how many

@@ -46,6 +46,7 @@ type Trace struct {
 	byFrame map[FrameID][]int   // each frame's events, in order
 	moved   map[uint64][]int    // page (address>>12) -> events with a move into it, ascending
 	structs map[uint64][]int    // page (address>>12) -> events writing a struct in memory over it, ascending
+	slices  map[uint64][]int    // page (address>>12) -> events recording a slice whose backing array starts in it, ascending
 	ext     map[string][]SiteID // file -> its SiteCallExt sites, by start (then by ID)
 }
 
