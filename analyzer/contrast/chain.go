@@ -311,6 +311,9 @@ func (c *Comparison) chainStatements(chosen []*chainRow) []result.Statement {
 				text = fmt.Sprintf("%s (line %d)", pst.Text, pst.Line)
 			}
 			st.Passing = &result.Passing{Text: text, Values: pst.Values}
+			// The row stands for both steps: where the passing one is
+			// where the runs part, so is the row.
+			st.Diverges = st.Diverges || pst.Diverges
 		}
 		if rw.count > 1 {
 			st.Count = rw.count

@@ -694,3 +694,27 @@ func shapes(body string) map[string]string {
 		"package p\n\nimport \"testing\"\n\nfunc TestArea(t *testing.T) {\n\tshapes := Make(2)\n\tif a := shapes[0].Area(); a != 4 {\n\t\tt.Fatal(a)\n\t}\n}\n",
 	)
 }
+
+// TestChainMarksMergedDivergence: the change deletes a nil guard, and the
+// failing run panics on the line the guard stood before. The chain shows
+// the deleted guard merged into the row of that line; where the guard is
+// where the runs part, the row carries the mark.
+func TestChainMarksMergedDivergence(t *testing.T) {
+	src := func(guard string) map[string]string {
+		return moduleP(
+			"package p\n\ntype E struct{ xs []int }\n\nfunc Append(err *E, x int) *E {\n"+guard+
+				"\terr.xs = append(err.xs, x)\n\treturn err\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestAppend(t *testing.T) {\n\tif e := Append(nil, 1); len(e.xs) != 1 {\n\t\tt.Fatal(e.xs)\n\t}\n}\n",
+		)
+	}
+	c, _ := pathReaches(t, src("\tif err == nil {\n\t\terr = new(E)\n\t}\n"), src(""), "TestAppend")
+	var marked []string
+	for _, st := range c.Chain() {
+		if st.Diverges {
+			marked = append(marked, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
+		}
+	}
+	if len(marked) != 1 {
+		t.Errorf("the chain marks %d steps where the runs part, want one: %v\n%+v", len(marked), marked, c.Chain())
+	}
+}
