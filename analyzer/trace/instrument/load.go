@@ -400,64 +400,6 @@ func rewriteOne(p *packages.Package, f *ast.File, src []byte, relName string, ta
 	return out, true
 }
 
-// maxFuncStmts bounds the statements of a function the tracer
-// instruments. The compiler's time on an instrumented function grows much
-// faster than its statement count: a generated interpreter loop of
-// thousands of statements took minutes to build. Longer functions run
-// uninstrumented and are observed at their calls, like code outside the
-// module. Lines are no measure: a table-driven test of thousands of lines
-// is mostly one composite literal and a few dozen statements, and its
-// failure must be traced.
-const maxFuncStmts = 1500
-
-// funcKey names a function declaration by file and the line of its name,
-// the same in every variant of a package (with or without its tests).
-type funcKey struct {
-	file string
-	line int
-}
-
-// largeFuncs returns the function declarations of more than maxFuncStmts
-// statements in the packages to instrument, each with the reason it is
-// left alone.
-func largeFuncs(all map[string]*packages.Package, selected func(string) bool) map[funcKey]string {
-	large := map[funcKey]string{}
-	why := fmt.Sprintf("function of more than %d statements", maxFuncStmts)
-	for _, p := range all {
-		if !selected(strings.TrimSuffix(p.PkgPath, "_test")) {
-			continue
-		}
-		for _, f := range p.Syntax {
-			for _, d := range f.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok || fd.Body == nil {
-					continue
-				}
-				if countStmts(fd.Body) > maxFuncStmts {
-					name := p.Fset.Position(fd.Name.Pos())
-					large[funcKey{name.Filename, name.Line}] = why
-				}
-			}
-		}
-	}
-	return large
-}
-
-// countStmts counts the statements in body, blocks aside, function
-// literals included (they are instrumented with it).
-func countStmts(body *ast.BlockStmt) int {
-	n := 0
-	ast.Inspect(body, func(x ast.Node) bool {
-		if _, ok := x.(ast.Stmt); ok {
-			if _, block := x.(*ast.BlockStmt); !block {
-				n++
-			}
-		}
-		return true
-	})
-	return n
-}
-
 // unrunTests adds to leave, with an empty reason, the test functions of
 // target's test files that the traced run never calls: those go test would
 // start (Test, Fuzz and Example functions, but not TestMain; Benchmarks,
