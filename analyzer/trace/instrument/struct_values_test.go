@@ -99,13 +99,14 @@ func TestX(t *testing.T) {
 	pt := Point{6, 5.5}
 	row := Row{At: pt, Mark: KindGap}
 	wide := [5]int64{1}
+	var void [1 << 20]struct{} // elements of no size: none listed
 	grown := Grow(seg, 3)
 	shifted, linked2 := Shift(seg, 1), Link(&Node{})
 	byKey := map[Segment]int{}
 	byKey[seg] = 1
 	if z.Open || lab.Count != 7 || span.Weight != 1.5 || big.A != 1 || pair.A != 2 || anon.X != 3 ||
 		linked.Next == nil || grown.Stop != 12 || len(byKey) != 1 || shifted.Start != 9 || linked2.Next == nil ||
-		pt[0] != 6 || row.Mark != KindGap || wide[0] != 1 {
+		pt[0] != 6 || row.Mark != KindGap || wide[0] != 1 || len(void) == 0 {
 		t.Fatal("values")
 	}
 }
@@ -151,6 +152,7 @@ func TestStructValues(t *testing.T) {
 		"pt":         "Point{6, 5.5}",
 		"row":        "Row{At: Point{6, 5.5}, Mark: p.KindGap}",
 		"wide":       "…",
+		"void":       "[1048576]struct{}{}",
 		"grown":      "Segment{Start: 8, Stop: 12, Padding: 2, Kind: p.KindGap, Open: true, Next: nil}",
 		"byKey[seg]": "1",
 	} {

@@ -193,9 +193,13 @@ func (tab *table) layoutOf(t types.Type) *trace.Layout {
 					}
 				}
 			case *types.Array:
-				elem, step := tab.typeOf(u.Elem()), tab.sizes.Sizeof(u.Elem())
-				for i := range u.Len() {
-					l.Fields = append(l.Fields, trace.Field{Offset: int(i * step), Type: elem})
+				// Elements of no size (a [1 << 20]struct{}) are not listed:
+				// a length is bounded by the size only when they have one.
+				if step := tab.sizes.Sizeof(u.Elem()); step > 0 {
+					elem := tab.typeOf(u.Elem())
+					for i := range u.Len() {
+						l.Fields = append(l.Fields, trace.Field{Offset: int(i * step), Type: elem})
+					}
 				}
 			}
 		}
