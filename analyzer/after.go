@@ -340,7 +340,7 @@ func (l *afterLoop) mayMatter(hunks []diffhunks.Hunk, testHunks []diffhunks.ID) 
 	var out []diffhunks.ID
 	for _, id := range testHunks {
 		h, ok := byID[id]
-		if !ok || h.Kind == diffhunks.Delete || h.Kind == diffhunks.Modify && h.Head.Len() <= 0 {
+		if !ok || h.DeletesOnly() {
 			out = append(out, id)
 			continue
 		}

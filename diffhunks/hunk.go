@@ -62,3 +62,9 @@ type Hunk struct {
 
 // WholeFile reports whether the hunk replaces a whole file.
 func (h Hunk) WholeFile() bool { return h.Kind != Modify }
+
+// DeletesOnly reports whether h removes code and puts nothing in its
+// place: a file deleted, or lines deleted from a file.
+func (h Hunk) DeletesOnly() bool {
+	return h.Kind == Delete || h.Kind == Modify && h.Head.Len() <= 0
+}

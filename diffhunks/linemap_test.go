@@ -42,3 +42,20 @@ func TestHeadAt(t *testing.T) {
 		}
 	}
 }
+
+func TestDeletesOnly(t *testing.T) {
+	for _, c := range []struct {
+		h    Hunk
+		want bool
+	}{
+		{Hunk{Kind: Modify, Base: LineRange{5, 7}, Head: LineRange{5, 4}}, true},  // lines deleted
+		{Hunk{Kind: Modify, Base: LineRange{5, 7}, Head: LineRange{5, 5}}, false}, // lines rewritten
+		{Hunk{Kind: Modify, Base: LineRange{5, 4}, Head: LineRange{5, 6}}, false}, // lines added
+		{Hunk{Kind: Delete, Base: LineRange{1, 9}, Head: LineRange{1, 0}}, true},
+		{Hunk{Kind: Rename, Base: LineRange{1, 9}, Head: LineRange{1, 0}}, false},
+	} {
+		if got := c.h.DeletesOnly(); got != c.want {
+			t.Errorf("%s base %s head %s: DeletesOnly %v, want %v", c.h.Kind, c.h.Base, c.h.Head, got, c.want)
+		}
+	}
+}

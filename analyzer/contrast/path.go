@@ -333,7 +333,7 @@ func (c *Comparison) deleted(e int) bool {
 		return false
 	}
 	k := slices.IndexFunc(r.side.hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
-	return k >= 0 && (r.side.hunks[k].Kind == diffhunks.Delete || r.side.hunks[k].Head.Len() <= 0)
+	return k >= 0 && r.side.hunks[k].DeletesOnly()
 }
 
 // parts reports whether the runs part at failing event e: an aligned
