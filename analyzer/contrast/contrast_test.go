@@ -171,32 +171,16 @@ func moduleP(src, test string) map[string]string {
 
 func pathReaches(t *testing.T, base, head map[string]string, test string, want ...string) (*Comparison, Path) {
 	t.Helper()
-	baseDir, headDir := writeFiles(t, base), writeFiles(t, head)
-	set, err := diffhunks.FromDirs(baseDir, headDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hunks := set.Hunks()
-	if len(hunks) != 1 {
-		t.Fatalf("%d hunks, want the pattern's line", len(hunks))
-	}
+	c, p, hunks, lines := comparePath(t, base, head, test, func(hunks []diffhunks.Hunk) []diffhunks.ID {
+		if len(hunks) != 1 {
+			t.Fatalf("%d hunks, want the pattern's line", len(hunks))
+		}
+		return []diffhunks.ID{hunks[0].ID}
+	})
 	h := hunks[0]
-	failing, passing := traceTest(t, headDir, "./p", test), traceTest(t, baseDir, "./p", test)
-	c, err := Compare(Runs{Failing: failing, Passing: passing, FailingDir: headDir, PassingDir: baseDir, Prefix: ".",
-		Hunks: hunks, Proof: []diffhunks.ID{h.ID}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Path()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
 	reached := false
 	for _, s := range p.Steps {
-		st := c.Statement(s)
-		lines = append(lines, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
-		if st.Hunk == h.ID || st.File == h.File && h.Head.Contains(st.Line) {
+		if st := c.Statement(s); st.Hunk == h.ID || st.File == h.File && h.Head.Contains(st.Line) {
 			reached = true
 		}
 	}
@@ -210,6 +194,37 @@ func pathReaches(t *testing.T, base, head map[string]string, test string, want .
 	}
 	checkOrder(t, c, p)
 	return c, p
+}
+
+// comparePath traces test in the base and head trees, compares the runs
+// with the hunks proof picks reverted, and walks the path: it returns the
+// comparison, the path, the change's hunks and each step as
+// "file:line text".
+func comparePath(t *testing.T, base, head map[string]string, test string, proof func([]diffhunks.Hunk) []diffhunks.ID) (*Comparison, Path, []diffhunks.Hunk, []string) {
+	t.Helper()
+	baseDir, headDir := writeFiles(t, base), writeFiles(t, head)
+	set, err := diffhunks.FromDirs(baseDir, headDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hunks := set.Hunks()
+	ids := proof(hunks)
+	failing, passing := traceTest(t, headDir, "./p", test), traceTest(t, baseDir, "./p", test)
+	c, err := Compare(Runs{Failing: failing, Passing: passing, FailingDir: headDir, PassingDir: baseDir, Prefix: ".",
+		Hunks: hunks, Proof: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, s := range p.Steps {
+		st := c.Statement(s)
+		lines = append(lines, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
+	}
+	return c, p, hunks, lines
 }
 
 // handlerChain is a module whose Run calls a handler that counts, then
@@ -607,30 +622,14 @@ func TestDivergenceInSwappedCallee(t *testing.T) {
 			"package p\n\nimport \"testing\"\n\nfunc TestSize(t *testing.T) {\n\tif got := Size(\"ab\"); got != 2 {\n\t\tt.Fatal(got)\n\t}\n}\n",
 		)
 	}
-	baseDir := writeFiles(t, src("plainSize", ""))
-	headDir := writeFiles(t, src("paddedSize", "\nfunc paddedSize(s string) int {\n\tn := len(s) + 1\n\treturn n\n}\n"))
-	set, err := diffhunks.FromDirs(baseDir, headDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var proof []diffhunks.ID
-	for _, h := range set.Hunks() {
-		proof = append(proof, h.ID)
-	}
-	failing, passing := traceTest(t, headDir, "./p", "TestSize"), traceTest(t, baseDir, "./p", "TestSize")
-	c, err := Compare(Runs{Failing: failing, Passing: passing, FailingDir: headDir, PassingDir: baseDir, Prefix: ".", Hunks: set.Hunks(), Proof: proof})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Path()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, s := range p.Steps {
-		st := c.Statement(s)
-		lines = append(lines, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
-	}
+	_, p, _, lines := comparePath(t, src("plainSize", ""), src("paddedSize", "\nfunc paddedSize(s string) int {\n\tn := len(s) + 1\n\treturn n\n}\n"), "TestSize",
+		func(hunks []diffhunks.Hunk) []diffhunks.ID {
+			var all []diffhunks.ID
+			for _, h := range hunks {
+				all = append(all, h.ID)
+			}
+			return all
+		})
 	if p.Divergence < 0 {
 		t.Fatalf("no divergence in\n%s", strings.Join(lines, "\n"))
 	}
