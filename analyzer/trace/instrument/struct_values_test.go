@@ -131,8 +131,8 @@ func TestAllocs(t *testing.T) {
 // them, a field of a type with named constants by name, a pointer field
 // by nil-ness, a string field by length, a nested struct by its fields, a
 // small array by its elements; a struct or array over 32 bytes, and one
-// whose layout depends on a type parameter, as "…". Trace.Def answers as while structs were opaque.
-// Recording them allocates nothing.
+// whose layout depends on a type parameter, as "…". Trace.Def answers as
+// while structs were opaque. Recording them allocates nothing.
 func TestStructValues(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a traced test binary")
