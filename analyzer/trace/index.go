@@ -42,10 +42,6 @@ func (t *Trace) index() {
 				if w.Loc.Kind == LocAddr && w.Value.isStruct() && w.Value.Len > 0 {
 					t.noteStruct(i, w.Loc.Addr, uint64(w.Value.Len))
 				}
-				t.noteSlice(i, w.Value)
-			}
-			for _, v := range ev.Values {
-				t.noteSlice(i, v)
 			}
 			t.byFrame[ev.Frame] = append(t.byFrame[ev.Frame], i)
 			for _, mv := range ev.Moves {
@@ -220,6 +216,23 @@ func (t *Trace) structAround(addr uint64, before int) int {
 	return -1
 }
 
+// indexSlices indexes, once and only when asked (the comparison's
+// fallback for an element read without a definition), the slices every
+// event recorded by the page their backing arrays start in.
+func (t *Trace) indexSlices() {
+	t.sliceOnce.Do(func() {
+		for i := range t.Events {
+			ev := &t.Events[i]
+			for _, w := range ev.Writes {
+				t.noteSlice(i, w.Value)
+			}
+			for _, v := range ev.Values {
+				t.noteSlice(i, v)
+			}
+		}
+	})
+}
+
 // noteSlice indexes event i's record of slice value v under the page its
 // backing array starts in.
 func (t *Trace) noteSlice(i int, v Value) {
@@ -243,7 +256,11 @@ const sliceSpan = 1 << 16
 // slice whose backing array holds an element of size bytes at addr, -1 if
 // none did or the size is unknown.
 func (t *Trace) sliceAround(addr uint64, size int, before int) int {
-	if size <= 0 || t.slices == nil {
+	if size <= 0 {
+		return -1
+	}
+	t.indexSlices()
+	if t.slices == nil {
 		return -1
 	}
 	best := -1

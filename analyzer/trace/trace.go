@@ -48,6 +48,9 @@ type Trace struct {
 	structs map[uint64][]int    // page (address>>12) -> events writing a struct in memory over it, ascending
 	slices  map[uint64][]int    // page (address>>12) -> events recording a slice whose backing array starts in it, ascending
 	ext     map[string][]SiteID // file -> its SiteCallExt sites, by start (then by ID)
+
+	// sliceOnce builds slices, on the first element read that needs it.
+	sliceOnce sync.Once
 }
 
 // Functions returns the qualified names of the functions the trace's
