@@ -32,7 +32,7 @@ type binary struct {
 // the extra go test flags, building it the first time; "" when the
 // variant cannot be built this way.
 func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, flags ...string) (string, error) {
-	k := "bin:" + strings.Join(flags, " ") + ":" + key(ids)
+	k := binKey(ids, flags...)
 	return r.once(ctx, k, func() (string, error) {
 		dir := filepath.Join(r.tmp, fmt.Sprintf("bin%d", r.nextSeq()))
 		overlay, err := r.writeOverlay(dir, v)
@@ -78,7 +78,13 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 func (r *Runner) brokenBinary(ids []diffhunks.ID) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.broken["bin::"+key(ids)]
+	return r.broken[binKey(ids)]
+}
+
+// binKey names the variant's test binary built with the extra flags, in
+// the build cache and in broken.
+func binKey(ids []diffhunks.ID, flags ...string) string {
+	return "bin:" + strings.Join(flags, " ") + ":" + key(ids)
 }
 
 // test2json returns the path of a test2json for this runner. The go
