@@ -127,6 +127,7 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		MaxBytes: req.TraceBytes,
 		TraceDir: dir,
 		Probe:    true,
+		KeepTail: true,
 
 		Passthrough: req.EnvPassthrough,
 	}
@@ -140,11 +141,14 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 		os.RemoveAll(dir)
 		return nil, errors.New("the test did not fail when traced")
 	}
-	if tr.Truncated {
+	if tr.Truncated || tr.Wrapped {
 		tr, cfg, dir = narrowTrace(ctx, tr, cfg, mod, res)
 	}
 	if tr.Truncated {
 		res.Notes.Add(result.Note{Code: note.TraceTruncated})
+	}
+	if tr.Wrapped {
+		res.Notes.Add(result.Note{Code: note.TraceWrapped, N: len(tr.Events)})
 	}
 	if n := len(tr.Skipped); n > 0 {
 		res.Notes.Add(result.Note{Code: note.Untraced, N: n})
@@ -180,7 +184,7 @@ func narrowTrace(ctx context.Context, tr *trace.Trace, cfg instrument.Config, mo
 	narrow := cfg
 	narrow.Packages, narrow.TraceDir = pkgs, dir
 	again, err := instrument.Run(ctx, narrow)
-	if err != nil || !again.Result.Failed || again.Truncated {
+	if err != nil || !again.Result.Failed || again.Truncated || again.Wrapped {
 		os.RemoveAll(dir)
 		return tr, cfg, cfg.TraceDir
 	}

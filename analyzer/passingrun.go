@@ -31,6 +31,12 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 		return
 	}
 	skip := func(why string) { res.Notes.Add(result.Note{Code: note.ContrastSkipped, Detail: why}) }
+	if failing.tr.Wrapped {
+		// Execution indexing aligns two runs from their beginnings; a
+		// trace that kept only its last events has none.
+		skip("the failing run's trace kept only its last events, which cannot be aligned with the passing run from its start")
+		return
+	}
 	dir, release, err := b.Runner.Checkout(ctx, res.Proof.Reverted)
 	if err != nil {
 		skip(err.Error())
@@ -44,7 +50,7 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	}
 	defer os.RemoveAll(traceDir)
 	cfg := failing.cfg
-	cfg.Dir, cfg.TraceDir = dir, traceDir
+	cfg.Dir, cfg.TraceDir, cfg.KeepTail = dir, traceDir, false
 	if failing.tr.Unentered > 0 {
 		// The passing run's build instruments what the failing run's
 		// did: two builds laid out alike hold the same addresses (a type

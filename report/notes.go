@@ -52,6 +52,8 @@ func words(n result.Note) string {
 		return "the semantic analysis could not run (" + code(n.Detail) + "): the root was found by the revert search alone"
 	case note.TraceTruncated:
 		return "the trace of the failing run filled its buffer and was cut short: events after the cut are missing from the analysis"
+	case note.TraceWrapped:
+		return fmt.Sprintf("the failing run outran its trace buffer, which kept the run's last %d events: what the earlier events computed enters the analysis as observed input, and the passing run is not compared", n.N)
 	case note.TraceNarrowed:
 		return "the trace of the failing run filled its buffer, so the run was traced again with only the test's package and those the change touches instrumented (" + code(n.Detail) + "): calls into other packages are observed, not traced"
 	case note.TraceProbed:

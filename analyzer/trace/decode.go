@@ -13,23 +13,35 @@ import (
 	"unsafe"
 )
 
-// Event file layout (see package instrument/rt): 8 header words (magic, tail, capacity,
-// truncated flag, interventions applied and expired, nanoseconds waited for serial locks, perturbation pauses), then blocks up to the tail. A block is [blockMark | its
-// length in words] [frame id] and records; a record is [n<<48 | kind<<40 |
-// overflow<<39 | panic kind<<32 | site] followed by its items, n counting the header; a
-// branch outcome is in the kind byte (hasOutcome, value in bit 5). A zero
-// word where a record header would be ends the block's records (the rest
-// was reserved but not used).
+// Event file layout (see package instrument/rt): 16 header words (magic,
+// tail, capacity, truncated flag, interventions applied and expired,
+// nanoseconds waited for serial locks, perturbation pauses, the ring's
+// chunk size), then blocks up to the tail. A block is [blockMark | its
+// length in words] [goroutine<<idBits | frame id] and records; a record is
+// [n<<48 | kind<<40 | overflow<<39 | panic kind<<32 | site] followed by
+// its items, n counting the header; a branch outcome is in the kind byte
+// (hasOutcome, value in bit 5). A zero word where a record header would be
+// ends the block's records (the rest was reserved but not used). A pad
+// [padMark | its length] covers words no block holds.
+//
+// In a ring (a nonzero chunk size) the tail is a virtual offset: the
+// ring's words follow the header, and offset v past their end lies at
+// hdrWords + (v-hdrWords) mod the ring's length. Once the tail has gone
+// round, the oldest chunk is partly overwritten, and the events read start
+// at the chunk after it.
 const (
-	magic      = 0x32765452504c5543
+	magic      = 0x33765452504c5543
 	eventsFile = "events.bin"
-	hdrWords   = 8
+	hdrWords   = 16
 	hApplied   = 4
 	hExpired   = 5
 	hWaited    = 6
 	hPerturbed = 7
+	hChunk     = 8
 	blockMark  = 0xb1
+	padMark    = 0xb2
 	blockHdr   = 2
+	idBits     = 40
 	hasOutcome = 0x40
 )
 
@@ -47,19 +59,19 @@ func Read(dir string) (*Trace, error) {
 		return nil, err
 	}
 	defer ev.Close()
-	t := &Trace{Skipped: tab.Skipped, Unentered: tab.Unentered, Frames: []Frame{{}}, Truncated: ev.truncated}
+	t := &Trace{Skipped: tab.Skipped, Unentered: tab.Unentered, Frames: []Frame{{}}, Truncated: ev.truncated, Wrapped: ev.start > hdrWords}
 	if ev.tail >= hdrWords {
 		t.Intervention = Intervened{Applied: ev.hdr[hApplied], Expired: ev.hdr[hExpired], Waited: time.Duration(ev.hdr[hWaited]), Perturbed: ev.hdr[hPerturbed]}
 	}
 	t.Sites = tab.SiteList()
-	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}, typeNames: readTypes(dir)}
+	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}, typeNames: readTypes(dir), cut: ev.start}
 	d.elidedReads()
-	n, _, err := walk(ev.window(), nil)
+	n, _, err := ev.walk(ev.window(), nil)
 	if err != nil {
 		return nil, err
 	}
 	t.Events = make([]Event, 0, n)
-	_, complete, err := walk(ev.window(), d.record)
+	_, complete, err := ev.walk(ev.window(), d.record)
 	if err != nil {
 		return nil, err
 	}
@@ -70,29 +82,34 @@ func Read(dir string) (*Trace, error) {
 	return t, nil
 }
 
-// walk calls rec, if not nil, for each record of the event words in w, in
-// order. It returns the number of records and false if the words end in an
-// incomplete block or record. The items handed to rec are valid only
+// walk calls rec, if not nil, for each record of the event file, read
+// through w, in order. It returns the number of records and false if the words end in
+// an incomplete block or record. The items handed to rec are valid only
 // during the call.
-func walk(w *window, rec func(h, frame uint64, items []uint64)) (int, bool, error) {
-	n, tail := 0, w.end
-	for off := uint64(hdrWords); off < tail; {
-		hw := w.words(off, 1)
+func (ev *events) walk(w *window, rec func(h, frame, g uint64, items []uint64)) (int, bool, error) {
+	n := 0
+	for off := ev.start; off < ev.tail; {
+		p := ev.phys(off)
+		hw := w.words(p, 1)
 		if hw == nil {
 			return n, false, w.err
 		}
 		h := hw[0]
 		size := h & (1<<56 - 1)
-		if h>>56 != blockMark || size < blockHdr || off+size > tail {
+		if h>>56 == padMark && size > 0 && off+size <= ev.tail {
+			off += size
+			continue
+		}
+		if h>>56 != blockMark || size < blockHdr || off+size > ev.tail {
 			return n, false, nil
 		}
-		end := off + size
-		fw := w.words(off+1, 1)
+		end := p + size
+		fw := w.words(p+1, 1)
 		if fw == nil {
 			return n, false, w.err
 		}
-		frame := fw[0]
-		for r := off + blockHdr; r < end; {
+		frame, g := fw[0]&(1<<idBits-1), fw[0]>>idBits
+		for r := p + blockHdr; r < end; {
 			hw := w.words(r, 1)
 			if hw == nil {
 				return n, false, w.err
@@ -110,24 +127,28 @@ func walk(w *window, rec func(h, frame uint64, items []uint64)) (int, bool, erro
 				if words == nil {
 					return n, false, w.err
 				}
-				rec(h, frame, words[1:])
+				rec(h, frame, g, words[1:])
 			}
 			n++
 			r += k
 		}
-		off = end
+		off += size
 	}
 	return n, true, nil
 }
 
-// events is an open event file: its header, its tail (the words written,
-// as far as the file holds them) and its truncated flag. The runtime
-// writes words in the machine's byte order, so they are read in it too.
+// events is an open event file: its header, the virtual offsets of its
+// first block read and of its tail (the words written, as far as the file
+// holds them), its ring, and its truncated flag. The runtime writes words
+// in the machine's byte order, so they are read in it too.
 type events struct {
-	f         *os.File
-	hdr       [hdrWords]uint64
-	tail      uint64
-	truncated bool
+	f           *os.File
+	hdr         [hdrWords]uint64
+	start, tail uint64
+	// chunk and ring are the words of a chunk and of the ring, 0 when
+	// the file is no ring; size is the file's length in words.
+	chunk, ring, size uint64
+	truncated         bool
 }
 
 // openEvents opens the event file and reads its header. A file too short
@@ -137,7 +158,7 @@ func openEvents(name string) (*events, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading trace: %w", err)
 	}
-	ev := &events{f: f}
+	ev := &events{f: f, start: hdrWords}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -151,7 +172,19 @@ func openEvents(name string) (*events, error) {
 		f.Close()
 		return nil, fmt.Errorf("reading trace: %s: bad magic", eventsFile)
 	}
-	ev.tail = min(ev.hdr[1], uint64(st.Size()/8))
+	ev.size = uint64(st.Size() / 8)
+	ev.tail = ev.hdr[1]
+	if c := ev.hdr[hChunk]; c > 0 && ev.hdr[2] <= ev.size && ev.hdr[2] >= hdrWords+c {
+		ev.chunk, ev.ring = c, (ev.hdr[2]-hdrWords)/c*c
+	}
+	if ev.ring == 0 || ev.tail <= hdrWords+ev.ring {
+		ev.tail = min(ev.tail, ev.size)
+	} else {
+		// Gone round: the chunk the tail is in was the oldest, and its
+		// first words are overwritten.
+		old := ev.tail - ev.ring - hdrWords
+		ev.start = hdrWords + (old+ev.chunk-1)/ev.chunk*ev.chunk
+	}
 	if ev.tail < hdrWords {
 		ev.tail = 0
 		ev.truncated = true
@@ -161,20 +194,28 @@ func openEvents(name string) (*events, error) {
 	return ev, nil
 }
 
+// phys is where virtual offset v lies in the file.
+func (ev *events) phys(v uint64) uint64 {
+	if ev.ring == 0 || v < hdrWords+ev.ring {
+		return v
+	}
+	return hdrWords + (v-hdrWords)%ev.ring
+}
+
 // Close closes the file.
 func (ev *events) Close() error { return ev.f.Close() }
 
 // window starts a pass over the event words.
 func (ev *events) window() *window {
-	return &window{r: ev.f, end: ev.tail, chunk: windowWords}
+	return &window{r: ev.f, end: min(ev.tail, ev.size), chunk: windowWords}
 }
 
 // windowWords is how many words a window reads at once: more than the
 // longest record (its length is 16 bits), so that a record always fits.
 const windowWords = 1 << 17
 
-// window hands out the words of an event file at offsets that never go
-// back, reading a chunk at a time. A file shorter than its tail (cut while
+// window hands out the words of an event file, reading a chunk at a time:
+// offsets that go on from the last are read ahead. A file shorter than its tail (cut while
 // being read) ends the words early, as a truncated trace.
 type window struct {
 	r     io.ReaderAt
@@ -225,6 +266,10 @@ type decoder struct {
 	frames      map[uint64]FrameID
 	stacks      map[int64][]FrameID
 	pendingCall map[FrameID]int
+	// cut is where the events read begin (virtual): a frame whose first
+	// block lies before it entered before the trace's window (cutFrame).
+	cut       uint64
+	funcSites map[string]SiteID
 
 	// The items and values of an event are gathered in reads, writes and
 	// vals, then copied to slices of the shared slabs (one allocation for
@@ -269,12 +314,15 @@ func slabCopy[T any](slab *[]T, xs []T) []T {
 	return (*slab)[n:len(*slab):len(*slab)]
 }
 
-func (d *decoder) record(h, frame uint64, items []uint64) {
+func (d *decoder) record(h, frame, g uint64, items []uint64) {
 	t := d.t
 	kind := EventKind(h >> 40 & 0x1f)
 	site := SiteID(h & 0xffffffff)
 	if int(site) >= len(t.Sites) {
 		return
+	}
+	if _, ok := d.frames[frame]; !ok && frame != 0 && frame < d.cut && kind != EvEntry {
+		d.cutFrame(frame, int64(g), site)
 	}
 	e := Event{Index: len(t.Events), Kind: kind, Site: site}
 	if kind == EvPanic {
@@ -340,6 +388,35 @@ func (d *decoder) record(h, frame uint64, items []uint64) {
 	default:
 		delete(d.pendingCall, e.Frame)
 	}
+	t.Events = append(t.Events, e)
+}
+
+// cutFrame starts a frame whose first block, with its entry, was
+// overwritten before the trace's window: an entry event with no
+// parameters stands for it, where its first event in the window is. Its
+// caller is unknown, so what it read before the window enters as input.
+// A site in no function (a package initialiser) starts none.
+func (d *decoder) cutFrame(frame uint64, g int64, site SiteID) {
+	t := d.t
+	if d.funcSites == nil {
+		d.funcSites = map[string]SiteID{}
+		for _, s := range t.Sites {
+			if s.Kind == SiteFunc {
+				d.funcSites[s.Func] = s.ID
+			}
+		}
+	}
+	fn, ok := d.funcSites[t.Sites[site].Func]
+	if !ok {
+		return
+	}
+	f := FrameID(len(t.Frames))
+	d.frames[frame] = f
+	e := Event{Index: len(t.Events), Kind: EvEntry, Site: fn, Frame: f}
+	t.Frames = append(t.Frames, Frame{ID: f, Func: fn, Goroutine: g, Entry: e.Index, Exit: -1, Call: -1, Cut: true})
+	// Any frame of the goroutine that entered before it has not run
+	// since, so the frames it calls are the first ones it is below.
+	d.stacks[g] = append(d.stacks[g], f)
 	t.Events = append(t.Events, e)
 }
 

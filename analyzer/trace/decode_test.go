@@ -49,7 +49,7 @@ func TestWalkWindows(t *testing.T) {
 				var got []string
 				w := ev.window()
 				w.chunk = chunk
-				n, complete, err := walk(w, func(h, frame uint64, items []uint64) {
+				n, complete, err := ev.walk(w, func(h, frame, _ uint64, items []uint64) {
 					got = append(got, fmt.Sprintf("%d:%d%v", frame, h&0xffffffff, items))
 				})
 				if err != nil {
@@ -66,9 +66,11 @@ func TestWalkWindows(t *testing.T) {
 // TestReadShortFile: a file shorter than the tail its header names is
 // read up to its end.
 func TestReadShortFile(t *testing.T) {
-	file := []uint64{magic, 100, 0, 0, 0, 0, 0, 0, blockMark<<56 | 3, 16, 1<<48 | 1}
+	file := make([]uint64, hdrWords, hdrWords+3)
+	file[0], file[1] = magic, 100
+	file = append(file, blockMark<<56|3, 16, 1<<48|1)
 	ev := writeEvents(t, file)
-	n, complete, err := walk(ev.window(), nil)
+	n, complete, err := ev.walk(ev.window(), nil)
 	if err != nil || n != 1 || !complete || ev.tail != uint64(len(file)) {
 		t.Errorf("walk = %d, %v, %v; tail %d, want 1 record, complete, tail %d", n, complete, err, ev.tail, len(file))
 	}

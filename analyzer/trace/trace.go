@@ -26,6 +26,11 @@ type Trace struct {
 	// Truncated is set when the trace buffer filled up (recording stopped)
 	// or the process died in the middle of writing a record.
 	Truncated bool
+	// Wrapped is set when the run asked for its latest events and filled
+	// the trace buffer: the events are the run's last ones, and what the
+	// overwritten ones defined enters as input (frames that began before
+	// are Frame.Cut).
+	Wrapped bool
 	// Skipped lists constructs or files left uninstrumented; their effects
 	// appear as inputs (reads whose value no traced event defined).
 	Skipped []Skip
@@ -495,4 +500,8 @@ type Frame struct {
 	Call      int     // index of the Call event in Parent that made it, -1 if unknown (callbacks, tests)
 	Entry     int     // index of the Entry event
 	Exit      int     // index of the Return or Panic event, -1 if the frame never exited
+	// Cut marks a frame that entered before a wrapped trace's window
+	// (Trace.Wrapped): its Entry event stands where its first event in
+	// the window is, with no parameters, and its caller is unknown.
+	Cut bool
 }

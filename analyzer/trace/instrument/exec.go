@@ -315,8 +315,12 @@ func (cfg Config) pattern() string {
 // runBinary runs the traced test binary once, tracing into dir, with the
 // intervention spec iv ("" for none; an inherited one is cleared too).
 func runBinary(ctx context.Context, cfg Config, bin, dir, iv string) (trace.RunResult, error) {
+	ring := ""
+	if cfg.KeepTail {
+		ring = "1"
+	}
 	pr, out, err := runTest(ctx, cfg, bin, "CULPRIT_TRACE="+dir,
-		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10), "CULPRIT_INTERVENE="+iv)
+		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10), "CULPRIT_TRACE_RING="+ring, "CULPRIT_INTERVENE="+iv)
 	res := trace.RunResult{Output: out, Duration: pr.Duration, ExitCode: pr.ExitCode}
 	if err != nil {
 		return res, fmt.Errorf("running traced test: %w", err)

@@ -16,7 +16,11 @@ type Config struct {
 	Test     string        // test name, "TestF" or "TestA/sub"
 	Timeout  time.Duration // passed to go test -timeout; default 2 minutes
 	MaxBytes int64         // trace size bound; default 256 MiB
-	Env      []string      // extra environment for go test ("K=V")
+	// KeepTail makes a run that fills the bound keep its latest events,
+	// overwriting the earliest (trace.Trace.Wrapped), instead of stopping
+	// the recording: the events nearest a late failure are the ones kept.
+	KeepTail bool
+	Env      []string // extra environment for go test ("K=V")
 	// Passthrough names the variables beyond the allow-list that the
 	// build and the test get (proc.Env).
 	Passthrough []string

@@ -82,7 +82,9 @@ func provisionRange(lo, hi uint64) {
 // goroutine when none is running.
 func (f *F) provide() {
 	ahead := min(max(f.end, minAhead), maxAhead)
-	if f.end+ahead/2 <= provisioned.Load() || provOff.Load() {
+	// A ring's tail runs past the file's end once it wraps, when the
+	// whole file is provisioned already.
+	if p := provisioned.Load(); p >= nwords || f.end+ahead/2 <= p || provOff.Load() {
 		return
 	}
 	want := min(f.end+ahead, nwords)

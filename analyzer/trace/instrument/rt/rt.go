@@ -20,6 +20,15 @@
 // evaluates and copied into the block with the event that consumes them,
 // record header last, so a process that dies in the middle of an event
 // leaves a zero header, which ends its block.
+//
+// A full file stops the recording, unless the run asked for its latest
+// events (EnvRing): then the file is a ring of chunks, and the offsets the
+// tail hands out are virtual, each mapped onto the ring (phys). A block
+// never straddles a chunk, so every chunk starts with a block or a pad
+// (padMark), and a reader that starts at the oldest chunk still whole finds
+// the run's latest events in order. A block reserved on a later lap is
+// cleared before use, so that the records of the lap before do not follow
+// its own.
 package rt
 
 import (
@@ -33,17 +42,20 @@ import (
 
 // Header words of the event file.
 const (
-	hMagic     = 0 // Magic
-	hTail      = 1 // next free word (atomic)
-	hCap       = 2 // capacity in words
-	hTruncated = 3 // 1 once a block did not fit
-	hWords     = 8 // first block word; words 4 to 7 count interventions (iv.go)
+	hMagic     = 0  // Magic
+	hTail      = 1  // next free word (atomic)
+	hCap       = 2  // capacity in words
+	hTruncated = 3  // 1 once a block did not fit
+	hChunk     = 8  // words of a ring chunk; 0 when the file is no ring
+	hWords     = 16 // first block word; words 4 to 7 count interventions (iv.go)
 
-	// Magic identifies an event file ("CULPRTv2").
-	Magic = 0x32765452504c5543
+	// Magic identifies an event file ("CULPRTv3").
+	Magic = 0x33765452504c5543
 	// EnvDir names the trace directory; EnvMax the size bound in bytes.
 	EnvDir = "CULPRIT_TRACE"
 	EnvMax = "CULPRIT_TRACE_MAX"
+	// EnvRing, set to 1, makes a full file keep the latest events.
+	EnvRing = "CULPRIT_TRACE_RING"
 	// FileName is the event file inside the trace directory.
 	FileName = "events.bin"
 )
@@ -60,14 +72,17 @@ const (
 	KFail    = 8
 )
 
-// Block layout: a header word (blockMark | length in words), the frame id,
-// then records. A record is a header word (n<<48 | kind<<40 | overflow<<39 |
+// Block layout: a header word (blockMark | length in words), the frame id
+// with the goroutine above idBits, then records. A pad (padMark | length)
+// fills words no block uses, up to the end of a chunk. A record is a header word (n<<48 | kind<<40 | overflow<<39 |
 // site, n counting the header) followed by its items. The kind byte holds
 // the event kind in its low 5 bits; a branch outcome, the bool value 0 of
 // the event, is in the kind byte too (hasOutcome, and the value in bit 5).
 // A zero word where a record header would be ends the block's records.
 const (
 	blockMark  = 0xb1 << 56
+	padMark    = 0xb2 << 56
+	idBits     = 40
 	blockHdr   = 2    // words before the first record of a block
 	firstBlock = 16   // words of a frame's first block
 	maxBlock   = 4096 // words a frame asks for at most at once
@@ -86,6 +101,15 @@ var (
 	// the file's pages; fd is its descriptor, -1 if none.
 	fd   = -1
 	file *os.File
+	// chunk and ringLen are the words of a ring chunk and of the ring,
+	// which starts at hWords; both 0 when the file is no ring.
+	chunk, ringLen uint64
+)
+
+// Ring chunks: maxChunk words at most, and at least minChunks of them.
+const (
+	maxChunk  = 1 << 17
+	minChunks = 4
 )
 
 func init() {
@@ -119,6 +143,9 @@ func init() {
 	words = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
 	nwords = uint64(len(words))
 	words[hCap] = nwords
+	if os.Getenv(EnvRing) == "1" {
+		ring(nwords - hWords)
+	}
 	atomic.StoreUint64(&words[hTail], hWords)
 	atomic.StoreUint64(&words[hMagic], Magic)
 	tail = &words[hTail]
@@ -126,10 +153,45 @@ func init() {
 	provision(provisionStep)
 }
 
+// ring makes the file a ring of the words after the header, avail of
+// them, with chunks as large as maxChunk allows while there are at least
+// minChunks. A file too small for chunks that hold the largest block
+// stays no ring.
+func ring(avail uint64) {
+	c := uint64(maxChunk)
+	for c > 1 && avail/c < minChunks {
+		c /= 2
+	}
+	if c < 2*(maxBlock+blockHdr+bufWords) {
+		return
+	}
+	chunk, ringLen = c, avail/c*c
+	words[hChunk] = chunk
+}
+
+// phys maps a virtual word offset onto the file.
+func phys(v uint64) uint64 {
+	if ringLen == 0 || v < hWords+ringLen {
+		return v
+	}
+	return hWords + (v-hWords)%ringLen
+}
+
+// chunkEnd is the virtual offset where the chunk holding v ends.
+func chunkEnd(v uint64) uint64 { return v - (v-hWords)%chunk + chunk }
+
+// pad marks the virtual words [from, to) as unused.
+func pad(from, to uint64) {
+	if to > from {
+		words[phys(from)] = padMark | (to - from)
+	}
+}
+
 // F is the tracing state of one activation of an instrumented function. It
 // lives on the function's stack.
 type F struct {
-	ID uint64 // frame id: the offset of the frame's first block
+	ID uint64 // frame id: the (virtual) offset of the frame's first block
+	g  uint64 // goroutine id, set by Enter
 	S  uint32 // site of the statement executing (for abnormal exits)
 	R  uint32 // site of the return statement once results are evaluated
 	E  uint32 // site of the end of the body, where a recovered frame returns
@@ -222,29 +284,45 @@ func (f *F) renew(need uintptr) bool {
 		f.next = min(max(used+8, firstBlock), maxBlock)
 	}
 	size := max(f.next, uint64(blockHdr+need))
-	off := atomic.AddUint64(tail, size) - size
-	if off+size > nwords || off < hWords {
-		truncate()
-		return false
-	}
-	if last && off == f.end {
-		// Nobody reserved in between: the block grows in place.
-		f.bend = unsafe.Add(f.bend, size*8)
-		f.end += size
-		*(*uint64)(f.bstart) = blockMark | uint64(uintptr(f.bend)-uintptr(f.bstart))/8
+	for {
+		off := atomic.AddUint64(tail, size) - size
+		if off < hWords || ringLen == 0 && off+size > nwords {
+			truncate()
+			return false
+		}
+		if ringLen != 0 {
+			if end := chunkEnd(off); off+size > end {
+				// A block never straddles a chunk: pad both parts and
+				// reserve again, as a new block.
+				pad(off, end)
+				pad(end, off+size)
+				last = false
+				continue
+			}
+			if off >= hWords+ringLen {
+				clear(words[phys(off) : phys(off)+size])
+			}
+		}
+		if last && off == f.end && (ringLen == 0 || (off-hWords)%chunk != 0) {
+			// Nobody reserved in between: the block grows in place.
+			f.bend = unsafe.Add(f.bend, size*8)
+			f.end += size
+			*(*uint64)(f.bstart) = blockMark | uint64(uintptr(f.bend)-uintptr(f.bstart))/8
+			f.provide()
+			return true
+		}
+		p := phys(off)
+		b := unsafe.Slice(&words[p], size)
+		if f.ID == 0 {
+			f.ID = off
+		}
+		b[1] = f.ID&(1<<idBits-1) | f.g<<idBits
+		b[0] = blockMark | size
+		f.p = unsafe.Pointer(&b[blockHdr])
+		f.bstart, f.bend, f.end = unsafe.Pointer(&b[0]), unsafe.Add(unsafe.Pointer(&b[0]), size*8), off+size
 		f.provide()
 		return true
 	}
-	b := unsafe.Slice(&words[off], size)
-	if f.ID == 0 {
-		f.ID = off
-	}
-	b[1] = f.ID
-	b[0] = blockMark | size
-	f.p = unsafe.Pointer(&b[blockHdr])
-	f.bstart, f.bend, f.end = unsafe.Pointer(&b[0]), unsafe.Add(unsafe.Pointer(&b[0]), size*8), off+size
-	f.provide()
-	return true
 }
 
 // truncate marks the trace truncated and moves the tail beyond any block
@@ -287,7 +365,8 @@ func Enter(f *F, site uint32) *F {
 	if words == nil {
 		return f
 	}
-	f.putInt(tag(0, roleValue, 0, 0), int64(goid()))
+	f.g = goid()
+	f.putInt(tag(0, roleValue, 0, 0), int64(f.g))
 	emit(f, KEntry, site, false)
 	return f
 }
