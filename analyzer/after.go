@@ -144,6 +144,9 @@ func startLoop(ctx context.Context, req Request, mod module, runner *trial.Runne
 	if tr.Truncated || tr.Wrapped {
 		tr, cfg, dir = narrowTrace(ctx, tr, cfg, mod, res)
 	}
+	if tr.Truncated || tr.Wrapped {
+		tr, cfg, dir = windowTrace(ctx, tr, cfg, res)
+	}
 	if tr.Truncated {
 		res.Notes.Add(result.Note{Code: note.TraceTruncated})
 	}
@@ -191,6 +194,76 @@ func narrowTrace(ctx context.Context, tr *trace.Trace, cfg instrument.Config, mo
 	os.RemoveAll(cfg.TraceDir)
 	res.Notes.Add(result.Note{Code: note.TraceNarrowed, Detail: strings.Join(pkgs, ", ")})
 	return again, narrow, dir
+}
+
+// windowBacks are how many events of the test function's frame before
+// its first failure a window starts, tried in turn: the few statements
+// that set up what the failing one checks, else the failing statement
+// alone.
+var windowBacks = []uint64{16, 2}
+
+// windowTrace traces the failing run again when its trace filled the
+// buffer before the failure, recording from a little before the point of
+// the test function where the first failure happened (trace.Trace.Marks):
+// the statement that failed is then recorded whole, and a passing run
+// started at the same point can be compared with it. The window replaces
+// the first trace when it holds the whole rest of the run and a failure;
+// otherwise the first stands.
+func windowTrace(ctx context.Context, tr *trace.Trace, cfg instrument.Config, res *Result) (*trace.Trace, instrument.Config, string) {
+	k := firstFailure(tr)
+	for _, back := range windowBacks {
+		if k <= 1 || back >= k {
+			continue
+		}
+		dir, err := os.MkdirTemp("", "culprit-trace-")
+		if err != nil {
+			break
+		}
+		win := cfg
+		win.From, win.TraceDir = k-back, dir
+		again, err := instrument.Run(ctx, win)
+		if err != nil || !again.Result.Failed || again.Truncated || again.Wrapped || len(again.Failures()) == 0 {
+			os.RemoveAll(dir)
+			continue
+		}
+		os.RemoveAll(cfg.TraceDir)
+		at := ""
+		if p, ok := windowStart(again); ok {
+			at = fmt.Sprintf("%s:%d", p.File, p.Line)
+		}
+		res.Notes.Add(result.Note{Code: note.TraceWindow, N: int(back), Detail: at})
+		return again, win, dir
+	}
+	return tr, cfg, cfg.TraceDir
+}
+
+// firstFailure is the test function frame's event count at the run's
+// first failure: a failure the test reports, or the frame's panic, before
+// an explicit panic in the code under test, which may be recovered. 0
+// when the run marked none.
+func firstFailure(tr *trace.Trace) uint64 {
+	for _, m := range tr.Marks {
+		if m.Site == 0 || int(m.Site) < len(tr.Sites) && tr.Site(m.Site).Callee != "panic" {
+			return m.Events
+		}
+	}
+	if len(tr.Marks) > 0 {
+		return tr.Marks[0].Events
+	}
+	return 0
+}
+
+// windowStart is where a trace recorded from a point of the test
+// function (trace.Trace.From) begins: the statement of that frame's first
+// recorded event.
+func windowStart(tr *trace.Trace) (trace.Pos, bool) {
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		if fr := tr.Frames[e.Frame]; fr.Cut && e.Kind != trace.EvEntry && strings.HasSuffix(tr.SiteOf(i).Pos.File, "_test.go") {
+			return tr.SiteOf(i).Pos, true
+		}
+	}
+	return trace.Pos{}, false
 }
 
 // changedPackages lists the directories, relative to the module root, of

@@ -67,6 +67,17 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 		skip("the passing run failed when traced")
 		return
 	}
+	if cfg.From > 0 {
+		// Both runs recorded from the same event of the test function's
+		// frame; unless the test took the same path to it, the windows
+		// do not correspond.
+		f, fok := windowStart(failing.tr)
+		p, pok := windowStart(passing)
+		if !fok || !pok || f.File != p.File || f.Line != p.Line || f.Col != p.Col {
+			skip(fmt.Sprintf("the passing run, traced from the same step of the test function, starts at %s:%d, not at %s:%d", p.File, p.Line, f.File, f.Line))
+			return
+		}
+	}
 	cmp, err := contrast.Compare(contrast.Runs{
 		Failing: failing.tr, Passing: passing,
 		FailingDir: failing.cfg.Dir, PassingDir: dir,

@@ -555,3 +555,33 @@ func TestTraceNarrowed(t *testing.T) {
 		t.Errorf("the tree does not reach calc/calc.go:5; notes %+v", res.Notes)
 	}
 }
+
+// TestTraceWindow: the long loop is in the package the change touches, so
+// narrowing keeps it and the trace is still cut before the failure. Traced
+// again from shortly before the failure (the scenario's own loop is longer
+// than the window's steps back), the failing run holds the failure, the
+// passing run is traced from the same step of the test, and the two are
+// compared: the tree reaches the change with the passing run's values.
+func TestTraceWindow(t *testing.T) {
+	t.Parallel()
+	sc, err := scenario.Load("../testdata/trace-window.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := explainShared(t, sc, analyzer.StrategyAfter)
+	if want := resolve(t, res.Hunks, sc.Root); res.Status != result.Explained || !slices.Equal(res.Root, want) {
+		t.Fatalf("status %s root %v, want explained %v; notes %+v", res.Status, res.Root, want, res.Notes)
+	}
+	if !res.Notes.Has(note.TraceWindow) || res.Notes.Has(note.TraceTruncated) || res.Notes.Has(note.ContrastSkipped) {
+		t.Fatalf("notes %+v: want the run traced from a window, not truncated, and compared", res.Notes)
+	}
+	compared := false
+	res.Tree.Walk(func(n *result.Node) {
+		for _, s := range append([]result.Statement{n.Target}, n.Statements...) {
+			compared = compared || loc(s) == "calc/calc.go:14" && s.Passing != nil
+		}
+	})
+	if !compared {
+		t.Errorf("the tree does not reach calc/calc.go:14 with the passing run beside it; notes %+v", res.Notes)
+	}
+}

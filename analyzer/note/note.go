@@ -70,6 +70,7 @@ const (
 	TraceTruncated     Code = "trace-truncated"      // the trace buffer filled up
 	TraceNarrowed      Code = "trace-narrowed"       // Detail: the packages traced again, alone, after the buffer filled up
 	TraceWrapped       Code = "trace-wrapped"        // N: events kept; the buffer filled up and kept the run's last events
+	TraceWindow        Code = "trace-window"         // N: test frame events before the failure; Detail: where the window starts
 	Untraced           Code = "untraced"             // N constructs left untraced
 	TraceProbed        Code = "trace-probed"         // N functions the probe run never entered were compiled uninstrumented
 	NoFailureInTrace   Code = "no-failure-in-trace"  // Detail: why the assertion was not found

@@ -1,9 +1,11 @@
 package trace
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,10 +15,12 @@ import (
 	"unsafe"
 )
 
-// Event file layout (see package instrument/rt): 16 header words (magic,
+// Event file layout (see package instrument/rt): 32 header words (magic,
 // tail, capacity, truncated flag, interventions applied and expired,
 // nanoseconds waited for serial locks, perturbation pauses, the ring's
-// chunk size), then blocks up to the tail. A block is [blockMark | its
+// chunk size, the failures marked, the test frame's event the recording
+// began at and the one it panicked at, and from word 16 the marks), then
+// blocks up to the tail. A block is [blockMark | its
 // length in words] [goroutine<<idBits | frame id] and records; a record is
 // [n<<48 | kind<<40 | overflow<<39 | panic kind<<32 | site] followed by
 // its items, n counting the header; a branch outcome is in the kind byte
@@ -32,12 +36,18 @@ import (
 const (
 	magic      = 0x33765452504c5543
 	eventsFile = "events.bin"
-	hdrWords   = 16
+	hdrWords   = 32
 	hApplied   = 4
 	hExpired   = 5
 	hWaited    = 6
 	hPerturbed = 7
 	hChunk     = 8
+	hMarks     = 9
+	hFrom      = 10
+	hPanic     = 11
+	hMark0     = 16
+	maxMarks   = 16
+	markBits   = 40
 	blockMark  = 0xb1
 	padMark    = 0xb2
 	blockHdr   = 2
@@ -62,9 +72,15 @@ func Read(dir string) (*Trace, error) {
 	t := &Trace{Skipped: tab.Skipped, Unentered: tab.Unentered, Frames: []Frame{{}}, Truncated: ev.truncated, Wrapped: ev.start > hdrWords}
 	if ev.tail >= hdrWords {
 		t.Intervention = Intervened{Applied: ev.hdr[hApplied], Expired: ev.hdr[hExpired], Waited: time.Duration(ev.hdr[hWaited]), Perturbed: ev.hdr[hPerturbed]}
+		t.From, t.Marks = ev.hdr[hFrom], ev.marks()
+	}
+	cut := ev.start
+	if t.From > 0 {
+		// Every frame running when the recording began entered before.
+		cut = math.MaxUint64
 	}
 	t.Sites = tab.SiteList()
-	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}, typeNames: readTypes(dir), cut: ev.start}
+	d := decoder{t: t, frames: map[uint64]FrameID{}, stacks: map[int64][]FrameID{}, pendingCall: map[FrameID]int{}, typeNames: readTypes(dir), cut: cut}
 	d.elidedReads()
 	n, _, err := ev.walk(ev.window(), nil)
 	if err != nil {
@@ -192,6 +208,22 @@ func openEvents(name string) (*events, error) {
 	}
 	ev.truncated = ev.hdr[3] != 0
 	return ev, nil
+}
+
+// marks lists the failures the header places, by the test frame's
+// events, ordered by them (a failure event's mark before the frame's
+// panic at the same count).
+func (ev *events) marks() []FailMark {
+	var out []FailMark
+	for i := range min(ev.hdr[hMarks], maxMarks) {
+		w := ev.hdr[hMark0+i]
+		out = append(out, FailMark{Site: SiteID(w >> markBits), Events: w & (1<<markBits - 1)})
+	}
+	if k := ev.hdr[hPanic]; k > 0 {
+		out = append(out, FailMark{Events: k})
+	}
+	slices.SortStableFunc(out, func(a, b FailMark) int { return cmp.Compare(a.Events, b.Events) })
+	return out
 }
 
 // phys is where virtual offset v lies in the file.

@@ -31,6 +31,13 @@ type Trace struct {
 	// overwritten ones defined enters as input (frames that began before
 	// are Frame.Cut).
 	Wrapped bool
+	// From is the event of the test function's frame at which the run
+	// began recording (instrument.Config.From), 0 when it recorded from
+	// its start; frames running then are Frame.Cut.
+	From uint64
+	// Marks places the run's first failures by the test function's
+	// frame, whether or not the events themselves were recorded.
+	Marks []FailMark
 	// Skipped lists constructs or files left uninstrumented; their effects
 	// appear as inputs (reads whose value no traced event defined).
 	Skipped []Skip
@@ -90,6 +97,14 @@ type Intervened struct {
 	// Perturbed counts the pauses a schedule perturbation made; they are
 	// not interventions, and Applied does not count them.
 	Perturbed uint64
+}
+
+// FailMark places a failure by the events the test function's frame had
+// made when it happened: a failure event at Site (t.Errorf, panic(…)), or,
+// with Site 0, the frame leaving by a panic.
+type FailMark struct {
+	Site   SiteID
+	Events uint64
 }
 
 // Skip records one construct or file the tracer did not instrument.

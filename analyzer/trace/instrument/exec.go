@@ -128,7 +128,7 @@ func (b *Binary) runIn(ctx context.Context, dir string, opt RunOptions) (*trace.
 	if opt.Timeout > 0 {
 		cfg.Timeout = opt.Timeout
 	}
-	res, err := runBinary(ctx, cfg, b.bin, dir, b.spec(opt.Intervene))
+	res, err := runBinary(ctx, cfg, b.bin, dir, b.spec(opt.Intervene), b.testSite())
 	if err != nil {
 		return nil, err
 	}
@@ -312,15 +312,29 @@ func (cfg Config) pattern() string {
 	return gotest.RunPattern(cfg.Test)
 }
 
+// testSite is the site of the test function the build's runs trace (its
+// top-level function for a subtest), 0 if the build did not instrument it.
+func (b *Binary) testSite() trace.SiteID {
+	top, _, _ := strings.Cut(b.cfg.Test, "/")
+	for _, s := range b.sites {
+		if s.Kind == trace.SiteFunc && strings.HasSuffix(s.Pos.File, "_test.go") && strings.HasSuffix(s.Func, "."+top) {
+			return s.ID
+		}
+	}
+	return 0
+}
+
 // runBinary runs the traced test binary once, tracing into dir, with the
-// intervention spec iv ("" for none; an inherited one is cleared too).
-func runBinary(ctx context.Context, cfg Config, bin, dir, iv string) (trace.RunResult, error) {
+// intervention spec iv ("" for none; an inherited one is cleared too);
+// test is the site of the test function.
+func runBinary(ctx context.Context, cfg Config, bin, dir, iv string, test trace.SiteID) (trace.RunResult, error) {
 	ring := ""
 	if cfg.KeepTail {
 		ring = "1"
 	}
 	pr, out, err := runTest(ctx, cfg, bin, "CULPRIT_TRACE="+dir,
-		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10), "CULPRIT_TRACE_RING="+ring, "CULPRIT_INTERVENE="+iv)
+		"CULPRIT_TRACE_MAX="+strconv.FormatInt(cfg.MaxBytes, 10), "CULPRIT_TRACE_RING="+ring, "CULPRIT_INTERVENE="+iv,
+		"CULPRIT_TRACE_TEST="+strconv.Itoa(int(test)), "CULPRIT_TRACE_FROM="+strconv.FormatUint(cfg.From, 10))
 	res := trace.RunResult{Output: out, Duration: pr.Duration, ExitCode: pr.ExitCode}
 	if err != nil {
 		return res, fmt.Errorf("running traced test: %w", err)

@@ -20,7 +20,11 @@ type Config struct {
 	// overwriting the earliest (trace.Trace.Wrapped), instead of stopping
 	// the recording: the events nearest a late failure are the ones kept.
 	KeepTail bool
-	Env      []string // extra environment for go test ("K=V")
+	// From, when not 0, starts the recording at the From-th event of
+	// the test function's frame (trace.Trace.Marks places failures by
+	// such counts); what ran before enters as input.
+	From uint64
+	Env  []string // extra environment for go test ("K=V")
 	// Passthrough names the variables beyond the allow-list that the
 	// build and the test get (proc.Env).
 	Passthrough []string

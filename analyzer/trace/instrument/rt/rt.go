@@ -47,7 +47,7 @@ const (
 	hCap       = 2  // capacity in words
 	hTruncated = 3  // 1 once a block did not fit
 	hChunk     = 8  // words of a ring chunk; 0 when the file is no ring
-	hWords     = 16 // first block word; words 4 to 7 count interventions (iv.go)
+	hWords     = 32 // first block word; words 4 to 7 count interventions (iv.go), 9 to 31 place failures (window.go)
 
 	// Magic identifies an event file ("CULPRTv3").
 	Magic = 0x33765452504c5543
@@ -148,7 +148,9 @@ func init() {
 	}
 	atomic.StoreUint64(&words[hTail], hWords)
 	atomic.StoreUint64(&words[hMagic], Magic)
-	tail = &words[hTail]
+	if !window() {
+		tail = &words[hTail]
+	}
 	openTypes(dir)
 	provision(provisionStep)
 }
@@ -195,6 +197,8 @@ type F struct {
 	S  uint32 // site of the statement executing (for abnormal exits)
 	R  uint32 // site of the return statement once results are evaluated
 	E  uint32 // site of the end of the body, where a recovered frame returns
+	// test marks the frame of the test function (window.go).
+	test bool
 
 	n   uint32 // pending item words in buf
 	ovf uint64 // overflow bit of the pending record (1<<39)
@@ -223,6 +227,12 @@ type F struct {
 func emit(f *F, kind uint64, site uint32, keep bool) bool {
 	if iv != nil {
 		kind = iv.atEvent(site, kind)
+	}
+	if f.test {
+		testEvent()
+	}
+	if kind == KFail {
+		failed(site)
 	}
 	n := uintptr(f.n)
 	p := f.p
@@ -264,7 +274,7 @@ func emitSlow(f *F, kind uint64, site uint32) {
 // block is still the last one reserved, and otherwise reserves a new
 // block. It reports false when tracing is off or the file is full.
 func (f *F) renew(need uintptr) bool {
-	if words == nil || atomic.LoadUint64(&words[hTruncated]) != 0 {
+	if words == nil || atomic.LoadUint64(&words[hTruncated]) != 0 || waiting.Load() {
 		return false
 	}
 	last := f.end != 0 && atomic.LoadUint64(tail) == f.end
@@ -366,6 +376,7 @@ func Enter(f *F, site uint32) *F {
 		return f
 	}
 	f.g = goid()
+	f.test = site == testSite && testSite != 0
 	f.putInt(tag(0, roleValue, 0, 0), int64(f.g))
 	emit(f, KEntry, site, false)
 	return f
@@ -387,6 +398,9 @@ func Exit(f *F) {
 		// pointer. What panicked goes in the header (panic.go).
 		f.ovf |= panicKind() << panicShift
 		emit(f, KPanic, f.S, false)
+		if f.test {
+			testPanicked()
+		}
 	}
 	if f.hold != nil {
 		f.hold.release()
