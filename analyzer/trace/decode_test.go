@@ -91,3 +91,39 @@ func writeEvents(t *testing.T, words []uint64) *events {
 	t.Cleanup(func() { ev.Close() })
 	return ev
 }
+
+// TestWalkRing reads a hand-made ring of three 8-word chunks whose tail
+// has gone round: the reading starts at the oldest chunk still whole,
+// goes on past the end of the file to its first chunk, skips pads and
+// hands out each block's goroutine; the partly overwritten chunk and the
+// stale words past the tail are never read.
+func TestWalkRing(t *testing.T) {
+	const chunk, ring = 8, 24
+	file := make([]uint64, hdrWords+ring)
+	file[0], file[hChunk] = magic, chunk
+	file[2] = uint64(len(file))
+	for i := hdrWords; i < len(file); i++ {
+		file[i] = blockMark<<56 | 99 // a lap's leftovers, which no read may take
+	}
+	// Virtual offsets: the tail at 76 has gone round the ring [32, 56)
+	// once; 76-24 = 52 lies in the chunk [48, 56), partly overwritten by
+	// [72, 76), so the reading starts at 56, which lies at 32.
+	file[1] = 76
+	put := func(v uint64, ws ...uint64) { copy(file[hdrWords+(v-hdrWords)%ring:], ws) }
+	put(56, blockMark<<56|4, 20|7<<idBits, 2<<48|1, 11) // a block of frame 20 on goroutine 7
+	put(60, padMark<<56|4)                              // the chunk's unused end
+	put(64, blockMark<<56|8, 64|7<<idBits, 1<<48|2, 3<<48|3, 12, 13, 0)
+	put(72, blockMark<<56|4, 72|9<<idBits, 1<<48|4, 0)
+	ev := writeEvents(t, file)
+	if ev.start != 56 || ev.tail != 76 {
+		t.Fatalf("start %d, tail %d; want 56 and 76", ev.start, ev.tail)
+	}
+	var got []string
+	n, complete, err := ev.walk(ev.window(), func(h, frame, g uint64, items []uint64) {
+		got = append(got, fmt.Sprintf("%d/%d:%d%v", frame, g, h&0xffffffff, items))
+	})
+	want := []string{"20/7:1[11]", "64/7:2[]", "64/7:3[12 13]", "72/9:4[]"}
+	if diff := cmp.Diff(want, got); diff != "" || err != nil || n != len(want) || !complete {
+		t.Errorf("walk: %d records, complete %v, err %v; (-want +got):\n%s", n, complete, err, diff)
+	}
+}
