@@ -94,12 +94,18 @@ func same(a, b trace.Value) (eq, known bool) {
 	case trace.ValIface:
 		// Two non-nil interfaces may hold different dynamic types or
 		// values, which the trace records only as addresses: known to
-		// differ when the runtime named two different types.
+		// differ when the runtime named two different types (or two
+		// messages).
 		if a.Nil || b.Nil {
 			return a.Nil == b.Nil, true
 		}
 		if a.Prefix != "" && b.Prefix != "" && a.Prefix != b.Prefix {
 			return false, true
+		}
+		if a.Cap != 0 && b.Cap != 0 {
+			// Two errors made by errors.New or fmt.Errorf: alike when
+			// their messages are, which the runtime hashed.
+			return a.Len == b.Len && a.Cap == b.Cap, true
 		}
 		return false, false
 	case trace.ValSlice:

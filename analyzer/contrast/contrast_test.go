@@ -590,10 +590,15 @@ func TestPathFollowsOnlyTheResultRead(t *testing.T) {
 
 // TestSameInterfaces: two non-nil interfaces are known to differ when the
 // runtime named two different dynamic types; otherwise the trace cannot
-// tell (the same type may hold other values).
+// tell (the same type may hold other values), except for two errors with
+// recorded messages, alike when the messages are.
 func TestSameInterfaces(t *testing.T) {
 	iface := func(name string) trace.Value {
 		return trace.Value{Kind: trace.ValIface, Bits: 1, Hash: 2, Prefix: name}
+	}
+	// An error with its message: the first bytes shown, and its hash.
+	msg := func(text string, hash int64) trace.Value {
+		return trace.Value{Kind: trace.ValIface, Bits: 1, Hash: 2, Prefix: "*errors.errorString\x00" + text, Len: 12, Cap: hash}
 	}
 	for _, tc := range []struct {
 		a, b      trace.Value
@@ -603,6 +608,9 @@ func TestSameInterfaces(t *testing.T) {
 		{iface("*p.NotFound"), iface("*p.NotFound"), false, false},
 		{iface(""), iface("*p.NotFound"), false, false},
 		{iface("*p.NotFound"), trace.Value{Kind: trace.ValIface, Nil: true}, false, true},
+		{msg("EOF", 7), msg("EOF", 7), true, true},
+		{msg("unexpect", 9), msg("unexpect", 10), false, true},
+		{msg("EOF", 7), iface("*errors.errorString"), false, true},
 	} {
 		if eq, known := same(tc.a, tc.b); eq != tc.eq || known != tc.known {
 			t.Errorf("same(%q, %q) = %v, %v; want %v, %v", tc.a.Prefix, tc.b.Prefix, eq, known, tc.eq, tc.known)

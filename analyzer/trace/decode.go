@@ -622,7 +622,8 @@ func readTypes(dir string) map[uint64]string {
 func (d *decoder) nameTypes() {
 	name := func(v *Value) {
 		if v.Kind == ValIface && !v.Nil {
-			v.Prefix = d.typeNames[v.Bits]
+			// Before the message, if the value has one.
+			v.Prefix = d.typeNames[v.Bits] + v.Prefix
 		}
 	}
 	for i := range d.reads {

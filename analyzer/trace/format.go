@@ -77,7 +77,18 @@ func (v Value) Format(t Type, objs *Objects) string {
 		case v.Nil:
 			return "nil"
 		case v.Kind == ValIface && v.Prefix != "":
-			return "non-nil " + v.Prefix // the dynamic type
+			typ, msg, ok := strings.Cut(v.Prefix, "\x00")
+			if !ok {
+				return "non-nil " + typ // the dynamic type
+			}
+			shown := strconv.Quote(msg)
+			if int64(len(msg)) < v.Len {
+				shown = fmt.Sprintf("%q… (len %d)", msg, v.Len)
+			}
+			if typ == "" {
+				return "error " + shown
+			}
+			return "non-nil " + typ + " " + shown
 		case objs == nil || t.Name == "" || v.Kind == ValIface:
 			return "non-nil"
 		}

@@ -39,6 +39,8 @@ func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
 		need = 5
 	case ValTime:
 		need = 4
+	case valError:
+		need = 5
 	case valReflect:
 		need = reflectWords(w)
 	case valStruct:
@@ -64,6 +66,10 @@ func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
 		v.Bits, v.Hash = w[0], w[1]
 	case ValIface:
 		v.Bits, v.Hash, v.Nil = w[0], w[1], w[0] == 0
+	case valError:
+		v.Kind, v.Bits, v.Hash, v.Nil = ValIface, w[0], w[1], w[0] == 0
+		v.Len, v.Cap = int64(w[2]), int64(w[3])
+		v.Prefix = "\x00" + prefixOf(w[4], int(min(8, v.Len)))
 	case ValString:
 		v.Len, v.Hash = int64(w[0]), w[1]
 		v.Prefix = prefixOf(w[2], int(min(8, v.Len)))
@@ -147,6 +153,7 @@ func reflectValue(w []uint64) Value {
 const (
 	valBytes   ValueKind = 14 // a []byte: a ValSlice with Hash and Prefix as a string's
 	valStruct  ValueKind = 13
+	valError   ValueKind = 15 // an error with its message: a ValIface with Len, Cap and Prefix as a string's
 	structMark           = 1 << 33
 )
 

@@ -4,7 +4,10 @@ import "testing"
 
 const ifaceModule = `package p
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 type NotFound struct{ Name string }
 
@@ -17,11 +20,15 @@ func Find(name string) error {
 	}
 	return &NotFound{Name: name}
 }
+
+// Wrap wraps err with where it came from.
+func Wrap(err error) error { return fmt.Errorf("find: %w", err) }
 `
 
 const ifaceTest = `package p
 
 import (
+	"errors"
 	"io/fs"
 	"testing"
 )
@@ -30,11 +37,13 @@ func TestX(t *testing.T) {
 	empty := Find("")
 	missing := Find("x")
 	again := Find("y")
+	wrapped := Wrap(empty)
+	var plain any = errors.New("ok")
 	var path error = &fs.PathError{Op: "open"}
 	var boxed any = NotFound{Name: "v"}
 	var none error
 	nothing := none
-	if empty == nil || missing == nil || again == nil || path == nil || boxed == nil || nothing != nil {
+	if empty == nil || missing == nil || again == nil || wrapped == nil || plain == nil || path == nil || boxed == nil || nothing != nil {
 		t.Fatal("values")
 	}
 }
@@ -42,7 +51,9 @@ func TestX(t *testing.T) {
 
 // TestInterfaceDynamicTypes: a non-nil interface value is shown with the
 // name of the dynamic type it held, in an error interface (an itab) as in
-// an empty one, and the same type twice is named alike.
+// an empty one, and the same type twice is named alike. An error made by
+// errors.New or fmt.Errorf is shown with its message, cut after its first
+// bytes; another error type's Error method is never called.
 func TestInterfaceDynamicTypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a traced test binary")
@@ -51,7 +62,9 @@ func TestInterfaceDynamicTypes(t *testing.T) {
 	tr := tracePassing(t, dir, "./p", "TestX")
 	shown := written(tr, "example.com/m/p.TestX")
 	for name, want := range map[string]string{
-		"empty":   "non-nil *errors.errorString",
+		"empty":   `non-nil *errors.errorString "empty na"… (len 10)`,
+		"wrapped": `non-nil *fmt.wrapError "find: em"… (len 16)`,
+		"plain":   `non-nil *errors.errorString "ok"`,
 		"missing": "non-nil *p.NotFound",
 		"again":   "non-nil *p.NotFound",
 		"path":    "non-nil *fs.PathError",

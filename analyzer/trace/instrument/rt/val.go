@@ -22,6 +22,10 @@ const (
 	// vBytes is a []byte: a slice's three words, then its content's hash
 	// and first bytes, as a string's (decoded as a ValSlice).
 	vBytes = 14
+	// vError is an interface holding an error whose message is known
+	// (errtext.go): its two words, then the message's length, hash and
+	// first bytes (decoded as a ValIface).
+	vError = 15
 )
 
 // Item roles and runtime location kinds.
@@ -178,7 +182,12 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 		it.words(t, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]))
 	case reflect.Interface:
 		h := (*[2]uintptr)(p)
-		nameType(*(*unsafe.Pointer)(p), typ.NumMethod() > 0)
+		itab := typ.NumMethod() > 0
+		nameType(*(*unsafe.Pointer)(p), itab)
+		if msg, ok := errorText(*(*unsafe.Pointer)(p), itab, (*[2]unsafe.Pointer)(p)[1]); ok {
+			it.words(t, vError, uint64(h[0]), uint64(h[1]), uint64(len(msg)), strHash(msg), prefixWord(msg))
+			return
+		}
 		it.words(t, vIface, uint64(h[0]), uint64(h[1]))
 	case reflect.Struct:
 		switch {
