@@ -10,6 +10,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/contrast"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
+	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -43,40 +44,10 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 		return
 	}
 	defer release()
-	traceDir, err := os.MkdirTemp("", "culprit-trace-")
-	if err != nil {
-		skip(err.Error())
+	passing, why := tracePassing(ctx, failing, dir)
+	if why != "" {
+		skip(why)
 		return
-	}
-	defer os.RemoveAll(traceDir)
-	cfg := failing.cfg
-	cfg.Dir, cfg.TraceDir, cfg.KeepTail = dir, traceDir, false
-	if failing.tr.Unentered > 0 {
-		// The passing run's build instruments what the failing run's
-		// did: two builds laid out alike hold the same addresses (a type
-		// descriptor read as an integer, say), and the comparison sees
-		// only what the change made differ.
-		cfg.Probe, cfg.Functions = false, failing.tr.Functions()
-	}
-	passing, err := instrument.Run(ctx, cfg)
-	switch {
-	case err != nil:
-		skip(fmt.Sprintf("tracing the passing run: %v", err))
-		return
-	case !passing.Result.Passed:
-		skip("the passing run failed when traced")
-		return
-	}
-	if cfg.From > 0 {
-		// Both runs recorded from the same event of the test function's
-		// frame; unless the test took the same path to it, the windows
-		// do not correspond.
-		f, fok := windowStart(failing.tr)
-		p, pok := windowStart(passing)
-		if !fok || !pok || f.File != p.File || f.Line != p.Line || f.Col != p.Col {
-			skip(fmt.Sprintf("the passing run, traced from the same step of the test function, starts at %s:%d, not at %s:%d", p.File, p.Line, f.File, f.Line))
-			return
-		}
 	}
 	cmp, err := contrast.Compare(contrast.Runs{
 		Failing: failing.tr, Passing: passing,
@@ -212,4 +183,48 @@ func touches(sts []result.Statement, hunks []diffhunks.ID) bool {
 		}
 	}
 	return false
+}
+
+// tracePassing traces the passing run in the checkout dir as the failing
+// run was traced, or says why it could not.
+func tracePassing(ctx context.Context, failing *afterLoop, dir string) (*trace.Trace, string) {
+	traceDir, err := os.MkdirTemp("", "culprit-trace-")
+	if err != nil {
+		return nil, err.Error()
+	}
+	defer os.RemoveAll(traceDir)
+	cfg := failing.cfg
+	cfg.Dir, cfg.TraceDir, cfg.KeepTail = dir, traceDir, false
+	if failing.tr.Unentered > 0 {
+		// The passing run's build instruments what the failing run's
+		// did: two builds laid out alike hold the same addresses (a type
+		// descriptor read as an integer, say), and the comparison sees
+		// only what the change made differ.
+		cfg.Probe, cfg.Functions = false, failing.tr.Functions()
+	}
+	passing, err := instrument.Run(ctx, cfg)
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("tracing the passing run: %v", err)
+	case !passing.Result.Passed:
+		return nil, "the passing run failed when traced"
+	}
+	return passing, otherWindow(cfg, failing.tr, passing)
+}
+
+// otherWindow says why two runs recorded from the same event of the test
+// function's frame (instrument.Config.From) cannot be compared: unless the
+// test took the same path to that event, their windows begin at other
+// statements and do not correspond. "" when they can, or when the runs
+// were recorded from their starts.
+func otherWindow(cfg instrument.Config, failing, passing *trace.Trace) string {
+	if cfg.From == 0 {
+		return ""
+	}
+	f, fok := windowStart(failing)
+	p, pok := windowStart(passing)
+	if fok && pok && f.File == p.File && f.Line == p.Line && f.Col == p.Col {
+		return ""
+	}
+	return fmt.Sprintf("the passing run, traced from the same step of the test function, starts at %s:%d, not at %s:%d", p.File, p.Line, f.File, f.Line)
 }
