@@ -221,6 +221,10 @@ func windowTrace(ctx context.Context, tr *trace.Trace, cfg instrument.Config, re
 		}
 		win := cfg
 		win.From, win.TraceDir = k-back, dir
+		if tr.Unentered > 0 {
+			// The functions the probe found stand: no second probe.
+			win.Probe, win.Functions = false, tr.Functions()
+		}
 		again, err := instrument.Run(ctx, win)
 		if err != nil || !again.Result.Failed || again.Truncated || again.Wrapped || len(again.Failures()) == 0 {
 			os.RemoveAll(dir)
