@@ -55,11 +55,11 @@ func words(n result.Note) string {
 	case note.TraceWrapped:
 		return fmt.Sprintf("the failing run outran its trace buffer, which kept the run's last %d events: what the earlier events computed enters the analysis as observed input, and the passing run is not compared", n.N)
 	case note.TraceWindow:
-		at := ""
+		from := fmt.Sprintf("%d steps of the test function before its first failure", n.N)
 		if n.Detail != "" {
-			at = " at " + code(n.Detail)
+			from = code(n.Detail) + ", " + from
 		}
-		return fmt.Sprintf("the failing run filled its trace buffer before it failed, so it was traced again from %d steps of the test function before its first failure%s: what ran before enters the analysis as observed input, and the passing run is traced from the same step", n.N, at)
+		return "the failing run filled its trace buffer before it failed, so it was traced again from " + from + ": what ran before enters the analysis as observed input, and the passing run is traced from the same step"
 	case note.TraceNarrowed:
 		return "the trace of the failing run filled its buffer, so the run was traced again with only the test's package and those the change touches instrumented (" + code(n.Detail) + "): calls into other packages are observed, not traced"
 	case note.TraceProbed:

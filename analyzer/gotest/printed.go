@@ -234,10 +234,18 @@ func opaque(shown string) bool {
 		strings.HasSuffix(shown, " (Local)")
 }
 
+// errMessage matches an error shown with its message: the dynamic type,
+// then the message quoted, maybe cut short with its length.
+var errMessage = regexp.MustCompile(`^non-nil \S+ ("(?:[^"\\]|\\.)*"(?:… \(len \d+\))?)$`)
+
 // held is the value a shown reflect.Value holds, which is what fmt prints
-// for it ("reflect.Value(int: 3)" prints as 3); any other shown value is
+// for it ("reflect.Value(int: 3)" prints as 3), or the message of an error
+// shown with it, which is what %v and %s print; any other shown value is
 // returned as it is.
 func held(shown string) string {
+	if m := errMessage.FindStringSubmatch(shown); m != nil {
+		return m[1]
+	}
 	in, ok := strings.CutPrefix(shown, "reflect.Value(")
 	if !ok || !strings.HasSuffix(in, ")") {
 		return shown
