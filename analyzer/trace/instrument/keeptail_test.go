@@ -101,3 +101,80 @@ func TestX(t *testing.T) {
 		t.Errorf("the 4 MiB window holds %d events, more than the file can", n)
 	}
 }
+
+// TestKeepTailGoroutines fills a 4 MiB ring from four goroutines at once,
+// each counting up in a loop of its own, so that blocks of different
+// frames interleave, straddle chunk ends and are reserved again on later
+// laps. The trace the ring keeps must read whole, and each goroutine's
+// kept assignments must count up by one without a gap or a repeat: a
+// block read from the wrong lap, a pad read as records or a record left
+// over from a lap before would break the count.
+func TestKeepTailGoroutines(t *testing.T) {
+	const src = `package p
+
+import "sync"
+
+// Count counts to n in each of k goroutines; each keeps its own total.
+func Count(k, n int) []int {
+	out := make([]int, k)
+	var wg sync.WaitGroup
+	for g := 0; g < k; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			c := 0
+			for i := 0; i < n; i++ {
+				c = c + 1
+			}
+			out[g] = c
+		}(g)
+	}
+	wg.Wait()
+	return out
+}
+`
+	const test = `package p
+
+import "testing"
+
+func TestX(t *testing.T) {
+	if got := Count(4, 200000); got[0] != 0 {
+		t.Fatalf("counted %d", got[0])
+	}
+}
+`
+	dir := writeTree(t, moduleP(src, test))
+	tr, err := Run(context.Background(), Config{Dir: dir, Pkg: "./p", Test: "TestX", Timeout: time.Minute,
+		MaxBytes: 4 << 20, KeepTail: true, TraceDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Result.Passed || tr.Truncated || !tr.Wrapped {
+		t.Fatalf("passed %v, truncated %v, wrapped %v; want a failing run in a wrapped, whole trace", tr.Result.Passed, tr.Truncated, tr.Wrapped)
+	}
+	if fs := tr.Failures(); len(fs) == 0 || tr.Event(fs[0]).Kind != trace.EvFail {
+		t.Fatalf("failures %v, want the Fatalf first", fs)
+	}
+	last := map[trace.FrameID]int64{} // each loop's last count seen
+	counted := 0
+	for i := range tr.Events {
+		e := tr.Event(i)
+		if e.Kind != trace.EvAssign || tr.SiteOf(i).Text != "c = c + 1" || len(e.Writes) != 1 {
+			continue
+		}
+		c := e.Writes[0].Value.Int()
+		if prev, ok := last[e.Frame]; ok && c != prev+1 {
+			t.Fatalf("event %d: frame %d counts %d after %d", i, e.Frame, c, prev)
+		}
+		last[e.Frame] = c
+		counted++
+	}
+	if len(last) == 0 || counted < 1000 {
+		t.Fatalf("%d counting steps in %d frames kept, want the loops' last ones", counted, len(last))
+	}
+	for f, c := range last {
+		if fr := tr.Frames[f]; c != 200000 && fr.Exit >= 0 {
+			t.Errorf("frame %d returned after counting to %d, want 200000", f, c)
+		}
+	}
+}
