@@ -198,7 +198,8 @@ func (c *Comparison) values(s Side, i int) map[string]string {
 	}
 	// A slice is shown by its length; where the other run's slice at the
 	// same operand has that length too but another capacity, the
-	// capacity is what differs, and is shown.
+	// capacity is what differs, and is shown; where it has the same
+	// capacity too, its elements differ, which is said.
 	none := func(int) (trace.Item, bool) { return trace.Item{}, false }
 	reads, writes := none, none
 	if j := c.Counterpart(s, i); j >= 0 {
@@ -214,6 +215,8 @@ func (c *Comparison) values(s Side, i int) map[string]string {
 			text := format(it.Value, o.Type)
 			if v, ok := counterpart(it.Slot); ok && capOnly(it.Value, v.Value) {
 				text += fmt.Sprintf(" (cap %d)", it.Value.Cap)
+			} else if ok && elemsOnly(it.Value, v.Value) {
+				text += ", other elements"
 			}
 			out[o.Text] = text
 		}
@@ -231,6 +234,14 @@ func (c *Comparison) values(s Side, i int) map[string]string {
 		return nil
 	}
 	return out
+}
+
+// elemsOnly reports whether slices a and b, shown by their lengths, have
+// the same length and capacity but elements of other values (their
+// recorded hashes differ); a []byte shows its content instead.
+func elemsOnly(a, b trace.Value) bool {
+	return a.Kind == trace.ValSlice && b.Kind == trace.ValSlice && !a.Nil && !b.Nil && a.Prefix == "" && b.Prefix == "" &&
+		a.Len == b.Len && a.Cap == b.Cap && a.Hash != 0 && b.Hash != 0 && a.Hash != b.Hash
 }
 
 // capOnly reports whether slices a and b differ in their capacity only.

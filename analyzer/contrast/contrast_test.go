@@ -725,3 +725,24 @@ func TestChainMarksMergedDivergence(t *testing.T) {
 		t.Errorf("the chain marks %d steps where the runs part, want one: %v\n%+v", len(marked), marked, c.Chain())
 	}
 }
+
+// TestPathThroughSliceElements: the change alters the elements a function
+// stores in a slice it returns, not its length, and the test compares the
+// whole slice in a call the tracer does not enter. The two runs' slices
+// have one length and capacity, and only their elements' hashes tell them
+// apart: the path goes from the comparison through the slice to the
+// changed store, and the step shows that the elements differ.
+func TestPathThroughSliceElements(t *testing.T) {
+	src := func(store string) map[string]string {
+		return moduleP(
+			"package p\n\nfunc Weights(n int) []int {\n\tws := make([]int, n)\n\tfor i := range ws {\n\t\t"+store+"\n\t}\n\treturn ws\n}\n",
+			"package p\n\nimport (\n\t\"slices\"\n\t\"testing\"\n)\n\nfunc TestW(t *testing.T) {\n\tgot := Weights(3)\n\tif !slices.Equal(got, []int{1, 2, 3}) {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
+	}
+	c, p := pathReaches(t, src("ws[i] = i + 1"), src("ws[i] = 2 * (i + 1)"), "TestW", "p.go:8 return ws")
+	for _, s := range p.Steps {
+		if st := c.Statement(s); st.Text == "return ws" && st.Values["ws"] != "len 3, other elements" {
+			t.Errorf("return ws shows ws = %q, want len 3, other elements", st.Values["ws"])
+		}
+	}
+}

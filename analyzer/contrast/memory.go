@@ -182,6 +182,36 @@ func (c *Comparison) memoryWriters(s Side, e int) []int {
 	return out
 }
 
+// elementWriters lists the latest events, at most two, between def and
+// event e of run s that stored into an element of the slice v (a write at
+// an address among its first v.Len elements, by the size of what was
+// written) and that the other run did not make alike: the stores that
+// made a slice of the same length hold other elements. A slice read whole
+// is defined where its header was made; the elements come later.
+func (c *Comparison) elementWriters(s Side, e, def int, v trace.Value) []int {
+	tr := c.runs[s].tr
+	var out []int
+	for i := e - 1; i > def && i >= e-memoryWindow && len(out) < 2; i-- {
+		ev := tr.Event(i)
+		if ev.Kind != trace.EvAssign {
+			continue
+		}
+		site := tr.SiteOf(i)
+		stores := slices.ContainsFunc(ev.Writes, func(w trace.Item) bool {
+			if w.Loc.Kind != trace.LocAddr || w.Slot >= len(site.Operands) {
+				return false
+			}
+			size := uint64(site.Operands[w.Slot].Type.Size())
+			a := w.Loc.Addr
+			return size > 0 && a >= v.Bits && a < v.Bits+uint64(v.Len)*size && (a-v.Bits)%size == 0
+		})
+		if stores && c.relevant(s, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // mapWriters lists earlier events, at most two in each run, that wrote an
 // entry of a map event e of run s read whole (len(m), range m, m handed
 // to a call), and that ran in their run only or wrote otherwise than

@@ -238,6 +238,13 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		if rd.def >= 0 && (rd.opaque || content || c.relevant(r, rd.def)) {
 			w.push(item{side: r, event: rd.def, part: c.defPart(r, rd), content: content})
 		}
+		if different && rd.value.Kind == trace.ValSlice && !rd.value.Nil && rd.value.Hash != 0 {
+			// A slice whose elements differ: the stores into them
+			// came after its header was made.
+			for _, u := range c.elementWriters(r, e, rd.def, rd.value) {
+				w.push(item{side: r, event: u})
+			}
+		}
 		if (rd.def < 0 || rd.whole) && rd.text != "" && !rd.call && !rd.zero {
 			// No traced write made the value read: code the tracer
 			// does not enter wrote it through a reference.

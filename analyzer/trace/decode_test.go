@@ -127,3 +127,15 @@ func TestWalkRing(t *testing.T) {
 		t.Errorf("walk: %d records, complete %v, err %v; (-want +got):\n%s", n, complete, err, diff)
 	}
 }
+
+// TestDecodeHashedSlice: a slice item with the hashed flag carries its
+// elements' hash after its three words, and the words after it (its
+// location) are left for the caller.
+func TestDecodeHashedSlice(t *testing.T) {
+	tag := uint64(ValSlice) | tagHashed | 5<<8
+	v, rest := decodeItem(tag, []uint64{0xc000, 3, 4, 0xfeed, 0xa0})
+	want := Value{Kind: ValSlice, Bits: 0xc000, Len: 3, Cap: 4, Hash: 0xfeed}
+	if v != want || len(rest) != 1 || rest[0] != 0xa0 {
+		t.Errorf("decodeItem = %+v, rest %v; want %+v, rest [0xa0]", v, rest, want)
+	}
+}

@@ -68,7 +68,7 @@ func (v Value) Format(t Type, objs *Objects) string {
 			return "nil"
 		case v.Hash != 0 && int64(len(v.Prefix)) == v.Len:
 			return fmt.Sprintf("[]byte(%s)", strconv.Quote(v.Prefix))
-		case v.Hash != 0:
+		case v.Hash != 0 && v.Prefix != "":
 			return fmt.Sprintf("[]byte(%q…) (len %d)", v.Prefix, v.Len)
 		}
 		return fmt.Sprintf("len %d", v.Len)

@@ -22,6 +22,9 @@ func TestFormatNamesObjectsNotAddresses(t *testing.T) {
 		{Value{Kind: ValPointer, Bits: 0xc000010000}, Type{}, "non-nil"},
 		{Value{Kind: ValIface, Bits: 0x1, Hash: 0x2}, Type{Name: "error"}, "non-nil"},
 		{Value{Kind: ValSlice, Bits: 0xc0000, Len: 3, Cap: 4}, Type{}, "len 3"},
+		{Value{Kind: ValSlice, Bits: 0xc0000, Len: 3, Cap: 4, Hash: 77}, Type{}, "len 3"}, // a []int with its elements' hash
+		{Value{Kind: ValSlice, Bits: 0xc0000, Len: 9, Cap: 9, Hash: 77, Prefix: "abcdefgh"}, Type{}, `[]byte("abcdefgh"…) (len 9)`},
+		{Value{Kind: ValIface, Bits: 0x1, Hash: 0x2, Prefix: "*errors.errorString\x00EOF", Len: 3, Cap: 5}, Type{Name: "error"}, `non-nil *errors.errorString "EOF"`},
 		{Value{Kind: ValFloat, Bits: math.Float64bits(0.1)}, Type{}, "0.1"},
 		{Value{Kind: ValString, Len: 2, Prefix: "hi"}, Type{}, `"hi"`},
 		{Value{Kind: ValString, Len: 900, Prefix: "ab"}, Type{}, `"ab"… (len 900)`},

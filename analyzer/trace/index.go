@@ -292,6 +292,10 @@ func (t *Trace) holdsElement(i int, addr, size uint64) bool {
 	return slices.ContainsFunc(ev.Values, in) || slices.ContainsFunc(ev.Writes, func(w Item) bool { return in(w.Value) })
 }
 
+// Size is the size in bytes of a value of type t on a 64-bit target, 0
+// when the trace does not know it (a struct or array recorded opaque).
+func (t Type) Size() int { return elemSize(t) }
+
 // elemSize is the size in bytes of a value of type t on a 64-bit target,
 // 0 when the trace does not know it (a struct or array recorded opaque).
 func elemSize(t Type) int {

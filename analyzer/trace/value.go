@@ -10,6 +10,14 @@ import (
 // starts at w, and returns the payload words after the value.
 func decodeItem(tag uint64, w []uint64) (Value, []uint64) {
 	k := ValueKind(tag & 0xf)
+	if k == ValSlice && tag&tagHashed != 0 {
+		if len(w) < 4 {
+			return Value{}, nil
+		}
+		v, _ := decodeValue(k, w[:3])
+		v.Hash = w[3]
+		return v, w[4:]
+	}
 	if tag&tagInline == 0 {
 		return decodeValue(k, w)
 	}

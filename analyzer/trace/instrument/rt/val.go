@@ -40,8 +40,8 @@ const (
 
 // An item is a tag word followed by its payload words. The tag's low 32
 // bits hold the value kind (bits 0-3), the role (4-5), the location kind
-// (6-7), the number of payload words (8-11), the inline flag (12) and the
-// operand slot (16-31). An inline value lives in the tag's high 32 bits and
+// (6-7), the number of payload words (8-11), the inline flag (12), the
+// hashed flag (13) and the operand slot (16-31). An inline value lives in the tag's high 32 bits and
 // takes no payload word: a bool, an integer that fits in 32 bits (sign- or
 // zero-extended by its kind), or a float whose low 32 bits are zero. The
 // payload holds the value's words unless inline, then the location's: an
@@ -49,7 +49,19 @@ const (
 const (
 	inline = 1 << 12
 	nShift = 8
+	// hashed marks a slice of booleans or numbers recorded with a hash
+	// of its elements (sampled, as a string's, past 1 KiB) after its
+	// three words, so that two slices of one length tell their contents
+	// apart.
+	hashed = 1 << 13
 )
+
+// flat reports whether elements of kind k are plain bits: a slice of them
+// is hashed by its memory.
+func flat(k reflect.Kind) bool {
+	return k == reflect.Bool || k >= reflect.Int && k <= reflect.Uint64 || k == reflect.Float32 || k == reflect.Float64 ||
+		k == reflect.Complex64 || k == reflect.Complex128
+}
 
 // tag packs an item's kind, role, location kind and operand slot.
 func tag(kind, role, loc, slot uint64) uint64 {
@@ -177,6 +189,11 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 			bs := *(*[]byte)(p)
 			b := unsafe.String(unsafe.SliceData(bs), len(bs))
 			it.words(t, vBytes, uint64(h[0]), uint64(h[1]), uint64(h[2]), strHash(b), prefixWord(b))
+			return
+		}
+		if n := h[1] * typ.Elem().Size(); n > 0 && flat(typ.Elem().Kind()) {
+			b := unsafe.String((*byte)((*[3]unsafe.Pointer)(p)[0]), n)
+			it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), strHash(b))
 			return
 		}
 		it.words(t, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]))
