@@ -19,7 +19,7 @@ func (v Value) String() string {
 		}
 		return fmt.Sprintf("0x%x", v.Bits)
 	case ValSlice:
-		if v.Hash != 0 {
+		if v.isBytes() {
 			return fmt.Sprintf("[]byte(%s){len %d cap %d}", strconv.Quote(v.Prefix), v.Len, v.Cap)
 		}
 		return fmt.Sprintf("[]{len %d cap %d}", v.Len, v.Cap)
@@ -30,6 +30,13 @@ func (v Value) String() string {
 		return fmt.Sprintf("%q…(len %d)", v.Prefix, v.Len)
 	}
 	return v.Format(Type{}, nil)
+}
+
+// isBytes reports whether v is a []byte recorded with its content: a
+// slice of other plain elements has a hash of them, but no first bytes
+// (and is never empty).
+func (v Value) isBytes() bool {
+	return v.Kind == ValSlice && v.Hash != 0 && (v.Prefix != "" || v.Len == 0)
 }
 
 // Format renders a value for a reader: numbers and strings as Go writes
@@ -66,9 +73,9 @@ func (v Value) Format(t Type, objs *Objects) string {
 		switch {
 		case v.Nil:
 			return "nil"
-		case v.Hash != 0 && int64(len(v.Prefix)) == v.Len:
+		case v.isBytes() && int64(len(v.Prefix)) == v.Len:
 			return fmt.Sprintf("[]byte(%s)", strconv.Quote(v.Prefix))
-		case v.Hash != 0 && v.Prefix != "":
+		case v.isBytes():
 			return fmt.Sprintf("[]byte(%q…) (len %d)", v.Prefix, v.Len)
 		}
 		return fmt.Sprintf("len %d", v.Len)
