@@ -49,10 +49,10 @@ const (
 const (
 	inline = 1 << 12
 	nShift = 8
-	// hashed marks a slice of booleans or numbers recorded with a hash
-	// of its elements (sampled, as a string's, past 1 KiB) after its
-	// three words, so that two slices of one length tell their contents
-	// apart.
+	// hashed marks a slice of booleans, numbers or strings recorded
+	// with a hash of its elements after its three words (sampled: a
+	// string's way past 1 KiB, stringsHash), so that two slices of one
+	// length tell their contents apart.
 	hashed = 1 << 13
 )
 
@@ -196,6 +196,11 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 			it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), strHash(b))
 			return
 		}
+		if h[1] > 0 && typ.Elem().Kind() == reflect.String {
+			ss := unsafe.Slice((*string)((*[3]unsafe.Pointer)(p)[0]), h[1])
+			it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), stringsHash(ss))
+			return
+		}
 		it.words(t, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]))
 	case reflect.Interface:
 		h := (*[2]uintptr)(p)
@@ -305,6 +310,40 @@ func strHash(s string) uint64 {
 	}
 	return fnv(h, s)
 }
+
+// stringsHash hashes a slice of strings by its first and last
+// hashedStrings elements, each by its length and first bytes: a slice of
+// arguments or names that differs from another of the same length in an
+// element is told apart, at a bounded cost.
+func stringsHash(ss []string) uint64 {
+	h := uint64(14695981039346656037)
+	add := func(s string) {
+		var n [8]byte
+		for i := range n {
+			n[i] = byte(len(s) >> (8 * i))
+		}
+		h = fnv(fnv(h, unsafe.String(&n[0], 8)), s[:min(len(s), hashedPrefix)])
+	}
+	if len(ss) <= 2*hashedStrings {
+		for _, s := range ss {
+			add(s)
+		}
+		return h
+	}
+	for _, s := range ss[:hashedStrings] {
+		add(s)
+	}
+	for _, s := range ss[len(ss)-hashedStrings:] {
+		add(s)
+	}
+	return h
+}
+
+// Bounds of stringsHash: elements hashed at each end, bytes of each.
+const (
+	hashedStrings = 32
+	hashedPrefix  = 64
+)
 
 // fnv continues the FNV-1a hash h over s.
 func fnv(h uint64, s string) uint64 {
