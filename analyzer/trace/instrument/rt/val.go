@@ -193,7 +193,7 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 		}
 		if n := h[1] * typ.Elem().Size(); n > 0 && flat(typ.Elem().Kind()) {
 			b := unsafe.String((*byte)((*[3]unsafe.Pointer)(p)[0]), n)
-			it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), strHash(b))
+			it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), wordHash(b))
 			return
 		}
 		if h[1] > 0 && typ.Elem().Kind() == reflect.String {
@@ -311,39 +311,61 @@ func strHash(s string) uint64 {
 	return fnv(h, s)
 }
 
-// stringsHash hashes a slice of strings by its first and last
-// hashedStrings elements, each by its length and first bytes: a slice of
-// arguments or names that differs from another of the same length in an
-// element is told apart, at a bounded cost.
+// stringsHash hashes a slice of strings by its length and its first and
+// last hashedStrings elements, each by its length and first hashedPrefix
+// bytes: a slice of arguments or names that differs from another of the
+// same length in an element is told apart, at a bounded cost.
 func stringsHash(ss []string) uint64 {
-	h := uint64(14695981039346656037)
-	add := func(s string) {
-		var n [8]byte
-		for i := range n {
-			n[i] = byte(len(s) >> (8 * i))
+	h := fold(wordSeed, uint64(len(ss)))
+	for i, s := range ss {
+		if i == hashedStrings && len(ss) > 2*hashedStrings {
+			i = len(ss) - hashedStrings
+			for _, s := range ss[i:] {
+				h = fold(wordHash(s[:min(len(s), hashedPrefix)]), h^uint64(len(s)))
+			}
+			return h
 		}
-		h = fnv(fnv(h, unsafe.String(&n[0], 8)), s[:min(len(s), hashedPrefix)])
-	}
-	if len(ss) <= 2*hashedStrings {
-		for _, s := range ss {
-			add(s)
-		}
-		return h
-	}
-	for _, s := range ss[:hashedStrings] {
-		add(s)
-	}
-	for _, s := range ss[len(ss)-hashedStrings:] {
-		add(s)
+		h = fold(wordHash(s[:min(len(s), hashedPrefix)]), h^uint64(len(s)))
 	}
 	return h
 }
 
 // Bounds of stringsHash: elements hashed at each end, bytes of each.
 const (
-	hashedStrings = 32
-	hashedPrefix  = 64
+	hashedStrings = 4
+	hashedPrefix  = 16
 )
+
+// wordHash hashes the bytes of s a word at a time, the first and last
+// 64 of them past 128: a slice read in a loop's condition is hashed on
+// every iteration, so this is a cheaper kin of strHash, which samples a
+// kilobyte. Two long slices that differ only in their middle hash alike.
+func wordHash(s string) uint64 {
+	if len(s) > 128 {
+		return fold(wordHash(s[:64]), wordHash(s[len(s)-64:])^uint64(len(s)))
+	}
+	h := fold(wordSeed, uint64(len(s)))
+	p := unsafe.StringData(s)
+	n := len(s) / 8
+	for i := 0; i < n; i++ {
+		h = fold(h, *(*uint64)(unsafe.Add(unsafe.Pointer(p), 8*i)))
+	}
+	var last uint64
+	for i := 8 * n; i < len(s); i++ {
+		last = last<<8 | uint64(s[i])
+	}
+	return fold(h, last)
+}
+
+// wordSeed starts a wordHash.
+const wordSeed = 0x9e3779b97f4a7c15
+
+// fold folds word w into hash h.
+func fold(h, w uint64) uint64 {
+	h ^= w
+	h *= 0xff51afd7ed558ccd
+	return h ^ h>>32
+}
 
 // fnv continues the FNV-1a hash h over s.
 func fnv(h uint64, s string) uint64 {
