@@ -74,8 +74,9 @@ const (
 
 // Block layout: a header word (blockMark | length in words), the frame id
 // with the goroutine above idBits, then records. A pad (padMark | length)
-// fills words no block uses, up to the end of a chunk. A record is a header word (n<<48 | kind<<40 | overflow<<39 |
-// site, n counting the header) followed by its items. The kind byte holds
+// fills words no block uses, up to the end of a chunk. A record is a
+// header word (n<<48 | kind<<40 | overflow<<39 | site, n counting the
+// header) followed by its items. The kind byte holds
 // the event kind in its low 5 bits; a branch outcome, the bool value 0 of
 // the event, is in the kind byte too (hasOutcome, and the value in bit 5).
 // A zero word where a record header would be ends the block's records.
