@@ -53,7 +53,7 @@ func words(n result.Note) string {
 	case note.TraceTruncated:
 		return "the trace of the failing run filled its buffer and was cut short: events after the cut are missing from the analysis"
 	case note.TraceWrapped:
-		return fmt.Sprintf("the failing run outran its trace buffer, which kept the run's last %d events: what the earlier events computed enters the analysis as observed input, and the passing run is not compared", n.N)
+		return fmt.Sprintf("the failing run outran its trace buffer, which kept the run's last %d events: what the earlier events computed enters the analysis as observed input", n.N)
 	case note.TraceWindow:
 		from := fmt.Sprintf("%d steps of the test function before its first failure", n.N)
 		if n.Detail != "" {
