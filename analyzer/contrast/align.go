@@ -95,9 +95,12 @@ func same(a, b trace.Value) (eq, known bool) {
 		// Two non-nil interfaces may hold different dynamic types or
 		// values, which the trace records only as addresses: known to
 		// differ when the runtime named two different types (or two
-		// messages).
+		// messages); a small value held is compared as a struct is.
 		if a.Nil || b.Nil {
 			return a.Nil == b.Nil, true
+		}
+		if eq, known := trace.SameBoxed(a, b); known {
+			return eq, true
 		}
 		if a.Prefix != "" && b.Prefix != "" && a.Prefix != b.Prefix {
 			return false, true

@@ -357,12 +357,14 @@ func (d *decoder) items(e *Event, ws []uint64) {
 }
 
 // typesFile is where the runtime names the dynamic types of the interface
-// values it recorded (package instrument/rt, types.go).
+// values it recorded, and lays out the small values it recorded with them
+// (package instrument/rt, types.go).
 const typesFile = "types.txt"
 
 // readTypes reads the types file of the trace in dir: each line is an
 // interface's first word in hex and the name of the dynamic type it
-// stands for. Nil when there is none (an older runtime, or no interface
+// stands for, and for a type whose values were recorded with the
+// interfaces holding them, a tab and their layout (boxedLayouts). Nil when there is none (an older runtime, or no interface
 // recorded). A line cut short by a dying process is skipped.
 func readTypes(dir string) map[uint64]string {
 	b, err := os.ReadFile(filepath.Join(dir, typesFile))
@@ -372,8 +374,12 @@ func readTypes(dir string) map[uint64]string {
 	names := map[uint64]string{}
 	for _, line := range strings.Split(string(b), "\n") {
 		word, name, ok := strings.Cut(line, " ")
+		name, layout, boxed := strings.Cut(name, "\t")
 		if w, err := strconv.ParseUint(word, 16, 64); ok && err == nil && name != "" {
 			names[w] = name
+			if l := parseLayout(layout); boxed && l != nil {
+				boxedLayouts.Store(name, l)
+			}
 		}
 	}
 	return names

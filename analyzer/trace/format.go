@@ -84,6 +84,12 @@ func (v Value) Format(t Type, objs *Objects) string {
 		case v.Nil:
 			return "nil"
 		case v.Kind == ValIface && v.Prefix != "":
+			if name, b, l, ok := v.boxed(); ok {
+				return structName(name) + formatFields(b, l, 0)
+			}
+			if name, _, ok := strings.Cut(v.Prefix, boxedMark); ok {
+				return "non-nil " + name
+			}
 			typ, msg, ok := strings.Cut(v.Prefix, "\x00")
 			if !ok {
 				return "non-nil " + typ // the dynamic type

@@ -4,12 +4,29 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 )
 
 // decodeItem decodes the value of an item with the given tag whose payload
 // starts at w, and returns the payload words after the value.
 func decodeItem(tag uint64, w []uint64) (Value, []uint64) {
 	k := ValueKind(tag & 0xf)
+	if k == ValIface && tag&tagHashed != 0 {
+		// The bytes of the small value the interface holds follow its
+		// words, as a struct's (boxedValue).
+		if len(w) < 3 || len(w) < 2+structWords(w[2:]) {
+			return Value{}, nil
+		}
+		n := 2 + structWords(w[2:])
+		sv := structValue(w[2:n])
+		v := Value{Kind: ValIface, Bits: w[0], Hash: w[1], Nil: w[0] == 0}
+		if sv.isStruct() {
+			v.Len, v.Cap, v.Prefix = sv.Len, structMark, boxedMark+sv.Prefix
+		}
+		return v, w[n:]
+	}
 	if k == ValSlice && tag&tagHashed != 0 {
 		if len(w) < 4 {
 			return Value{}, nil
@@ -320,4 +337,96 @@ func maskBareReturns(t *Trace) {
 			e.Values[k] = e.Values[k].masked(l)
 		}
 	}
+}
+
+// boxedMark separates, in the Prefix of an interface value, the dynamic
+// type's name from the bytes of the small struct or array it holds (Len
+// their count, Cap structMark); the runtime describes the type's fields in
+// the types file, and boxedLayouts keeps them by the type's name.
+const boxedMark = "\x01"
+
+// boxedLayouts maps the name of a dynamic type whose values interfaces
+// were recorded with to its layout (readTypes). The name stands for the
+// type in every trace: a type's fields are the same in the two builds a
+// comparison reads.
+var boxedLayouts sync.Map
+
+// boxed returns the dynamic type's name, its value's bytes and its layout
+// when v is an interface recorded with the small value it holds.
+func (v Value) boxed() (name, b string, l *Layout, ok bool) {
+	if v.Kind != ValIface || v.Cap != structMark {
+		return "", "", nil, false
+	}
+	name, b, ok = strings.Cut(v.Prefix, boxedMark)
+	if !ok {
+		return "", "", nil, false
+	}
+	if x, found := boxedLayouts.Load(name); found {
+		l = x.(*Layout)
+	}
+	return name, b, l, l != nil && int64(l.Size) == v.Len
+}
+
+// SameBoxed compares two interface values recorded with the small values
+// they hold: alike when the types are and what a reader is shown of their
+// fields is (Value.masked). known is false unless both are such values.
+func SameBoxed(a, b Value) (eq, known bool) {
+	an, ab, al, aok := a.boxed()
+	bn, bb, _, bok := b.boxed()
+	if !aok || !bok {
+		return false, false
+	}
+	if an != bn {
+		return false, true
+	}
+	x, y := make([]byte, len(ab)), make([]byte, len(bb))
+	maskFields(x, ab, al, 0)
+	maskFields(y, bb, al, 0)
+	return string(x) == string(y), true
+}
+
+// parseLayout reads a layout the runtime wrote in the types file:
+// "size;name,offset,kind;…" (instrument/rt boxedLayout). Nil when
+// malformed.
+func parseLayout(s string) *Layout {
+	parts := strings.Split(s, ";")
+	size, err := strconv.Atoi(parts[0])
+	if err != nil || size <= 0 || size > MaxStructSize {
+		return nil
+	}
+	l := &Layout{Size: size}
+	for _, p := range parts[1:] {
+		f := strings.Split(p, ",")
+		if len(f) != 3 || f[2] == "" {
+			return nil
+		}
+		off, err := strconv.Atoi(f[1])
+		if err != nil {
+			return nil
+		}
+		var t Type
+		bits, _ := strconv.Atoi(f[2][1:])
+		switch f[2][0] {
+		case 'b':
+			t = Type{Kind: TypeBool}
+		case 'i':
+			t = Type{Kind: TypeInt, Bits: bits}
+		case 'u':
+			t = Type{Kind: TypeUint, Bits: bits}
+		case 'f':
+			t = Type{Kind: TypeFloat, Bits: bits}
+		case 'c':
+			t = Type{Kind: TypeComplex, Bits: bits}
+		case 's':
+			t = Type{Kind: TypeString}
+		case 'l':
+			t = Type{Kind: TypeSlice}
+		case 'p':
+			t = Type{Kind: TypePointer}
+		default:
+			return nil
+		}
+		l.Fields = append(l.Fields, Field{Name: f[0], Offset: off, Type: t})
+	}
+	return l
 }

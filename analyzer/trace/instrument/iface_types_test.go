@@ -11,6 +11,12 @@ import (
 
 type NotFound struct{ Name string }
 
+// Point is held by an interface through a pointer to a copy; Ref, whose
+// one field is a pointer, in the interface's data word itself.
+type Point [2]float64
+
+type Ref struct{ p *int }
+
 func (e *NotFound) Error() string { return "no " + e.Name }
 
 // Find fails with a sentinel for an empty name and a *NotFound otherwise.
@@ -41,9 +47,11 @@ func TestX(t *testing.T) {
 	var plain any = errors.New("ok")
 	var path error = &fs.PathError{Op: "open"}
 	var boxed any = NotFound{Name: "v"}
+	var pt any = Point{6, 5.5}
+	var ref any = Ref{}
 	var none error
 	nothing := none
-	if empty == nil || missing == nil || again == nil || wrapped == nil || plain == nil || path == nil || boxed == nil || nothing != nil {
+	if empty == nil || missing == nil || again == nil || wrapped == nil || plain == nil || path == nil || boxed == nil || pt == nil || ref == nil || nothing != nil {
 		t.Fatal("values")
 	}
 }
@@ -53,7 +61,9 @@ func TestX(t *testing.T) {
 // name of the dynamic type it held, in an error interface (an itab) as in
 // an empty one, and the same type twice is named alike. An error made by
 // errors.New or fmt.Errorf is shown with its message, cut after its first
-// bytes; another error type's Error method is never called.
+// bytes; another error type's Error method is never called. A small struct
+// or array held through a pointer to a copy is shown by its fields; one
+// held in the interface's data word (one pointer field) by its type.
 func TestInterfaceDynamicTypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a traced test binary")
@@ -68,7 +78,9 @@ func TestInterfaceDynamicTypes(t *testing.T) {
 		"missing": "non-nil *p.NotFound",
 		"again":   "non-nil *p.NotFound",
 		"path":    "non-nil *fs.PathError",
-		"boxed":   "non-nil p.NotFound",
+		"boxed":   "NotFound{Name: len 1}",
+		"pt":      "Point{6, 5.5}",
+		"ref":     "non-nil p.Ref",
 		"nothing": "nil",
 	} {
 		if shown[name] != want {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -21,7 +22,7 @@ const TypesFile = "types.txt"
 
 var (
 	typesOut  *os.File
-	typesSeen sync.Map // first words already named
+	typesSeen sync.Map // first words already named, to the size nameType returned
 )
 
 // openTypes creates the types file in dir; without it no names are kept.
@@ -34,13 +35,15 @@ func openTypes(dir string) {
 
 // nameType writes the name of the dynamic type of an interface value
 // whose first word is w, once per word. In a non-empty interface (itab)
-// w points at an itab, whose second word is the type.
-func nameType(w unsafe.Pointer, itab bool) {
+// w points at an itab, whose second word is the type. It returns the size
+// of a dynamic value to record beside the interface's words (boxedSize),
+// 0 for none; such a type's line gives its layout after a tab.
+func nameType(w unsafe.Pointer, itab bool) uintptr {
 	if typesOut == nil || w == nil {
-		return
+		return 0
 	}
-	if _, seen := typesSeen.LoadOrStore(w, struct{}{}); seen {
-		return
+	if size, seen := typesSeen.Load(w); seen {
+		return size.(uintptr)
 	}
 	typ := w
 	if itab {
@@ -50,6 +53,98 @@ func nameType(w unsafe.Pointer, itab bool) {
 	// the type word.
 	var e any
 	(*[2]unsafe.Pointer)(unsafe.Pointer(&e))[0] = typ
-	line := strconv.FormatUint(uint64(uintptr(w)), 16) + " " + reflect.TypeOf(e).String() + "\n"
-	typesOut.WriteString(line) // one write: lines of concurrent callers do not mix
+	rt := reflect.TypeOf(e)
+	layout := boxedLayout(rt)
+	size := uintptr(0)
+	if layout != "" {
+		size = rt.Size()
+	}
+	if _, seen := typesSeen.LoadOrStore(w, size); seen {
+		return size
+	}
+	line := strconv.FormatUint(uint64(uintptr(w)), 16) + " " + rt.String()
+	if layout != "" {
+		line += "\t" + layout
+	}
+	typesOut.WriteString(line + "\n") // one write: lines of concurrent callers do not mix
+	return size
+}
+
+// boxedLayout describes the fields of a small struct or array type that an
+// interface holds by a pointer to a copy (a value of at most
+// maxStructSize bytes that is not pointer-shaped), for its bytes to be
+// recorded with the interface: "size;name,offset,kind;…", the kind a
+// letter and a width in bits (b1, i64, u8, f32, c128), s a string, l a
+// slice, p anything shown as nil or non-nil. "" for another type, or one
+// with a field of another kind (a nested struct).
+func boxedLayout(t reflect.Type) string {
+	if t.Size() == 0 || t.Size() > maxStructSize || direct(t) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(int(t.Size())))
+	field := func(name string, off uintptr, ft reflect.Type) bool {
+		k := kindCode(ft)
+		if k == "" {
+			return false
+		}
+		b.WriteString(";" + name + "," + strconv.Itoa(int(off)) + "," + k)
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); !field(f.Name, f.Offset, f.Type) {
+				return ""
+			}
+		}
+	case reflect.Array:
+		for i := range t.Len() {
+			if !field("", uintptr(i)*t.Elem().Size(), t.Elem()) {
+				return ""
+			}
+		}
+	default:
+		return ""
+	}
+	return b.String()
+}
+
+// kindCode is how boxedLayout writes a field's kind, "" for one it does
+// not show.
+func kindCode(t reflect.Type) string {
+	bits := strconv.Itoa(int(t.Size()) * 8)
+	switch k := t.Kind(); {
+	case k == reflect.Bool:
+		return "b8"
+	case k >= reflect.Int && k <= reflect.Int64:
+		return "i" + bits
+	case k >= reflect.Uint && k <= reflect.Uintptr:
+		return "u" + bits
+	case k == reflect.Float32 || k == reflect.Float64:
+		return "f" + bits
+	case k == reflect.Complex64 || k == reflect.Complex128:
+		return "c" + bits
+	case k == reflect.String:
+		return "s"
+	case k == reflect.Slice:
+		return "l"
+	case k == reflect.Pointer || k == reflect.UnsafePointer || k == reflect.Map || k == reflect.Chan || k == reflect.Func || k == reflect.Interface:
+		return "p"
+	}
+	return ""
+}
+
+// direct reports whether an interface holds a value of type t in its data
+// word itself (a pointer-shaped type) rather than a pointer to a copy.
+func direct(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func:
+		return true
+	case reflect.Struct:
+		return t.NumField() == 1 && direct(t.Field(0).Type)
+	case reflect.Array:
+		return t.Len() == 1 && direct(t.Elem())
+	}
+	return false
 }

@@ -53,7 +53,8 @@ const (
 	// hashed marks a slice of booleans, numbers or strings recorded
 	// with a hash of its elements after its three words (sampled, see
 	// wordHash and stringsHash), so that two slices of one length tell
-	// their contents apart.
+	// their contents apart; and an interface recorded with the bytes of
+	// the small value it holds after its two words (boxedLayout).
 	hashed = 1 << 13
 )
 
@@ -206,9 +207,19 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 	case reflect.Interface:
 		h := (*[2]uintptr)(p)
 		itab := typ.NumMethod() > 0
-		nameType(*(*unsafe.Pointer)(p), itab)
-		if msg, ok := errorText(*(*unsafe.Pointer)(p), itab, (*[2]unsafe.Pointer)(p)[1]); ok {
+		boxed := nameType(*(*unsafe.Pointer)(p), itab)
+		data := (*[2]unsafe.Pointer)(p)[1]
+		if msg, ok := errorText(*(*unsafe.Pointer)(p), itab, data); ok {
 			it.words(t, vError, uint64(h[0]), uint64(h[1]), uint64(len(msg)), strHash(msg), prefixWord(msg))
+			return
+		}
+		if boxed > 0 && data != nil {
+			// A small value held by a pointer to a copy: its bytes
+			// follow, as a struct's (rawStruct).
+			var w [maxStructSize / 8]uint64
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(&w)), boxed), unsafe.Slice((*byte)(data), boxed))
+			it.words(t|hashed, vIface, uint64(h[0]), uint64(h[1]), uint64(boxed))
+			it.add(w[:(boxed+7)/8]...)
 			return
 		}
 		it.words(t, vIface, uint64(h[0]), uint64(h[1]))
