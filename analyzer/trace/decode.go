@@ -364,7 +364,7 @@ const typesFile = "types.txt"
 // readTypes reads the types file of the trace in dir: each line is an
 // interface's first word in hex and the name of the dynamic type it
 // stands for, and for a type whose values were recorded with the
-// interfaces holding them, a tab and their layout (boxedLayouts). Nil when there is none (an older runtime, or no interface
+// interfaces holding them, a tab and their layout (Value.unbox). Nil when there is none (an older runtime, or no interface
 // recorded). A line cut short by a dying process is skipped.
 func readTypes(dir string) map[uint64]string {
 	b, err := os.ReadFile(filepath.Join(dir, typesFile))
@@ -374,12 +374,8 @@ func readTypes(dir string) map[uint64]string {
 	names := map[uint64]string{}
 	for _, line := range strings.Split(string(b), "\n") {
 		word, name, ok := strings.Cut(line, " ")
-		name, layout, boxed := strings.Cut(name, "\t")
 		if w, err := strconv.ParseUint(word, 16, 64); ok && err == nil && name != "" {
 			names[w] = name
-			if l := parseLayout(layout); boxed && l != nil {
-				boxedLayouts.Store(name, l)
-			}
 		}
 	}
 	return names
@@ -390,8 +386,10 @@ func readTypes(dir string) map[uint64]string {
 func (d *decoder) nameTypes() {
 	name := func(v *Value) {
 		if v.Kind == ValIface && !v.Nil {
-			// Before the message, if the value has one.
-			v.Prefix = d.typeNames[v.Bits] + v.Prefix
+			// The types file's line is the name, and a layout after a
+			// tab for a small value recorded with the interface.
+			name, layout, _ := strings.Cut(d.typeNames[v.Bits], "\t")
+			v.unbox(name, layout)
 		}
 	}
 	for i := range d.reads {

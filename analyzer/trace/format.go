@@ -88,7 +88,7 @@ func (v Value) Format(t Type, objs *Objects) string {
 				return structName(name) + formatFields(b, l, 0)
 			}
 			if name, _, ok := strings.Cut(v.Prefix, boxedMark); ok {
-				return "non-nil " + name
+				return strings.TrimSpace("non-nil " + name)
 			}
 			typ, msg, ok := strings.Cut(v.Prefix, "\x00")
 			if !ok {

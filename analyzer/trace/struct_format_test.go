@@ -142,11 +142,7 @@ func TestBytesDecodeAndAlike(t *testing.T) {
 // their types and the shown fields are, whatever their padding and
 // pointers' addresses.
 func TestBoxedValues(t *testing.T) {
-	l := parseLayout("24;X,0,f64;Open,8,b8;Next,16,p")
-	if l == nil || l.Size != 24 || len(l.Fields) != 3 || l.Fields[2].Type.Kind != TypePointer {
-		t.Fatalf("parseLayout = %+v", l)
-	}
-	boxedLayouts.Store("p.Step", l)
+	const layout = "24;X,0,f64;Open,8,b8;Next,16,p"
 	step := func(x float64, open bool, pad byte, next uint64) Value {
 		b := make([]byte, 24)
 		binary.LittleEndian.PutUint64(b, math.Float64bits(x))
@@ -155,11 +151,15 @@ func TestBoxedValues(t *testing.T) {
 		}
 		b[9] = pad // padding: not part of the value
 		binary.LittleEndian.PutUint64(b[16:], next)
-		return Value{Kind: ValIface, Bits: 1, Hash: 2, Len: 24, Cap: structMark, Prefix: "p.Step" + boxedMark + string(b)}
+		v := Value{Kind: ValIface, Bits: 1, Hash: 2, Len: 24, Cap: structMark, Prefix: boxedMark + string(b)}
+		v.unbox("p.Step", layout)
+		return v
 	}
 	if got := step(1.5, true, 0, 0xc000).Format(Type{Name: "any"}, nil); got != "Step{X: 1.5, Open: true, Next: non-nil}" {
 		t.Errorf("Format = %q", got)
 	}
+	plain := Value{Kind: ValIface, Bits: 1, Hash: 2}
+	plain.unbox("p.Step", "")
 	for _, tc := range []struct {
 		a, b      Value
 		eq, known bool
@@ -167,15 +167,21 @@ func TestBoxedValues(t *testing.T) {
 		{step(1.5, true, 0, 0xc000), step(1.5, true, 7, 0xd000), true, true},
 		{step(1.5, true, 0, 0xc000), step(2, true, 0, 0xc000), false, true},
 		{step(1.5, true, 0, 0xc000), step(1.5, true, 0, 0), false, true},
-		{step(1.5, true, 0, 0), Value{Kind: ValIface, Bits: 1, Hash: 2, Prefix: "p.Step"}, false, false},
+		{step(1.5, true, 0, 0), plain, false, false},
 	} {
 		if eq, known := SameBoxed(tc.a, tc.b); eq != tc.eq || known != tc.known {
 			t.Errorf("SameBoxed = %v, %v; want %v, %v", eq, known, tc.eq, tc.known)
 		}
 	}
-	for _, bad := range []string{"", "40;X,0,f64", "8;X,0", "8;X,z,i64", "8;X,0,q8"} {
-		if l := parseLayout(bad); l != nil {
-			t.Errorf("parseLayout(%q) = %+v, want nil", bad, l)
+	// A layout that does not fit the bytes leaves the name alone.
+	bad := Value{Kind: ValIface, Bits: 1, Hash: 2, Len: 24, Cap: structMark, Prefix: boxedMark + string(make([]byte, 24))}
+	bad.unbox("p.Step", "16;X,0,f64")
+	if got := bad.Format(Type{}, nil); got != "non-nil p.Step" {
+		t.Errorf("a value whose layout does not fit shows %q, want non-nil p.Step", got)
+	}
+	for _, l := range []string{"", "40;X,0,f64", "8;X,0", "8;X,z,i64", "8;X,0,q8"} {
+		if parseLayout(l) != nil {
+			t.Errorf("parseLayout(%q) is not nil", l)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // decodeItem decodes the value of an item with the given tag whose payload
@@ -339,50 +338,56 @@ func maskBareReturns(t *Trace) {
 	}
 }
 
-// boxedMark separates, in the Prefix of an interface value, the dynamic
-// type's name from the bytes of the small struct or array it holds (Len
-// their count, Cap structMark); the runtime describes the type's fields in
-// the types file, and boxedLayouts keeps them by the type's name.
+// boxedMark separates, in the Prefix of an interface value recorded with
+// the small struct or array it holds (Len its size, Cap structMark), the
+// dynamic type's name, the layout the runtime wrote for it in the types
+// file and the value's bytes, masked by that layout (Value.masked) so that
+// two alike values have the same Prefix.
 const boxedMark = "\x01"
 
-// boxedLayouts maps the name of a dynamic type whose values interfaces
-// were recorded with to its layout (readTypes). The name stands for the
-// type in every trace: a type's fields are the same in the two builds a
-// comparison reads.
-var boxedLayouts sync.Map
-
-// boxed returns the dynamic type's name, its value's bytes and its layout
-// when v is an interface recorded with the small value it holds.
+// boxed returns the dynamic type's name, its value's masked bytes and its
+// layout when v is an interface recorded with the small value it holds.
 func (v Value) boxed() (name, b string, l *Layout, ok bool) {
 	if v.Kind != ValIface || v.Cap != structMark {
 		return "", "", nil, false
 	}
-	name, b, ok = strings.Cut(v.Prefix, boxedMark)
-	if !ok {
+	parts := strings.SplitN(v.Prefix, boxedMark, 3)
+	if len(parts) != 3 {
 		return "", "", nil, false
 	}
-	if x, found := boxedLayouts.Load(name); found {
-		l = x.(*Layout)
-	}
-	return name, b, l, l != nil && int64(l.Size) == v.Len
+	l = parseLayout(parts[1])
+	return parts[0], parts[2], l, l != nil && int64(l.Size) == v.Len && len(parts[2]) == l.Size
 }
 
 // SameBoxed compares two interface values recorded with the small values
-// they hold: alike when the types are and what a reader is shown of their
-// fields is (Value.masked). known is false unless both are such values.
+// they hold: alike when their types and what a reader is shown of their
+// fields are. known is false unless both are such values.
 func SameBoxed(a, b Value) (eq, known bool) {
-	an, ab, al, aok := a.boxed()
-	bn, bb, _, bok := b.boxed()
-	if !aok || !bok {
+	if a.Kind != ValIface || b.Kind != ValIface || a.Cap != structMark || b.Cap != structMark ||
+		strings.Count(a.Prefix, boxedMark) < 2 || strings.Count(b.Prefix, boxedMark) < 2 {
 		return false, false
 	}
-	if an != bn {
-		return false, true
+	return a.Prefix == b.Prefix, true
+}
+
+// unbox completes, once the dynamic type is named, an interface value
+// recorded with the small value it holds: its Prefix becomes the name, the
+// layout and the masked bytes (boxedMark). Without a layout it is left
+// with its name alone.
+func (v *Value) unbox(name, layout string) {
+	b, ok := strings.CutPrefix(v.Prefix, boxedMark)
+	if !ok {
+		v.Prefix = name + v.Prefix
+		return
 	}
-	x, y := make([]byte, len(ab)), make([]byte, len(bb))
-	maskFields(x, ab, al, 0)
-	maskFields(y, bb, al, 0)
-	return string(x) == string(y), true
+	l := parseLayout(layout)
+	if l == nil || int64(l.Size) != v.Len || len(b) != l.Size {
+		v.Prefix, v.Len, v.Cap = name, 0, 0
+		return
+	}
+	m := make([]byte, len(b))
+	maskFields(m, b, l, 0)
+	v.Prefix = name + boxedMark + layout + boxedMark + string(m)
 }
 
 // parseLayout reads a layout the runtime wrote in the types file:
