@@ -22,9 +22,17 @@ func needsGoUpgrade(modVersion string) bool {
 	return version.Compare("go"+modVersion, minInstrumentedGo) < 0
 }
 
-// runtimeGo is the language version the runtime helper files are raised to
-// in an old module (they are written for per-iteration loop variables).
+// runtimeGo is the language version the runtime helper files are written
+// for (per-iteration loop variables, range over an integer); in a module
+// that declares an older one they are raised to it.
 const runtimeGo = "go1.22"
+
+// needsRuntimeUpgrade reports whether the runtime helper files must be
+// raised to runtimeGo in a module declaring modVersion: the compiler
+// otherwise reads them at the module's language version.
+func needsRuntimeUpgrade(modVersion string) bool {
+	return modVersion == "" || version.Compare("go"+modVersion, runtimeGo) < 0
+}
 
 // withGoVersion returns src with its build constraint requiring goVer as
 // well, which makes the compiler use (at least) that language version for

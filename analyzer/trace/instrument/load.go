@@ -141,7 +141,7 @@ func instrument(ctx context.Context, dir, pkg, tmp string, env goEnv, only []str
 			in.overlay[name] = dst
 		}
 	}
-	if err := writeRuntime(filepath.Join(mod.Dir, rtDir), tmp, in.overlay, needsGoUpgrade(mod.GoVersion)); err != nil {
+	if err := writeRuntime(filepath.Join(mod.Dir, rtDir), tmp, in.overlay, needsRuntimeUpgrade(mod.GoVersion)); err != nil {
 		return nil, err
 	}
 	return in, nil

@@ -148,7 +148,7 @@ func probe(ctx context.Context, cfg Config, mod *packages.Module, all map[string
 	if size < probeMinBytes || len(keys) == 0 {
 		return nil
 	}
-	if err := writeRuntime(filepath.Join(mod.Dir, rtDir), tmp, in.overlay, needsGoUpgrade(mod.GoVersion)); err != nil {
+	if err := writeRuntime(filepath.Join(mod.Dir, rtDir), tmp, in.overlay, needsRuntimeUpgrade(mod.GoVersion)); err != nil {
 		return nil
 	}
 	bin := filepath.Join(tmp, "probe.bin")
