@@ -186,43 +186,9 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 		}
 		it.words(t, vPointer, uint64(code))
 	case reflect.Slice:
-		h := (*[3]uintptr)(p)
-		if typ.Elem().Kind() == reflect.Uint8 {
-			bs := *(*[]byte)(p)
-			b := unsafe.String(unsafe.SliceData(bs), len(bs))
-			it.words(t, vBytes, uint64(h[0]), uint64(h[1]), uint64(h[2]), strHash(b), prefixWord(b))
-			return
-		}
-		if n := h[1] * typ.Elem().Size(); n > 0 && flat(typ.Elem().Kind()) {
-			b := unsafe.String((*byte)((*[3]unsafe.Pointer)(p)[0]), n)
-			it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), wordHash(b))
-			return
-		}
-		if h[1] > 0 && typ.Elem().Kind() == reflect.String {
-			ss := unsafe.Slice((*string)((*[3]unsafe.Pointer)(p)[0]), h[1])
-			it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), stringsHash(ss))
-			return
-		}
-		it.words(t, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]))
+		it.slice(t, typ, p)
 	case reflect.Interface:
-		h := (*[2]uintptr)(p)
-		itab := typ.NumMethod() > 0
-		boxed := nameType(*(*unsafe.Pointer)(p), itab)
-		data := (*[2]unsafe.Pointer)(p)[1]
-		if msg, ok := errorText(*(*unsafe.Pointer)(p), itab, data); ok {
-			it.words(t, vError, uint64(h[0]), uint64(h[1]), uint64(len(msg)), strHash(msg), prefixWord(msg))
-			return
-		}
-		if boxed > 0 && data != nil {
-			// A small value held by a pointer to a copy: its bytes
-			// follow, as a struct's (rawStruct).
-			var w [maxStructSize / 8]uint64
-			copy(unsafe.Slice((*byte)(unsafe.Pointer(&w)), boxed), unsafe.Slice((*byte)(data), boxed))
-			it.words(t|hashed, vIface, uint64(h[0]), uint64(h[1]), uint64(boxed))
-			it.add(w[:(boxed+7)/8]...)
-			return
-		}
-		it.words(t, vIface, uint64(h[0]), uint64(h[1]))
+		it.iface(t, typ, p)
 	case reflect.Struct:
 		switch {
 		case typ == timeType && timeKnown:
@@ -243,6 +209,54 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 	default:
 		it.words(t, vOpaque)
 	}
+}
+
+// slice sets it to the slice of type typ at p: its three words, and for a
+// []byte its content's hash and first bytes, for other plain elements or
+// strings a hash of them (hashed).
+func (it *item) slice(t uint64, typ reflect.Type, p unsafe.Pointer) {
+	h := (*[3]uintptr)(p)
+	if typ.Elem().Kind() == reflect.Uint8 {
+		bs := *(*[]byte)(p)
+		b := unsafe.String(unsafe.SliceData(bs), len(bs))
+		it.words(t, vBytes, uint64(h[0]), uint64(h[1]), uint64(h[2]), strHash(b), prefixWord(b))
+		return
+	}
+	if n := h[1] * typ.Elem().Size(); n > 0 && flat(typ.Elem().Kind()) {
+		b := unsafe.String((*byte)((*[3]unsafe.Pointer)(p)[0]), n)
+		it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), wordHash(b))
+		return
+	}
+	if h[1] > 0 && typ.Elem().Kind() == reflect.String {
+		ss := unsafe.Slice((*string)((*[3]unsafe.Pointer)(p)[0]), h[1])
+		it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), stringsHash(ss))
+		return
+	}
+	it.words(t, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]))
+}
+
+// iface sets it to the interface of type typ at p: its two words, and the
+// message of an error that has one (errorText) or the bytes of a small
+// value it holds (boxedLayout).
+func (it *item) iface(t uint64, typ reflect.Type, p unsafe.Pointer) {
+	h := (*[2]uintptr)(p)
+	itab := typ.NumMethod() > 0
+	boxed := nameType(*(*unsafe.Pointer)(p), itab)
+	data := (*[2]unsafe.Pointer)(p)[1]
+	if msg, ok := errorText(*(*unsafe.Pointer)(p), itab, data); ok {
+		it.words(t, vError, uint64(h[0]), uint64(h[1]), uint64(len(msg)), strHash(msg), prefixWord(msg))
+		return
+	}
+	if boxed > 0 && data != nil {
+		// A small value held by a pointer to a copy: its bytes
+		// follow, as a struct's (rawStruct).
+		var w [maxStructSize / 8]uint64
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&w)), boxed), unsafe.Slice((*byte)(data), boxed))
+		it.words(t|hashed, vIface, uint64(h[0]), uint64(h[1]), uint64(boxed))
+		it.add(w[:(boxed+7)/8]...)
+		return
+	}
+	it.words(t, vIface, uint64(h[0]), uint64(h[1]))
 }
 
 // typeOf is T's type, without allocating: a nil *T fits an interface as it
