@@ -201,9 +201,7 @@ func (c *Comparison) elementWriters(s Side, e, def int, v trace.Value) []int {
 			if w.Loc.Kind != trace.LocAddr || w.Slot >= len(site.Operands) {
 				return false
 			}
-			size := uint64(site.Operands[w.Slot].Type.Size())
-			a := w.Loc.Addr
-			return size > 0 && a >= v.Bits && a < v.Bits+uint64(v.Len)*size && (a-v.Bits)%size == 0
+			return v.HasElementAt(w.Loc.Addr, uint64(site.Operands[w.Slot].Type.Size()), v.Len)
 		})
 		if stores && c.relevant(s, i) {
 			out = append(out, i)

@@ -169,7 +169,7 @@ func (t *Trace) EnclosingDef(i, slot int) int {
 	if it.Loc.Kind == LocAddr {
 		best = max(best, t.structAround(it.Loc.Addr, i))
 		if site := int(t.Events[i].Site); best < 0 && site < len(t.Sites) && slot < len(t.Sites[site].Operands) {
-			best = t.sliceAround(it.Loc.Addr, elemSize(t.Sites[site].Operands[slot].Type), i)
+			best = t.sliceAround(it.Loc.Addr, t.Sites[site].Operands[slot].Type.Size(), i)
 		}
 	}
 	own := t.LastDef(it.Loc, i)
@@ -286,19 +286,19 @@ func (t *Trace) sliceAround(addr uint64, size int, before int) int {
 // array holds an element of size bytes at addr.
 func (t *Trace) holdsElement(i int, addr, size uint64) bool {
 	ev := &t.Events[i]
-	in := func(v Value) bool {
-		return v.Kind == ValSlice && !v.Nil && addr >= v.Bits && addr < v.Bits+uint64(v.Cap)*size && (addr-v.Bits)%size == 0
-	}
+	in := func(v Value) bool { return v.HasElementAt(addr, size, v.Cap) }
 	return slices.ContainsFunc(ev.Values, in) || slices.ContainsFunc(ev.Writes, func(w Item) bool { return in(w.Value) })
+}
+
+// HasElementAt reports whether the slice v's backing array has, among
+// its first n elements of size bytes, one at addr.
+func (v Value) HasElementAt(addr, size uint64, n int64) bool {
+	return v.Kind == ValSlice && !v.Nil && size > 0 && addr >= v.Bits && addr < v.Bits+uint64(n)*size && (addr-v.Bits)%size == 0
 }
 
 // Size is the size in bytes of a value of type t on a 64-bit target, 0
 // when the trace does not know it (a struct or array recorded opaque).
-func (t Type) Size() int { return elemSize(t) }
-
-// elemSize is the size in bytes of a value of type t on a 64-bit target,
-// 0 when the trace does not know it (a struct or array recorded opaque).
-func elemSize(t Type) int {
+func (t Type) Size() int {
 	switch t.Kind {
 	case TypeBool:
 		return 1
