@@ -293,7 +293,7 @@ func (d *decoder) rebuild(e *Event, overflow bool) {
 // the slot 16-31 and an inline value in 32-63.
 const (
 	tagInline = 1 << 12
-	tagHashed = 1 << 13 // a slice of booleans or numbers with its elements' hash
+	tagHashed = 1 << 13 // a slice with its elements' hash, an interface with the small value it holds
 	roleMove  = 3
 )
 
@@ -363,9 +363,10 @@ const typesFile = "types.txt"
 
 // readTypes reads the types file of the trace in dir: each line is an
 // interface's first word in hex and the name of the dynamic type it
-// stands for, and for a type whose values were recorded with the
-// interfaces holding them, a tab and their layout (Value.unbox). Nil when there is none (an older runtime, or no interface
-// recorded). A line cut short by a dying process is skipped.
+// stands for, for a type whose values were recorded with the interfaces
+// holding them followed by a tab and their layout (Value.unbox reads it).
+// Nil when there is none (an older runtime, or no interface recorded). A
+// line cut short by a dying process is skipped.
 func readTypes(dir string) map[uint64]string {
 	b, err := os.ReadFile(filepath.Join(dir, typesFile))
 	if err != nil || len(b) == 0 {

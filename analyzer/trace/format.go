@@ -94,10 +94,7 @@ func (v Value) Format(t Type, objs *Objects) string {
 			if !ok {
 				return "non-nil " + typ // the dynamic type
 			}
-			shown := strconv.Quote(msg)
-			if int64(len(msg)) < v.Len {
-				shown = fmt.Sprintf("%q… (len %d)", msg, v.Len)
-			}
+			shown := Value{Kind: ValString, Len: v.Len, Prefix: msg}.Format(Type{}, nil)
 			if typ == "" {
 				return "error " + shown
 			}

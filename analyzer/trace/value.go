@@ -14,7 +14,7 @@ func decodeItem(tag uint64, w []uint64) (Value, []uint64) {
 	k := ValueKind(tag & 0xf)
 	if k == ValIface && tag&tagHashed != 0 {
 		// The bytes of the small value the interface holds follow its
-		// words, as a struct's (boxedValue).
+		// words, as a struct's (Value.unbox completes it).
 		if len(w) < 3 || len(w) < 2+structWords(w[2:]) {
 			return Value{}, nil
 		}
@@ -91,9 +91,10 @@ func decodeValue(k ValueKind, w []uint64) (Value, []uint64) {
 	case ValIface:
 		v.Bits, v.Hash, v.Nil = w[0], w[1], w[0] == 0
 	case valError:
+		// The message is recorded as a string is.
+		msg, _ := decodeValue(ValString, w[2:5])
 		v.Kind, v.Bits, v.Hash, v.Nil = ValIface, w[0], w[1], w[0] == 0
-		v.Len, v.Cap = int64(w[2]), int64(w[3])
-		v.Prefix = "\x00" + prefixOf(w[4], int(min(8, v.Len)))
+		v.Len, v.Cap, v.Prefix = msg.Len, int64(msg.Hash), "\x00"+msg.Prefix
 	case ValString:
 		v.Len, v.Hash = int64(w[0]), w[1]
 		v.Prefix = prefixOf(w[2], int(min(8, v.Len)))
@@ -381,13 +382,12 @@ func (v *Value) unbox(name, layout string) {
 		return
 	}
 	l := parseLayout(layout)
-	if l == nil || int64(l.Size) != v.Len || len(b) != l.Size {
+	m := Value{Kind: ValOpaque, Cap: structMark, Len: v.Len, Prefix: b}.masked(l)
+	if !m.isStruct() || len(b) != l.Size {
 		v.Prefix, v.Len, v.Cap = name, 0, 0
 		return
 	}
-	m := make([]byte, len(b))
-	maskFields(m, b, l, 0)
-	v.Prefix = name + boxedMark + layout + boxedMark + string(m)
+	v.Prefix = name + boxedMark + layout + boxedMark + m.Prefix
 }
 
 // parseLayout reads a layout the runtime wrote in the types file:
