@@ -236,7 +236,7 @@ func opaque(shown string) bool {
 
 // errMessage matches an error shown with its message: the dynamic type,
 // then the message quoted, maybe cut short with its length.
-var errMessage = regexp.MustCompile(`^non-nil \S+ ("(?:[^"\\]|\\.)*"(?:… \(len \d+\))?)$`)
+var errMessage = regexp.MustCompile(`^non-nil \S+ (` + quoted + `(?:… \(len \d+\))?)$`)
 
 // held is the value a shown reflect.Value holds, which is what fmt prints
 // for it ("reflect.Value(int: 3)" prints as 3), or the message of an error
@@ -269,7 +269,10 @@ func sameConst(printed, shown string) bool {
 
 // truncated matches a shown string cut short: its quoted start, then its
 // length in bytes.
-var truncated = regexp.MustCompile(`^("(?:[^"\\]|\\.)*")… \(len (\d+)\)$`)
+var truncated = regexp.MustCompile(`^(` + quoted + `)… \(len (\d+)\)$`)
+
+// quoted matches a string as strconv.Quote writes it.
+const quoted = `"(?:[^"\\]|\\.)*"`
 
 // sameValue reports whether printed, an argument's text in the message,
 // is what the shown value prints as under %v, %d, %s or %q.

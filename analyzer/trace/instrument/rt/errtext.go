@@ -28,10 +28,7 @@ func errorText(w unsafe.Pointer, itab bool, data unsafe.Pointer) (string, bool) 
 	if w == nil || data == nil {
 		return "", false
 	}
-	typ := w
-	if itab {
-		typ = *(*unsafe.Pointer)(unsafe.Add(w, unsafe.Sizeof(uintptr(0))))
-	}
+	typ := dynType(w, itab)
 	for _, m := range msgTypes {
 		if typ == m {
 			return *(*string)(data), true

@@ -45,10 +45,7 @@ func nameType(w unsafe.Pointer, itab bool) uintptr {
 	if size, seen := typesSeen.Load(w); seen {
 		return size.(uintptr)
 	}
-	typ := w
-	if itab {
-		typ = *(*unsafe.Pointer)(unsafe.Add(w, unsafe.Sizeof(uintptr(0))))
-	}
+	typ := dynType(w, itab)
 	// An empty interface with that type and no data: reflect reads only
 	// the type word.
 	var e any
@@ -68,6 +65,15 @@ func nameType(w unsafe.Pointer, itab bool) uintptr {
 	}
 	typesOut.WriteString(line + "\n") // one write: lines of concurrent callers do not mix
 	return size
+}
+
+// dynType is the dynamic type of an interface value whose first word is
+// w: w itself, or in a non-empty interface (itab) the itab's second word.
+func dynType(w unsafe.Pointer, itab bool) unsafe.Pointer {
+	if itab {
+		return *(*unsafe.Pointer)(unsafe.Add(w, unsafe.Sizeof(uintptr(0))))
+	}
+	return w
 }
 
 // boxedLayout describes the fields of a small struct or array type that an
