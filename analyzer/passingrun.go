@@ -199,8 +199,10 @@ func tracePassing(ctx context.Context, failing *afterLoop, dir string) (*trace.T
 		// The passing run's build instruments what the failing run's
 		// did: two builds laid out alike hold the same addresses (a type
 		// descriptor read as an integer, say), and the comparison sees
-		// only what the change made differ.
-		cfg.Probe, cfg.Functions = false, failing.tr.Functions()
+		// only what the change made differ. A probe of its own adds the
+		// functions only the passing run enters: code that ran on one
+		// side only is a difference the comparison must see.
+		cfg.Probe, cfg.Functions = true, failing.tr.Functions()
 	}
 	passing, err := instrument.Run(ctx, cfg)
 	switch {

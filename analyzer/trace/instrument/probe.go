@@ -37,10 +37,19 @@ var probeMinBytes = 256 << 10
 // instrument the test enters (nil: it cannot tell).
 type prober func(mod *packages.Module, all map[string]*packages.Package, target string, selected func(string) bool) map[funcKey]bool
 
-// prober returns cfg's prober: the functions named in cfg.Functions, or
-// the probe run's when cfg.Probe, or nil.
+// prober returns cfg's prober: the functions named in cfg.Functions, the
+// probe run's when cfg.Probe, both when both are set (a function either
+// names is instrumented), or nil.
 func (cfg Config) prober(ctx context.Context) prober {
 	switch {
+	case cfg.Functions != nil && cfg.Probe:
+		return func(mod *packages.Module, all map[string]*packages.Package, target string, selected func(string) bool) map[funcKey]bool {
+			entered := named(mod, all, selected, cfg.Functions)
+			for k, in := range probe(ctx, cfg, mod, all, target, selected) {
+				entered[k] = entered[k] || in
+			}
+			return entered
+		}
 	case cfg.Functions != nil:
 		return func(mod *packages.Module, all map[string]*packages.Package, target string, selected func(string) bool) map[funcKey]bool {
 			return named(mod, all, selected, cfg.Functions)

@@ -40,7 +40,11 @@ func Get(m map[string]int, k string) int {
 `),
 	"p/p_test.go": []byte(`package p
 
-import "testing"
+import (
+	"testing"
+
+	"example.com/m/lib"
+)
 
 func TestX(t *testing.T) {
 	var m map[string]int
@@ -52,6 +56,12 @@ func TestX(t *testing.T) {
 
 func TestOther(t *testing.T) {
 	_ = Get(nil, "b")
+}
+
+func TestSum(t *testing.T) {
+	if lib.Unused(3) != 3 {
+		t.Fatal("sum")
+	}
 }
 `),
 }
@@ -117,5 +127,58 @@ func TestProbe(t *testing.T) {
 	}
 	if kinds(same) != kinds(probed) {
 		t.Errorf("the run given the probed functions differs:\n%s\nprobed:\n%s", kinds(same), kinds(probed))
+	}
+}
+
+// TestProbeWithFunctions traces another test given the functions of a
+// probed trace and a probe of its own: both the named functions and the
+// ones only this test enters are instrumented, so code that ran on one
+// side of a comparison only is traced.
+func TestProbeWithFunctions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	defer func(n int) { probeMinBytes = n }(probeMinBytes)
+	probeMinBytes = 0
+	dir := writeTree(t, probeModule)
+	run := func(test string, probe bool, funcs map[string]bool) *trace.Trace {
+		tr, err := Run(context.Background(), Config{Dir: dir, Pkg: "./p", Test: test, Timeout: time.Minute, TraceDir: t.TempDir(),
+			Probe: probe, Functions: funcs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	probed := run("TestX", true, nil)
+	named := run("TestSum", false, probed.Functions())
+	both := run("TestSum", true, probed.Functions())
+	if !both.Result.Passed {
+		t.Fatalf("TestSum did not pass:\n%s", both.Result.Output)
+	}
+	for f, want := range map[string][2]bool{ // named only, named and probed
+		"example.com/m/lib.Used":   {true, true},
+		"example.com/m/lib.Unused": {false, true},
+		"example.com/m/p.Get":      {true, true},
+	} {
+		if got := named.Functions()[f]; got != want[0] {
+			t.Errorf("given the probed functions, %s instrumented: %v, want %v", f, got, want[0])
+		}
+		if got := both.Functions()[f]; got != want[1] {
+			t.Errorf("given the probed functions and a probe, %s instrumented: %v, want %v", f, got, want[1])
+		}
+	}
+	loop := func(tr *trace.Trace) bool {
+		for i := range tr.Events {
+			if strings.Contains(tr.SiteOf(i).Text, "s += i") {
+				return true
+			}
+		}
+		return false
+	}
+	if loop(named) || !loop(both) {
+		t.Errorf("lib.Unused's loop traced: %v given the names alone, %v with the probe too; want false, true", loop(named), loop(both))
+	}
+	if both.Unentered != 0 {
+		t.Errorf("%d functions left unentered, want 0: TestSum enters lib.Unused, TestX the rest", both.Unentered)
 	}
 }

@@ -36,11 +36,12 @@ type Config struct {
 	// that the test enters in a probe run beforehand (probe.go), when the
 	// source to instrument is large enough for that to pay.
 	Probe bool
-	// Functions, when not nil, replaces the probe: of the functions of
-	// non-test files, only those it names (qualified, as trace.Site.Func) are
-	// instrumented. A trace made to compare with a probed one takes the
-	// probed trace's functions, so that the two builds lay out the same
-	// code and a pointer or type address means the same in both.
+	// Functions, when not nil, names the functions of non-test files to
+	// instrument (qualified, as trace.Site.Func); the others are left as
+	// they are. With Probe too, the functions the probe run enters are
+	// instrumented as well: a trace made to compare with a probed one
+	// takes the probed trace's functions, so that the code both runs enter
+	// is laid out alike, and adds those only its own run enters.
 	Functions map[string]bool
 	// TraceDir receives the trace and site table; default a new temp dir
 	// (left in place; the caller may remove it).
