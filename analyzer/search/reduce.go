@@ -39,6 +39,9 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 		nil, // single hunks
 	}
 	for _, keyOf := range keys {
+		if set, err = s.gather(ctx, set, s.aux.units(set, keyOf)); err != nil {
+			return nil, nil, false, err
+		}
 		if set, err = s.drop(ctx, set, s.aux.units(set, keyOf)); err != nil {
 			return nil, nil, false, err
 		}
@@ -87,6 +90,72 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 		return norm(set), nil, false, nil
 	}
 	return norm(root), norm(aux), true, nil
+}
+
+// gather leaves out of set, at one run, every unit whose absence the
+// compiler accepts: it takes the units in turn, each left out when the
+// rest still compiles without it and the ones taken before (type checks,
+// not runs), and goes round again while one was. When the rest fails, a binary search over the prefixes of
+// that list finds the unit whose absence makes it fail (each prefix
+// compiles, as it was checked so); the units before it are left out, it
+// is kept, and the gathering starts again. In a refactor most units can
+// go but only with others (halving then builds halves that do not
+// compile and ends up running one unit at a time); this costs one run per
+// needed unit the compiler lets go, times the search's log, plus one.
+// Units the compiler needs stay for drop, which can leave out those
+// needed only by each other.
+func (s *searcher) gather(ctx context.Context, set []diffhunks.ID, units [][]diffhunks.ID) ([]diffhunks.ID, error) {
+	kept := map[int]bool{}
+	for !s.aux.late(ctx) {
+		var order []int // the units left out, in turn
+		rest := set
+		for more := true; more; { // again while one goes: it may free others
+			more = false
+			for i, u := range units {
+				without := minus(rest, u)
+				if kept[i] || len(without) == len(rest) || len(without) == 0 {
+					continue
+				}
+				ok, err := s.aux.compiles(ctx, union(without, s.extra))
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					order, rest, more = append(order, i), without, true
+				}
+			}
+		}
+		if len(order) < 2 {
+			return set, nil // drop tries a single unit as cheaply
+		}
+		prefix := func(n int) []diffhunks.ID {
+			out := set
+			for _, i := range order[:n] {
+				out = minus(out, units[i])
+			}
+			return out
+		}
+		passed, _, err := s.passesWithout(ctx, rest)
+		if err != nil || passed {
+			return rest, err
+		}
+		lo, hi := 0, len(order) // set without prefix(lo) passes, without prefix(hi) fails
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			passed, _, err := s.passesWithout(ctx, prefix(mid))
+			if err != nil {
+				return nil, err
+			}
+			if passed {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		set = prefix(lo)
+		kept[order[hi-1]] = true
+	}
+	return set, nil
 }
 
 // drop leaves out of set the units it passes without, halving: all of

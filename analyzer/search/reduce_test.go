@@ -35,12 +35,47 @@ func TestReduceLargeChange(t *testing.T) {
 		t.Errorf("notes %v: want reduced, N 150, M 1", f.Notes)
 	}
 	o.checkNoRepeats(t, union(f.Root, f.Aux))
-	// Files, then functions, then hunks are left out by halves, down to
-	// single units where a half is needed, before each hunk left is
-	// judged: 31 builds and 18 runs, where one unit at a time took 37 and
-	// 31. Hunks are never tried one by one over the whole change.
-	if b, r := o.nbuilds(), len(o.order); b != 31 || r != 18 {
-		t.Errorf("%d builds and %d runs, want 31 and 18", b, r)
+	// Files, then functions, then hunks: every unit the compiler lets go
+	// is left out at one run, then by halves, before each hunk left is
+	// judged: 51 builds and 13 runs, where halving alone took 31 and 18,
+	// and one unit at a time 37 and 31. Builds are type checks in process;
+	// runs are what costs. Hunks are never tried one by one over the
+	// whole change.
+	if b, r := o.nbuilds(), len(o.order); b != 51 || r != 13 {
+		t.Errorf("%d builds and %d runs, want 51 and 13", b, r)
+	}
+}
+
+func TestReduceRefactor(t *testing.T) {
+	ctx := context.Background()
+	// A rename over 100 one-hunk functions: hunks 51-100 use what 1-50
+	// declare, so reverting k+50 compiles only with k reverted, and any
+	// half of the files leaves a use without its declaration. Hunk 77 is
+	// the fault. Every use can go without a run of its own; then each
+	// declaration whose use went.
+	hunks := hunksIn(100, 10, 1)
+	o := &oracle{
+		passes: subsetRule(77),
+		compiles: func(r set) bool {
+			for k := diffhunks.ID(51); k <= 100; k++ {
+				if r[k] && !r[k-50] {
+					return false
+				}
+			}
+			return true
+		},
+	}
+	f, err := Asymmetric(ctx, o, hunks, ids(1, 100), Plan{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Root, []diffhunks.ID{77}) || !slices.Equal(f.Aux, []diffhunks.ID{27}) {
+		t.Errorf("root %v aux %v, want [77] aux [27]", f.Root, f.Aux)
+	}
+	o.checkNoRepeats(t, union(f.Root, f.Aux))
+	// Halving alone ran 23 variants here, most of them one function.
+	if r := len(o.order); r != 15 {
+		t.Errorf("%d runs, want 15", r)
 	}
 }
 
