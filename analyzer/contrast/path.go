@@ -10,8 +10,13 @@ import (
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
-// MaxSteps bounds the causal path's walk.
-const MaxSteps = 2000
+// MaxSteps bounds the causal path's walk. The walk goes back latest
+// first, so a failure at the end of a long computation (a regex program's
+// run, after the compiling that the change altered) visits every differing
+// step of that computation before it reaches the change: 2,000 steps did
+// not reach regexp2's reduction pass, 20,000 did, in the same comparison
+// time and 10% more peak heap.
+const MaxSteps = 20000
 
 // Step is one event of the causal path of differences.
 type Step struct {
