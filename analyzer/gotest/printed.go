@@ -234,14 +234,15 @@ func opaque(shown string) bool {
 		strings.HasSuffix(shown, " (Local)")
 }
 
-// errMessage matches an error shown with its message: the dynamic type,
-// then the message quoted, maybe cut short with its length.
-var errMessage = regexp.MustCompile(`^non-nil \S+ (` + quoted + `(?:… \(len \d+\))?)$`)
+// errMessage matches an error shown with its message (the dynamic type,
+// then the message quoted, maybe cut short with its length), or a
+// reflect.Type with its name, which is what %v prints for it.
+var errMessage = regexp.MustCompile(`^(?:non-nil \S+|reflect\.Type) (` + quoted + `(?:… \(len \d+\))?)$`)
 
 // held is the value a shown reflect.Value holds, which is what fmt prints
 // for it ("reflect.Value(int: 3)" prints as 3), or the message of an error
-// shown with it, which is what %v and %s print; any other shown value is
-// returned as it is.
+// shown with it or a reflect.Type's name, which is what %v and %s print;
+// any other shown value is returned as it is.
 func held(shown string) string {
 	if m := errMessage.FindStringSubmatch(shown); m != nil {
 		return m[1]

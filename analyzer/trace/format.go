@@ -95,8 +95,11 @@ func (v Value) Format(t Type, objs *Objects) string {
 				return "non-nil " + typ // the dynamic type
 			}
 			shown := Value{Kind: ValString, Len: v.Len, Prefix: msg}.Format(Type{}, nil)
-			if typ == "" {
+			switch typ {
+			case "":
 				return "error " + shown
+			case "*reflect.rtype":
+				return "reflect.Type " + shown // the type's name
 			}
 			return "non-nil " + typ + " " + shown
 		case objs == nil || t.Name == "" || v.Kind == ValIface:

@@ -36,6 +36,7 @@ const ifaceTest = `package p
 import (
 	"errors"
 	"io/fs"
+	"reflect"
 	"testing"
 )
 
@@ -49,9 +50,11 @@ func TestX(t *testing.T) {
 	var boxed any = NotFound{Name: "v"}
 	var pt any = Point{6, 5.5}
 	var ref any = Ref{}
+	kind := reflect.TypeOf(map[string]int{})
+	var elem any = kind.Elem()
 	var none error
 	nothing := none
-	if empty == nil || missing == nil || again == nil || wrapped == nil || plain == nil || path == nil || boxed == nil || pt == nil || ref == nil || nothing != nil {
+	if empty == nil || missing == nil || again == nil || wrapped == nil || plain == nil || path == nil || boxed == nil || pt == nil || ref == nil || kind == nil || elem == nil || nothing != nil {
 		t.Fatal("values")
 	}
 }
@@ -63,7 +66,9 @@ func TestX(t *testing.T) {
 // errors.New or fmt.Errorf is shown with its message, cut after its first
 // bytes; another error type's Error method is never called. A small struct
 // or array held through a pointer to a copy is shown by its fields; one
-// held in the interface's data word (one pointer field) by its type.
+// held in the interface's data word (one pointer field) by its type. A
+// reflect.Type, in its own interface or an empty one, is shown by the
+// name of the type it describes.
 func TestInterfaceDynamicTypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a traced test binary")
@@ -81,6 +86,8 @@ func TestInterfaceDynamicTypes(t *testing.T) {
 		"boxed":   "NotFound{Name: len 1}",
 		"pt":      "Point{6, 5.5}",
 		"ref":     "non-nil p.Ref",
+		"kind":    `reflect.Type "map[stri"… (len 14)`,
+		"elem":    `reflect.Type "int"`,
 		"nothing": "nil",
 	} {
 		if shown[name] != want {

@@ -22,9 +22,10 @@ const (
 	// vBytes is a []byte: a slice's three words, then its content's hash
 	// and first bytes, as a string's (decoded as a ValSlice).
 	vBytes = 14
-	// vError is an interface holding an error whose message is known
-	// (errtext.go): its two words, then the message's length, hash and
-	// first bytes (decoded as a ValIface).
+	// vError is an interface holding an error whose message is known,
+	// or a reflect.Type (errtext.go): its two words, then the message's
+	// or the type name's length, hash and first bytes (decoded as a
+	// ValIface).
 	vError = 15
 )
 
@@ -236,14 +237,14 @@ func (it *item) slice(t uint64, typ reflect.Type, p unsafe.Pointer) {
 }
 
 // iface sets it to the interface of type typ at p: its two words, and the
-// message of an error that has one (errorText) or the bytes of a small
-// value it holds (boxedLayout).
+// message of an error that has one or the name of a reflect.Type
+// (heldText), or the bytes of a small value it holds (boxedLayout).
 func (it *item) iface(t uint64, typ reflect.Type, p unsafe.Pointer) {
 	h := (*[2]uintptr)(p)
 	itab := typ.NumMethod() > 0
 	boxed := nameType(*(*unsafe.Pointer)(p), itab)
 	data := (*[2]unsafe.Pointer)(p)[1]
-	if msg, ok := errorText(*(*unsafe.Pointer)(p), itab, data); ok {
+	if msg, ok := heldText(*(*unsafe.Pointer)(p), itab, data); ok {
 		it.words(t, vError, uint64(h[0]), uint64(h[1]), uint64(len(msg)), strHash(msg), prefixWord(msg))
 		return
 	}
