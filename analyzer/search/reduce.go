@@ -17,7 +17,8 @@ const largeChange = 100
 // reduce returns a 1-minimal subset of all whose revert compiles and
 // passes (for a monotone test), found by leaving units out of it while
 // the rest still passes: whole files, then functions, then single hunks,
-// each by halves (drop), as complement-only delta debugging does. Each
+// each first all those the compiler lets go at once (gather), then by
+// halves (drop), as complement-only delta debugging does. Each
 // variant is built before it is run, and one that does not compile counts
 // as failing: its auxiliary hunks are in the set already, so none are
 // searched for.
@@ -95,15 +96,15 @@ func (s *searcher) reduce(ctx context.Context, all []diffhunks.ID) (root, aux []
 // gather leaves out of set, at one run, every unit whose absence the
 // compiler accepts: it takes the units in turn, each left out when the
 // rest still compiles without it and the ones taken before (type checks,
-// not runs), and goes round again while one was. When the rest fails, a binary search over the prefixes of
-// that list finds the unit whose absence makes it fail (each prefix
-// compiles, as it was checked so); the units before it are left out, it
-// is kept, and the gathering starts again. In a refactor most units can
-// go but only with others (halving then builds halves that do not
-// compile and ends up running one unit at a time); this costs one run per
-// needed unit the compiler lets go, times the search's log, plus one.
-// Units the compiler needs stay for drop, which can leave out those
-// needed only by each other.
+// not runs), and goes round again while one was. When the rest fails, a
+// binary search over the prefixes of that list finds the unit whose
+// absence makes it fail (each prefix compiles, as it was checked so); the
+// units before it are left out, it is kept, and the gathering starts
+// again. In a refactor most units can go but only with others (halving
+// then builds halves that do not compile and ends up running one unit at
+// a time); this costs one run per needed unit the compiler lets go, times
+// the search's log, plus one. Units the compiler needs stay for drop,
+// which can leave out those needed only by each other.
 func (s *searcher) gather(ctx context.Context, set []diffhunks.ID, units [][]diffhunks.ID) ([]diffhunks.ID, error) {
 	kept := map[int]bool{}
 	for !s.aux.late(ctx) {
@@ -136,8 +137,11 @@ func (s *searcher) gather(ctx context.Context, set []diffhunks.ID, units [][]dif
 			return out
 		}
 		passed, _, err := s.passesWithout(ctx, rest)
-		if err != nil || passed {
-			return rest, err
+		if err != nil {
+			return nil, err
+		}
+		if passed {
+			return rest, nil
 		}
 		lo, hi := 0, len(order) // set without prefix(lo) passes, without prefix(hi) fails
 		for hi-lo > 1 {
