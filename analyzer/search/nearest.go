@@ -55,8 +55,16 @@ func Nearest(ctx context.Context, t Tester, hunks []diffhunks.Hunk, f *Found, ca
 	// every try: the change may have rewritten the test to expect its new
 	// behaviour.
 	s.extra = intersect(norm(f.Aux), norm(opt.TestHunks))
+	s.failed = f.failed
 	for _, h := range tries {
 		root := []diffhunks.ID{h}
+		// A try the search ran with more reverted, and failed, is not
+		// run again alone (failsWithMore).
+		if guess, err := s.guessFails(ctx, union(root, s.extra)); err != nil {
+			return nil, err
+		} else if guess {
+			continue
+		}
 		// Only the auxiliary hunks the compiler or a guess points at:
 		// with the whole pool the try would revert f's root too.
 		v, err := s.tryAux(ctx, root, false)

@@ -257,3 +257,23 @@ func TestHinted(t *testing.T) {
 		t.Errorf("a hint that does not compile cost %d builds, the plain search %d: want at most 3 more", builds[1], builds[0])
 	}
 }
+
+// TestNearestSparesWhatFailedWithMore: a hunk the failing run executed
+// nearer the failure, which the search reverted with others in a run that
+// failed, is not tried alone.
+func TestNearestSparesWhatFailedWithMore(t *testing.T) {
+	ctx := context.Background()
+	hunks := hunksIn(8, 8, 1)
+	o := &oracle{passes: subsetRule(6)}
+	f := &Found{Root: []diffhunks.ID{6}, Trials: 4, failed: [][]diffhunks.ID{{2, 3, 4}}}
+	g, err := Nearest(ctx, o, hunks, f, ids(1, 8), []diffhunks.ID{3, 5, 6}, Plan{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(g.Root, []diffhunks.ID{6}) {
+		t.Errorf("root %v, want [6]", g.Root)
+	}
+	if o.runs[key([]diffhunks.ID{3})] != 0 || o.runs[key([]diffhunks.ID{5})] != 1 {
+		t.Errorf("runs %v: want {5} tried and {3} not, as {2 3 4} failed", o.runs)
+	}
+}

@@ -32,7 +32,9 @@ const (
 //     identifiers (a refactor the real culprit needed to compile), it
 //     replaces it.
 //  2. 1-minimality: every hunk of root ∪ aux is left out in turn; if the
-//     rest still compiles and passes, the hunk is dropped for good. A root
+//     rest still compiles and passes, the hunk is dropped for good. A rest
+//     (or, in step 1, a hunk) that a failed run reverted with more is not
+//     run (failsWithMore). A root
 //     is only dropped while another root remains. A rest is not run when
 //     a build of it is known to have failed: minimising the auxiliary
 //     hunks built most of these sets. A rest without an auxiliary hunk
@@ -55,6 +57,12 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 			continue
 		}
 		checks++
+		if guess, err := s.guessFails(ctx, union([]diffhunks.ID{h}, s.extra)); err != nil || guess {
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			continue
+		}
 		v, err := s.try(ctx, []diffhunks.ID{h})
 		if err != nil {
 			return nil, nil, nil, err
@@ -111,6 +119,17 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 				rootNoCompile()
 				continue
 			}
+		}
+		if s.failsWithMore(rest) {
+			// It fails if it compiles; whether it does names the role.
+			ok, err := s.aux.compiles(ctx, rest)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if !ok {
+				rootNoCompile()
+			}
+			continue
 		}
 		r, err := s.run(ctx, rest)
 		if err != nil {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -81,5 +82,33 @@ func TestRefineCompileOnlyRoot(t *testing.T) {
 	}
 	if !slices.Equal(root, []diffhunks.ID{1, 2}) || len(aux) != 0 || result.Findings(why).Has(note.CompileOnly) {
 		t.Errorf("refine = root %v aux %v notes %+v, want root [1 2] and no note", root, aux, why)
+	}
+}
+
+// TestRefineSparesWhatFailedWithMore: the search ran {1, 2, 3}, which
+// failed, and settled on root {5} with hunk 1 as auxiliary. Trying 1 as a
+// root of its own, and checking the root without 5 (which leaves {1}),
+// would each run a subset of that failed set: neither runs, the first
+// only builds. Leaving 1 out runs {5}, which passes, so 1 goes.
+func TestRefineSparesWhatFailedWithMore(t *testing.T) {
+	ctx := context.Background()
+	hunks := hunksIn(10, 10, 1)
+	o := &oracle{passes: subsetRule(5)}
+	s := newSearcher(o, hunks, Plan{})
+	if r, err := s.run(ctx, ids(1, 3)); err != nil || r.Passed() {
+		t.Fatalf("run of {1 2 3}: %v, %v; want a failure", r.Outcome, err)
+	}
+	root, aux, _, err := s.refine(ctx, []diffhunks.ID{5}, []diffhunks.ID{1}, ids(1, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(root, []diffhunks.ID{5}) || len(aux) != 0 {
+		t.Errorf("root %v aux %v, want [5] and none", root, aux)
+	}
+	if n := o.runs[key([]diffhunks.ID{1})]; n != 0 {
+		t.Errorf("{1} ran %d times; a failed run had reverted it with more", n)
+	}
+	if n := o.runs[key([]diffhunks.ID{5})]; n != 1 {
+		t.Errorf("{5} ran %d times, want 1", n)
 	}
 }

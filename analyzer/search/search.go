@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,6 +113,9 @@ type Found struct {
 	// Notes say how the answer was reached when it is not the plain
 	// outcome of the strategy (fallbacks, unresolved variants).
 	Notes result.Findings
+	// failed are the sets the search ran that compiled and failed
+	// (searcher.failsWithMore).
+	failed [][]diffhunks.ID
 }
 
 // ErrProofFailed is returned, with a Found whose Root is empty and whose
@@ -139,7 +143,8 @@ type searcher struct {
 	trials   atomic.Int64
 
 	mu         sync.Mutex
-	unresolved int // variants that did not compile even with aux
+	unresolved int              // variants that did not compile even with aux
+	failed     [][]diffhunks.ID // the sets run that compiled and failed
 }
 
 // variant is the outcome of trying one set of hunks: the run of the set
@@ -179,9 +184,40 @@ func (s *searcher) run(ctx context.Context, set []diffhunks.ID) (trial.Result, e
 		if r.Outcome != trial.Timeout {
 			s.aux.builds.put(k, built{ok: r.Compiled(), msg: r.Message})
 		}
+		if r.Outcome == trial.Fail {
+			s.mu.Lock()
+			s.failed = append(s.failed, set)
+			s.mu.Unlock()
+		}
 		return r, nil
 	})
 	return r, err
+}
+
+// failsWithMore reports whether a run that reverted every hunk of the
+// sorted set, and more, compiled and failed. Taking the test as monotone,
+// the set fails too. Only the steps after a search ask (the roles, the
+// check of 1-minimality, a nearer root): there a wrong guess costs an
+// improvement, never the proven root. The search itself does not, as a
+// change can hold hunks whose revert helps only without another's.
+func (s *searcher) failsWithMore(set []diffhunks.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.failed {
+		if len(f) >= len(set) && len(intersect(set, f)) == len(set) {
+			return true
+		}
+	}
+	return false
+}
+
+// guessFails reports whether the sorted set compiles and failsWithMore:
+// a run of it can be spared.
+func (s *searcher) guessFails(ctx context.Context, set []diffhunks.ID) (bool, error) {
+	if !s.failsWithMore(set) {
+		return false, nil
+	}
+	return s.aux.compiles(ctx, set)
 }
 
 // try runs the sorted set with s.extra, adding auxiliary hunks when it does
@@ -321,6 +357,7 @@ func (s *searcher) stats(f *Found) {
 	f.Builds = int(s.aux.nbuilds.Load())
 	s.mu.Lock()
 	n := s.unresolved
+	f.failed = slices.Clone(s.failed)
 	s.mu.Unlock()
 	if n > 0 {
 		f.Notes.Add(result.Note{Code: note.Unresolved, N: n})
