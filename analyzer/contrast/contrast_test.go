@@ -729,28 +729,29 @@ func TestChainMarksMergedDivergence(t *testing.T) {
 // TestPathThroughSliceElements: the change alters the elements a function
 // stores in a slice it returns, not its length, and the test compares the
 // whole slice in a call the tracer does not enter. The two runs' slices
-// have one length and capacity, and only their elements' hashes tell them
-// apart (numbers by their bits, strings by their lengths and first
-// bytes): the path goes from the comparison through the slice to the
-// changed store, and the step shows that the elements differ.
+// have one length and capacity, too long to be recorded with their
+// elements, and only their elements' hashes tell them apart (numbers by
+// their bits, strings by their lengths and first bytes): the path goes
+// from the comparison through the slice to the changed store, and the step
+// shows that the elements differ.
 func TestPathThroughSliceElements(t *testing.T) {
 	for _, tc := range []struct {
 		name, elem, base, head, want string
 	}{
-		{"numbers", "int", "ws[i] = i + 1", "ws[i] = 2 * (i + 1)", "1, 2, 3"},
-		{"strings", "string", `ws[i] = "w" + string(rune('0'+i+1))`, `ws[i] = "v" + string(rune('0'+i+1))`, `"w1", "w2", "w3"`},
+		{"numbers", "int", "ws[i] = i + 1", "ws[i] = 2 * (i + 1)", "1, 2, 3, 4, 5"},
+		{"strings", "string", `ws[i] = "w" + string(rune('0'+i+1))`, `ws[i] = "v" + string(rune('0'+i+1))`, `"w1", "w2", "w3", "w4", "w5"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := func(store string) map[string]string {
 				return moduleP(
 					"package p\n\nfunc Weights(n int) []"+tc.elem+" {\n\tws := make([]"+tc.elem+", n)\n\tfor i := range ws {\n\t\t"+store+"\n\t}\n\treturn ws\n}\n",
-					"package p\n\nimport (\n\t\"slices\"\n\t\"testing\"\n)\n\nfunc TestW(t *testing.T) {\n\tgot := Weights(3)\n\tif !slices.Equal(got, []"+tc.elem+"{"+tc.want+"}) {\n\t\tt.Fatal(got)\n\t}\n}\n",
+					"package p\n\nimport (\n\t\"slices\"\n\t\"testing\"\n)\n\nfunc TestW(t *testing.T) {\n\tgot := Weights(5)\n\tif !slices.Equal(got, []"+tc.elem+"{"+tc.want+"}) {\n\t\tt.Fatal(got)\n\t}\n}\n",
 				)
 			}
 			c, p := pathReaches(t, src(tc.base), src(tc.head), "TestW", "p.go:8 return ws")
 			for _, s := range p.Steps {
-				if st := c.Statement(s); st.Text == "return ws" && st.Values["ws"] != "len 3, other elements" {
-					t.Errorf("return ws shows ws = %q, want len 3, other elements", st.Values["ws"])
+				if st := c.Statement(s); st.Text == "return ws" && st.Values["ws"] != "len 5, other elements" {
+					t.Errorf("return ws shows ws = %q, want len 5, other elements", st.Values["ws"])
 				}
 			}
 		})

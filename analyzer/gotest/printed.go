@@ -231,7 +231,7 @@ func opaque(shown string) bool {
 	return shown == "…" || strings.Contains(shown, "{") && !strings.HasPrefix(shown, `"`) || shown == "non-nil" || strings.HasPrefix(shown, "non-nil ") || strings.HasPrefix(shown, "*") || strings.HasPrefix(shown, "&") ||
 		strings.HasPrefix(shown, "len ") || strings.HasSuffix(shown, "…") ||
 		strings.HasPrefix(shown, "reflect.Value(") || strings.HasPrefix(shown, "<invalid reflect.Value") ||
-		strings.HasSuffix(shown, " (Local)")
+		strings.HasSuffix(shown, " (Local)") || strings.HasPrefix(shown, "[") && strings.Contains(shown, `"…`)
 }
 
 // errMessage matches an error shown with its message (the dynamic type,
@@ -282,6 +282,10 @@ func sameValue(printed, shown string) bool {
 	if printed == shown || constName.MatchString(shown) && sameConst(printed, shown) {
 		return true
 	}
+	if elems, ok := listElems(shown); ok {
+		// %v and %s print a slice's strings bare; %q quoted, as shown.
+		return printed == "["+strings.Join(elems, " ")+"]"
+	}
 	if m := truncated.FindStringSubmatch(shown); m != nil {
 		prefix, err := strconv.Unquote(m[1])
 		n, _ := strconv.Atoi(m[2])
@@ -315,3 +319,34 @@ func sameValue(printed, shown string) bool {
 // squash collapses runs of whitespace, as go test's indentation of a
 // message's lines changes them.
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// listElems gives the elements of a slice shown by them (["a" "b c"],
+// [1 2]), strings unquoted; false for any other shown value.
+func listElems(shown string) ([]string, bool) {
+	in, ok := strings.CutPrefix(shown, "[")
+	if !ok || strings.HasPrefix(shown, "[]") {
+		return nil, false
+	}
+	if in, ok = strings.CutSuffix(in, "]"); !ok {
+		return nil, false
+	}
+	var elems []string
+	for in != "" {
+		if in[0] == '"' {
+			q, err := strconv.QuotedPrefix(in)
+			if err != nil {
+				return nil, false
+			}
+			s, _ := strconv.Unquote(q)
+			elems, in = append(elems, s), in[len(q):]
+		} else {
+			tok, rest, _ := strings.Cut(in, " ")
+			elems, in = append(elems, tok), " "+rest
+		}
+		if in != "" && in[0] != ' ' {
+			return nil, false
+		}
+		in = strings.TrimPrefix(in, " ")
+	}
+	return elems, true
+}

@@ -290,10 +290,11 @@ func (d *decoder) rebuild(e *Event, overflow bool) {
 
 // Item tags (see package instrument/rt): value kind in bits 0-3, role 4-5, location
 // kind 6-7, payload words 8-11, the inline flag 12, the hashed flag 13,
-// the slot 16-31 and an inline value in 32-63.
+// the elements flag 14, the slot 16-31 and an inline value in 32-63.
 const (
 	tagInline = 1 << 12
 	tagHashed = 1 << 13 // a slice with its elements' hash, an interface with the small value it holds
+	tagElems  = 1 << 14 // a hashed slice with its few elements (elemsText)
 	roleMove  = 3
 )
 

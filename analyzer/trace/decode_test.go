@@ -139,3 +139,31 @@ func TestDecodeHashedSlice(t *testing.T) {
 		t.Errorf("decodeItem = %+v, rest %v; want %+v, rest [0xa0]", v, rest, want)
 	}
 }
+
+// TestDecodeSliceElements: a hashed slice item with the elements flag
+// carries a header word and a word per element after its hash; the words
+// after them are left for the caller, and a header that counts more
+// elements than the item holds leaves the value undecoded.
+func TestDecodeSliceElements(t *testing.T) {
+	tag := uint64(ValSlice) | tagHashed | tagElems
+	word := func(s string) (w uint64) {
+		for i := range len(s) {
+			w |= uint64(s[i]) << (8 * i)
+		}
+		return w
+	}
+	v, rest := decodeItem(tag, []uint64{0xc000, 2, 2, 0xfeed, 2<<60 | 3<<56 | 12<<16 | 2, word("ab"), word("abcdefgh"), 0xa0})
+	if got, ok := v.elems(); !ok || got != `["ab" "abcdefgh"…]` || len(rest) != 1 || rest[0] != 0xa0 {
+		t.Errorf("strings: elems %q %v, rest %v; want [\"ab\" \"abcdefgh\"…], rest [0xa0]", got, ok, rest)
+	}
+	if v.isBytes() || v.Format(Type{}, nil) != `["ab" "abcdefgh"…]` {
+		t.Errorf("strings: isBytes %v, shown %q", v.isBytes(), v.Format(Type{}, nil))
+	}
+	v, _ = decodeItem(tag, []uint64{0xc000, 2, 2, 0xfeed, 2<<60 | 0<<56, 5, 1<<63 | 1})
+	if got, _ := v.elems(); got != "[5 -9223372036854775807]" {
+		t.Errorf("signed: elems %q", got)
+	}
+	if v, rest := decodeItem(tag, []uint64{0xc000, 2, 2, 0xfeed, 3 << 60, 1}); v != (Value{}) || rest != nil {
+		t.Errorf("short item: %+v, rest %v; want nothing", v, rest)
+	}
+}

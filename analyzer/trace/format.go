@@ -36,7 +36,8 @@ func (v Value) String() string {
 // slice of other plain elements has a hash of them, but no first bytes
 // (and is never empty).
 func (v Value) isBytes() bool {
-	return v.Kind == ValSlice && v.Hash != 0 && (v.Prefix != "" || v.Len == 0)
+	_, elems := v.elems()
+	return v.Kind == ValSlice && v.Hash != 0 && (v.Prefix != "" || v.Len == 0) && !elems
 }
 
 // Format renders a value for a reader: numbers and strings as Go writes
@@ -77,6 +78,9 @@ func (v Value) Format(t Type, objs *Objects) string {
 			return fmt.Sprintf("[]byte(%s)", strconv.Quote(v.Prefix))
 		case v.isBytes():
 			return fmt.Sprintf("[]byte(%q…) (len %d)", v.Prefix, v.Len)
+		}
+		if text, ok := v.elems(); ok {
+			return text
 		}
 		return fmt.Sprintf("len %d", v.Len)
 	case ValPointer, ValIface:

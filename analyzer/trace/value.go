@@ -31,8 +31,18 @@ func decodeItem(tag uint64, w []uint64) (Value, []uint64) {
 			return Value{}, nil
 		}
 		v, _ := decodeValue(k, w[:3])
-		v.Hash = w[3]
-		return v, w[4:]
+		v.Hash, w = w[3], w[4:]
+		if tag&tagElems != 0 {
+			n := 0
+			if len(w) > 0 {
+				n = int(w[0] >> 60)
+			}
+			if len(w) < 1+n {
+				return Value{}, nil
+			}
+			v.Prefix, w = elemsMark+elemsText(w[0], w[1:1+n]), w[1+n:]
+		}
+		return v, w
 	}
 	if tag&tagInline == 0 {
 		return decodeValue(k, w)
@@ -434,4 +444,42 @@ func parseLayout(s string) *Layout {
 		l.Fields = append(l.Fields, Field{Name: f[0], Offset: off, Type: t})
 	}
 	return l
+}
+
+// elemsMark starts the Prefix of a slice recorded with its elements, then
+// their text: longer than the eight bytes a []byte's Prefix holds, so the
+// two never meet.
+const elemsMark = "\x00elems\x00"
+
+// elemsText writes the elements a small slice was recorded with (package
+// instrument/rt: a header word with their count, class and, for strings,
+// lengths; a word each) as Go prints them with %q for strings and %v for
+// numbers: [1 2 3], ["a" "bc"], a long string cut after its first bytes.
+func elemsText(head uint64, ws []uint64) string {
+	parts := make([]string, len(ws))
+	for i, x := range ws {
+		switch head >> 56 & 0xf {
+		case 0:
+			parts[i] = strconv.FormatInt(int64(x), 10)
+		case 1:
+			parts[i] = strconv.FormatUint(x, 10)
+		case 2:
+			parts[i] = strconv.FormatFloat(math.Float64frombits(x), 'g', -1, 64)
+		default:
+			n := int(head >> (16 * i) & 0xffff)
+			parts[i] = strconv.Quote(prefixOf(x, min(8, n)))
+			if n > 8 {
+				parts[i] += "…"
+			}
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// elems is the text of the elements v was recorded with, when it was.
+func (v Value) elems() (string, bool) {
+	if v.Kind != ValSlice || len(v.Prefix) <= len(elemsMark) {
+		return "", false
+	}
+	return strings.CutPrefix(v.Prefix, elemsMark)
 }

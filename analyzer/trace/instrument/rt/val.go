@@ -57,7 +57,28 @@ const (
 	// their contents apart; and an interface recorded with the bytes of
 	// the small value it holds after its two words (boxedLayout).
 	hashed = 1 << 13
+	// elems marks a hashed slice of at most shownElems numbers of eight
+	// bytes or strings recorded with its elements after the hash: a
+	// header word (count in bits 60-63, class in 56-59: 0 signed, 1
+	// unsigned, 2 float, 3 string; each string's length in 16 bits from
+	// bit 0), then a word per element, a string's first bytes.
+	elems      = 1 << 14
+	shownElems = 3
 )
+
+// wordClass is the class (elems) of elements of kind k when they are
+// numbers of eight bytes, which a small slice is recorded with.
+func wordClass(k reflect.Kind) (uint64, bool) {
+	switch k {
+	case reflect.Int, reflect.Int64:
+		return 0, true
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return 1, true
+	case reflect.Float64:
+		return 2, true
+	}
+	return 0, false
+}
 
 // flat reports whether elements of kind k are plain bits: a slice of them
 // is hashed by its memory.
@@ -214,7 +235,8 @@ func encodeAt(it *item, t uint64, typ reflect.Type, p unsafe.Pointer) {
 
 // slice sets it to the slice of type typ at p: its three words, and for a
 // []byte its content's hash and first bytes, for other plain elements or
-// strings a hash of them (hashed).
+// strings a hash of them (hashed), and for a few numbers of eight bytes or
+// strings the elements themselves (elems).
 func (it *item) slice(t uint64, typ reflect.Type, p unsafe.Pointer) {
 	h := (*[3]uintptr)(p)
 	if typ.Elem().Kind() == reflect.Uint8 {
@@ -225,12 +247,29 @@ func (it *item) slice(t uint64, typ reflect.Type, p unsafe.Pointer) {
 	}
 	if n := h[1] * typ.Elem().Size(); n > 0 && flat(typ.Elem().Kind()) {
 		b := unsafe.String((*byte)((*[3]unsafe.Pointer)(p)[0]), n)
-		it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), wordHash(b))
+		class, ok := wordClass(typ.Elem().Kind())
+		if !ok || h[1] > shownElems {
+			it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), wordHash(b))
+			return
+		}
+		it.words(t|hashed|elems, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), wordHash(b), uint64(h[1])<<60|class<<56)
+		it.add(unsafe.Slice((*uint64)((*[3]unsafe.Pointer)(p)[0]), h[1])...)
 		return
 	}
 	if h[1] > 0 && typ.Elem().Kind() == reflect.String {
 		ss := unsafe.Slice((*string)((*[3]unsafe.Pointer)(p)[0]), h[1])
-		it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), stringsHash(ss))
+		if h[1] > shownElems {
+			it.words(t|hashed, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), stringsHash(ss))
+			return
+		}
+		head := uint64(h[1])<<60 | 3<<56
+		var firsts [shownElems]uint64
+		for i, s := range ss {
+			head |= uint64(min(len(s), 0xffff)) << (16 * i)
+			firsts[i] = prefixWord(s)
+		}
+		it.words(t|hashed|elems, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]), stringsHash(ss), head)
+		it.add(firsts[:h[1]]...)
 		return
 	}
 	it.words(t, vSlice, uint64(h[0]), uint64(h[1]), uint64(h[2]))
