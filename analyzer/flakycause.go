@@ -185,6 +185,9 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		}
 	})
 	res.Tree = ex.Tree
+	// The tree's values are one traced run's; the message that printed
+	// them is that run's, not the first failing run's.
+	res.tracedOutput = ex.Output
 	res.Notes = slices.DeleteFunc(res.Notes, func(n result.Note) bool { return n.Code == note.NoIntervention })
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/culprit-dev/culprit/analyzer"
+	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/analyzer/note"
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -398,6 +399,13 @@ func checkInterventionChain(t *testing.T, sc *scenario.Scenario, res *analyzer.R
 	}
 	if res.Notes.Has(note.NoIntervention) {
 		t.Errorf("a tree and the note that none was derived: %+v", res.Notes)
+	}
+	// The failure the report quotes is the traced run's whose values the
+	// tree's root shows: each run of a flaky test fails with its own.
+	if tg, doc := res.Tree.Target, res.Document(); tg.Text != "" {
+		if p, ok := gotest.CheckPrinted(tg.Text, tg.Values, doc.Failure.Message); ok && !p.Consistent() {
+			t.Errorf("the report quotes %q beside the tree's %s %v: %v", doc.Failure.Message, tg.Text, tg.Values, p.Mismatches)
+		}
 	}
 	links := map[string]string{} // place -> the strongest link of a step there
 	res.Tree.Walk(func(n *result.Node) {

@@ -54,8 +54,12 @@ func (o Bounds) withDefaults() Bounds {
 // Explanation is the interventional explanation of a flaky failure.
 type Explanation struct {
 	// Tree is the chain as a cause tree: F at the root.
-	Tree  *result.Node
-	Steps []Step
+	Tree *result.Node
+	// Output is the output of the traced failing run whose failure the
+	// tree's root shows, with its values: a flaky test's runs fail with
+	// other values, and the message that printed these is this run's.
+	Output string
+	Steps  []Step
 	// Preconditions are confirmed causes (and the correlated steps
 	// between them) earlier than the first confirmed step in preferred
 	// code: they set the stage, the chain starts after them.
@@ -152,6 +156,9 @@ func Intervene(ctx context.Context, r TracedTest, ob *Observation, opt Bounds) (
 	}
 	ex.Steps, ex.Preconditions = g.chain()
 	ex.Tree = tree(ob, ex.Steps)
+	if ob.Sample != nil {
+		ex.Output = ob.Sample.Result.Output
+	}
 	ex.Candidates, ex.Order = cs, d.order
 	ex.Interventions = g.tests
 	return ex, nil
