@@ -447,8 +447,8 @@ func parseLayout(s string) *Layout {
 }
 
 // elemsMark starts the Prefix of a slice recorded with its elements, then
-// their text: longer than the eight bytes a []byte's Prefix holds, so the
-// two never meet.
+// their text. The two are longer than the eight bytes a []byte's Prefix
+// holds at most, so the two never meet (Value.elems).
 const elemsMark = "\x00elems\x00"
 
 // elemsText writes the elements a small slice was recorded with (package
@@ -478,7 +478,7 @@ func elemsText(head uint64, ws []uint64) string {
 
 // elems is the text of the elements v was recorded with, when it was.
 func (v Value) elems() (string, bool) {
-	if v.Kind != ValSlice || len(v.Prefix) <= len(elemsMark) {
+	if v.Kind != ValSlice || len(v.Prefix) <= 8 {
 		return "", false
 	}
 	return strings.CutPrefix(v.Prefix, elemsMark)
