@@ -282,9 +282,11 @@ func sameValue(printed, shown string) bool {
 	if printed == shown || constName.MatchString(shown) && sameConst(printed, shown) {
 		return true
 	}
-	if elems, ok := listElems(shown); ok {
-		// %v and %s print a slice's strings bare; %q quoted, as shown.
-		return printed == "["+strings.Join(elems, " ")+"]"
+	if raw, elems, ok := listElems(shown); ok {
+		// %v and %s print a slice's strings bare; %q quoted, as shown;
+		// %#v (testify's diff) with its type, quoted and between commas.
+		return printed == "["+strings.Join(elems, " ")+"]" ||
+			strings.HasPrefix(printed, "[]") && strings.HasSuffix(printed, "{"+strings.Join(raw, ", ")+"}")
 	}
 	if m := truncated.FindStringSubmatch(shown); m != nil {
 		prefix, err := strconv.Unquote(m[1])
@@ -321,32 +323,32 @@ func sameValue(printed, shown string) bool {
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // listElems gives the elements of a slice shown by them (["a" "b c"],
-// [1 2]), strings unquoted; false for any other shown value.
-func listElems(shown string) ([]string, bool) {
+// [1 2]) as shown (raw) and with strings unquoted (elems); false for any
+// other shown value.
+func listElems(shown string) (raw, elems []string, ok bool) {
 	in, ok := strings.CutPrefix(shown, "[")
 	if !ok || strings.HasPrefix(shown, "[]") {
-		return nil, false
+		return nil, nil, false
 	}
 	if in, ok = strings.CutSuffix(in, "]"); !ok {
-		return nil, false
+		return nil, nil, false
 	}
-	var elems []string
 	for in != "" {
+		tok, rest, _ := strings.Cut(in, " ")
+		elem := tok
 		if in[0] == '"' {
 			q, err := strconv.QuotedPrefix(in)
 			if err != nil {
-				return nil, false
+				return nil, nil, false
 			}
-			s, _ := strconv.Unquote(q)
-			elems, in = append(elems, s), in[len(q):]
-		} else {
-			tok, rest, _ := strings.Cut(in, " ")
-			elems, in = append(elems, tok), " "+rest
+			tok, rest = q, in[len(q):]
+			elem, _ = strconv.Unquote(q)
+			if rest != "" && rest[0] != ' ' {
+				return nil, nil, false
+			}
+			rest = strings.TrimPrefix(rest, " ")
 		}
-		if in != "" && in[0] != ' ' {
-			return nil, false
-		}
-		in = strings.TrimPrefix(in, " ")
+		raw, elems, in = append(raw, tok), append(elems, elem), rest
 	}
-	return elems, true
+	return raw, elems, true
 }
