@@ -48,34 +48,10 @@ const (
 //
 // why says what changed, for Found.Notes.
 func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks.ID) (newRoot, newAux []diffhunks.ID, why []result.Note, err error) {
-	checks := 0
 	if len(aux) > maxRoleAux {
 		why = append(why, result.Note{Code: note.RolesUnchecked, N: len(aux)})
-	}
-	for _, h := range aux {
-		if len(aux) > maxRoleAux || checks == maxRoleChecks || !slices.Contains(candidates, h) {
-			continue
-		}
-		checks++
-		if guess, err := s.guessFails(ctx, union([]diffhunks.ID{h}, s.extra)); err != nil || guess {
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			continue
-		}
-		v, err := s.try(ctx, []diffhunks.ID{h})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if !v.passed() {
-			continue
-		}
-		set := union(union([]diffhunks.ID{h}, v.aux), s.extra)
-		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) {
-			root, aux = []diffhunks.ID{h}, minus(set, []diffhunks.ID{h})
-			why = append(why, result.Note{Code: note.RootByRole, Hunks: []diffhunks.ID{h}})
-			break
-		}
+	} else if root, aux, why, err = s.rootByRole(ctx, root, aux, candidates, why); err != nil {
+		return nil, nil, nil, err
 	}
 
 	set := union(root, aux)
@@ -152,6 +128,40 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 	if len(moved) > 0 && len(moved) < len(root) {
 		root, aux = minus(root, moved), union(aux, moved)
 		why = append(why, result.Note{Code: note.CompileOnly, Hunks: moved})
+	}
+	return root, aux, why, nil
+}
+
+// rootByRole is refine's first step: the first auxiliary candidate hunk
+// (of at most maxRoleChecks) whose revert passes with only the hunks it
+// needs to compile replaces the root, when that answer is smaller, or as
+// small while the root only renames identifiers.
+func (s *searcher) rootByRole(ctx context.Context, root, aux, candidates []diffhunks.ID, why []result.Note) ([]diffhunks.ID, []diffhunks.ID, []result.Note, error) {
+	checks := 0
+	for _, h := range aux {
+		if checks == maxRoleChecks || !slices.Contains(candidates, h) {
+			continue
+		}
+		checks++
+		if guess, err := s.guessFails(ctx, union([]diffhunks.ID{h}, s.extra)); err != nil || guess {
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			continue
+		}
+		v, err := s.try(ctx, []diffhunks.ID{h})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !v.passed() {
+			continue
+		}
+		set := union(union([]diffhunks.ID{h}, v.aux), s.extra)
+		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) {
+			root, aux = []diffhunks.ID{h}, minus(set, []diffhunks.ID{h})
+			why = append(why, result.Note{Code: note.RootByRole, Hunks: []diffhunks.ID{h}})
+			break
+		}
 	}
 	return root, aux, why, nil
 }
