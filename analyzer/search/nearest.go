@@ -60,9 +60,11 @@ func Nearest(ctx context.Context, t Tester, hunks []diffhunks.Hunk, f *Found, ca
 		root := []diffhunks.ID{h}
 		// A try the search ran with more reverted, and failed, is not
 		// run again alone (failsWithMore).
-		if guess, err := s.guessFails(ctx, union(root, s.extra)); err != nil {
+		guess, err := s.guessFails(ctx, union(root, s.extra))
+		if err != nil {
 			return nil, err
-		} else if guess {
+		}
+		if guess {
 			continue
 		}
 		// Only the auxiliary hunks the compiler or a guess points at:

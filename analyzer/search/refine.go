@@ -32,14 +32,13 @@ const (
 //     identifiers (a refactor the real culprit needed to compile), it
 //     replaces it.
 //  2. 1-minimality: every hunk of root ∪ aux is left out in turn; if the
-//     rest still compiles and passes, the hunk is dropped for good. A rest
-//     (or, in step 1, a hunk) that a failed run reverted with more is not
-//     run (failsWithMore). A root
+//     rest still compiles and passes, the hunk is dropped for good. A root
 //     is only dropped while another root remains. A rest is not run when
 //     a build of it is known to have failed: minimising the auxiliary
 //     hunks built most of these sets. A rest without an auxiliary hunk
 //     (or any rest, past maxRoleAux auxiliary hunks) is built before it
-//     is run.
+//     is run. A rest (or, in step 1, a hunk) that a failed run reverted
+//     with more is only built, not run (failsWithMore).
 //  3. Roles again: a root hunk without which the rest does not compile is
 //     needed with the others only so that they compile, and is auxiliary,
 //     as in reduce; unless every root hunk is, which the runs cannot tell
@@ -86,7 +85,10 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		// refactor the root needs to compile: most such rests do not.
 		// A build shows it before a test run is spent; for a rest that
 		// compiles, the run then finds the packages built.
-		if len(aux) > maxRoleAux || slices.Contains(aux, h) && !slices.Contains(s.extra, h) {
+		// A rest a failed run reverted with more fails too if it
+		// compiles (failsWithMore): it is only built, for the role.
+		guess := s.failsWithMore(rest)
+		if guess || len(aux) > maxRoleAux || slices.Contains(aux, h) && !slices.Contains(s.extra, h) {
 			ok, err := s.aux.compiles(ctx, rest)
 			if err != nil {
 				return nil, nil, nil, err
@@ -96,15 +98,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 				continue
 			}
 		}
-		if s.failsWithMore(rest) {
-			// It fails if it compiles; whether it does names the role.
-			ok, err := s.aux.compiles(ctx, rest)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			if !ok {
-				rootNoCompile()
-			}
+		if guess {
 			continue
 		}
 		r, err := s.run(ctx, rest)
@@ -143,10 +137,11 @@ func (s *searcher) rootByRole(ctx context.Context, root, aux, candidates []diffh
 			continue
 		}
 		checks++
-		if guess, err := s.guessFails(ctx, union([]diffhunks.ID{h}, s.extra)); err != nil || guess {
-			if err != nil {
-				return nil, nil, nil, err
-			}
+		guess, err := s.guessFails(ctx, union([]diffhunks.ID{h}, s.extra))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if guess {
 			continue
 		}
 		v, err := s.try(ctx, []diffhunks.ID{h})
