@@ -41,25 +41,21 @@ type prober func(mod *packages.Module, all map[string]*packages.Package, target 
 // probe run's when cfg.Probe, both when both are set (a function either
 // names is instrumented), or nil.
 func (cfg Config) prober(ctx context.Context) prober {
-	switch {
-	case cfg.Functions != nil && cfg.Probe:
-		return func(mod *packages.Module, all map[string]*packages.Package, target string, selected func(string) bool) map[funcKey]bool {
-			entered := named(mod, all, selected, cfg.Functions)
+	if cfg.Functions == nil && !cfg.Probe {
+		return nil
+	}
+	return func(mod *packages.Module, all map[string]*packages.Package, target string, selected func(string) bool) map[funcKey]bool {
+		if cfg.Functions == nil {
+			return probe(ctx, cfg, mod, all, target, selected)
+		}
+		entered := named(mod, all, selected, cfg.Functions)
+		if cfg.Probe {
 			for k, in := range probe(ctx, cfg, mod, all, target, selected) {
 				entered[k] = entered[k] || in
 			}
-			return entered
 		}
-	case cfg.Functions != nil:
-		return func(mod *packages.Module, all map[string]*packages.Package, target string, selected func(string) bool) map[funcKey]bool {
-			return named(mod, all, selected, cfg.Functions)
-		}
-	case cfg.Probe:
-		return func(mod *packages.Module, all map[string]*packages.Package, target string, selected func(string) bool) map[funcKey]bool {
-			return probe(ctx, cfg, mod, all, target, selected)
-		}
+		return entered
 	}
-	return nil
 }
 
 // named reports, for every function declaration of the non-test files of
