@@ -464,8 +464,8 @@ const (
 	ValComplex                  // Bits = real bits, Hash = imaginary bits
 	ValString                   // Len, Hash (FNV-1a 64), Prefix (first bytes)
 	ValPointer                  // Bits = address (pointer, map, chan, func, unsafe.Pointer); Nil
-	ValSlice                    // Bits = data pointer, Len, Cap; Nil; a []byte also has Hash and Prefix as a string, a non-empty slice of booleans, numbers or strings Hash its elements' (Prefix empty; Hash 0 for other slices)
-	ValIface                    // Bits = dynamic type word, Hash = data word; Nil; Prefix the dynamic type's name when the runtime gave it (decode.go readTypes); for an error of errors.New or fmt.Errorf, Len and Cap its message's length and hash, and Prefix ends in a NUL and the message's first bytes
+	ValSlice                    // Bits = data pointer, Len, Cap; Nil; a []byte also has Hash and Prefix as a string, a non-empty slice of booleans, numbers or strings Hash its elements' (Prefix empty, or for at most three numbers or strings their text after elemsMark, value.go; Hash 0 for other slices)
+	ValIface                    // Bits = dynamic type word, Hash = data word; Nil; Prefix the dynamic type's name when the runtime gave it (decode.go readTypes); for an error of errors.New or fmt.Errorf, or a reflect.Type, Len and Cap its message's (the type's name's) length and hash, and Prefix ends in a NUL and its first bytes; for a small struct or array held, Len its size, Cap structMark and Prefix the name, layout and bytes (value.go boxedMark)
 	ValOpaque                   // struct/array or other value: nothing recorded; a reflect.Value is described (decode.go reflectValue); a struct of at most MaxStructSize bytes of a known Layout has Len its size, Prefix its bytes (of a read or write, only what a reader is shown of them), Cap a mark and Hash 0 (decode.go structValue, masked): to the analyses it is still opaque
 	ValTime                     // time.Time: Bits, Len its wall and ext words (time.Time's own); Cap its zone word, Prefix the zone's name (decode.go); Hash of them
 	valReflect                  // a reflect.Value as recorded, decoded as a described ValOpaque

@@ -456,9 +456,10 @@ const elemsMark = "\x00elems\x00"
 // lengths; a word each) as Go prints them with %q for strings and %v for
 // numbers: [1 2 3], ["a" "bc"], a long string cut after its first bytes.
 func elemsText(head uint64, ws []uint64) string {
+	class := head >> 56 & 0xf
 	parts := make([]string, len(ws))
 	for i, x := range ws {
-		switch head >> 56 & 0xf {
+		switch class {
 		case 0:
 			parts[i] = strconv.FormatInt(int64(x), 10)
 		case 1:

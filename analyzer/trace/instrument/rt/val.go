@@ -42,12 +42,12 @@ const (
 // An item is a tag word followed by its payload words. The tag's low 32
 // bits hold the value kind (bits 0-3), the role (4-5), the location kind
 // (6-7), the number of payload words (8-11), the inline flag (12), the
-// hashed flag (13) and the operand slot (16-31). An inline value lives in
-// the tag's high 32 bits and takes no payload word: a bool, an integer
-// that fits in 32 bits (sign- or zero-extended by its kind), or a float
-// whose low 32 bits are zero. The payload holds the value's words unless
-// inline, then the location's: an address, or a map pointer followed by
-// the key as an item of its own.
+// hashed flag (13), the elements flag (14) and the operand slot (16-31).
+// An inline value lives in the tag's high 32 bits and takes no payload
+// word: a bool, an integer that fits in 32 bits (sign- or zero-extended by
+// its kind), or a float whose low 32 bits are zero. The payload holds the
+// value's words unless inline, then the location's: an address, or a map
+// pointer followed by the key as an item of its own.
 const (
 	inline = 1 << 12
 	nShift = 8
