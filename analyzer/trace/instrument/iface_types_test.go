@@ -76,7 +76,7 @@ func TestInterfaceDynamicTypes(t *testing.T) {
 	dir := writeTree(t, moduleP(ifaceModule, ifaceTest))
 	tr := tracePassing(t, dir, "./p", "TestX")
 	shown := written(tr, "example.com/m/p.TestX")
-	for name, want := range map[string]string{
+	wantShown(t, shown, map[string]string{
 		"empty":   `non-nil *errors.errorString "empty na"… (len 10)`,
 		"wrapped": `non-nil *fmt.wrapError "find: em"… (len 16)`,
 		"plain":   `non-nil *errors.errorString "ok"`,
@@ -89,9 +89,5 @@ func TestInterfaceDynamicTypes(t *testing.T) {
 		"kind":    `reflect.Type "map[stri"… (len 14)`,
 		"elem":    `reflect.Type "int"`,
 		"nothing": "nil",
-	} {
-		if shown[name] != want {
-			t.Errorf("%s shown as %q, want %q", name, shown[name], want)
-		}
-	}
+	})
 }

@@ -130,7 +130,7 @@ func TestOpaqueValues(t *testing.T) {
 		t.Fatalf("time.Now() printed without its monotonic reading: %q", printed("second"))
 	}
 	shown := written(tr, "example.com/m/p.TestX")
-	for name, want := range map[string]string{
+	wantShown(t, shown, map[string]string{
 		"first":  printed("first") + " (Local)" + mono,
 		"second": printed("second"),
 		"start":  "2024-03-05 14:30:15.123456789 +0000 UTC",
@@ -149,11 +149,7 @@ func TestOpaqueValues(t *testing.T) {
 		"field":  "reflect.Value(string)",
 		"inv":    "<invalid reflect.Value>",
 		"keys[Describe(LongishStringName(\"key\"))]": `reflect.Value(string LongishStringNam…: "value")`,
-	} {
-		if shown[name] != want {
-			t.Errorf("%s shown as %q, want %q", name, shown[name], want)
-		}
-	}
+	})
 
 	// Recording them allocates nothing (the program checks).
 	if tr := runTrace(t, dir, "./p", "TestAllocs"); !tr.Result.Passed {
@@ -174,6 +170,16 @@ func TestOpaqueValues(t *testing.T) {
 	}
 	if len(keys) != 2 || keys[0] == keys[1] {
 		t.Errorf("the writes of seen[start] and seen[end] are at %v, want two locations", keys)
+	}
+}
+
+// wantShown checks the shown values (written) of the operands want names.
+func wantShown(t *testing.T, shown, want map[string]string) {
+	t.Helper()
+	for name, w := range want {
+		if shown[name] != w {
+			t.Errorf("%s shown as %q, want %q", name, shown[name], w)
+		}
 	}
 }
 

@@ -34,7 +34,7 @@ func TestSliceElements(t *testing.T) {
 `, sliceElemsTest))
 	tr := tracePassing(t, dir, "./p", "TestX")
 	shown := written(tr, "example.com/m/p.TestX")
-	for name, want := range map[string]string{
+	wantShown(t, shown, map[string]string{
 		"args":  `["baz"]`,
 		"pair":  `["a b" "a long s"…]`,
 		"nums":  "[1 -2 3]",
@@ -42,9 +42,5 @@ func TestSliceElements(t *testing.T) {
 		"dist":  "[0.5 2]",
 		"many":  "len 4",
 		"small": "len 2",
-	} {
-		if shown[name] != want {
-			t.Errorf("%s shown as %q, want %q", name, shown[name], want)
-		}
-	}
+	})
 }

@@ -140,7 +140,7 @@ func TestStructValues(t *testing.T) {
 	dir := writeTree(t, moduleP(structModule, structTest))
 	tr := tracePassing(t, dir, "./p", "TestX")
 	shown := written(tr, "example.com/m/p.TestX")
-	for name, want := range map[string]string{
+	wantShown(t, shown, map[string]string{
 		"seg":        "Segment{Start: 8, Stop: 9, Padding: 2, Kind: p.KindGap, Open: true, Next: nil}",
 		"linked":     "Segment{Start: -1, Stop: 0, Padding: 0, Kind: p.KindNone, Open: false, Next: non-nil}",
 		"z":          "Segment{Start: 0, Stop: 0, Padding: 0, Kind: p.KindNone, Open: false, Next: nil}",
@@ -155,11 +155,7 @@ func TestStructValues(t *testing.T) {
 		"void":       "[1048576]struct{}{}",
 		"grown":      "Segment{Start: 8, Stop: 12, Padding: 2, Kind: p.KindGap, Open: true, Next: nil}",
 		"byKey[seg]": "1",
-	} {
-		if shown[name] != want {
-			t.Errorf("%s shown as %q, want %q", name, shown[name], want)
-		}
-	}
+	})
 	if q := written(tr, "example.com/m/p.Swap")["q"]; q != "…" {
 		t.Errorf("Swap's q shown as %q, want …: its layout depends on T", q)
 	}
