@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -19,6 +20,12 @@ func (a *Analysis) Failure() (Target, error) {
 		return Target{}, fmt.Errorf("%w: the trace records no failure", ErrNoCause)
 	}
 	i := a.firstFailure(fails)
+	if j := a.exitAfter(i); j >= 0 && slices.Contains(fails, j) {
+		// The failure that code the trace does not enter reported also
+		// ended the frame there (t.FailNow), and the test with it: the
+		// frame's exit is the failure, as when nothing reported it.
+		i = j
+	}
 	ev := a.tr.Event(i)
 	site := a.tr.SiteOf(i)
 	t := Target{Event: i, Outcome: "failed", Failure: i}
@@ -30,6 +37,13 @@ func (a *Analysis) Failure() (Target, error) {
 	switch {
 	case isTestifySite(site):
 		t.pred = predObserved
+		if b, ok := a.assertion(i); ok {
+			return b, nil
+		}
+	case ev.Kind == trace.EvFail && site.Kind != trace.SiteFail && len(ev.Reads) > 0:
+		// The test failed inside a call the trace does not enter (an
+		// assertion library's), made by this statement: its operands, as
+		// observed, are what the failure depends on.
 		if b, ok := a.assertion(i); ok {
 			return b, nil
 		}
@@ -51,6 +65,26 @@ func (a *Analysis) Failure() (Target, error) {
 	}
 	a.seen[t.Event] = true
 	return t, nil
+}
+
+// exitAfter returns the frame's abnormal exit that comes right after the
+// failure event i, at the same statement, when i is a failure that code
+// the trace does not enter reported (a failure event at a site that is
+// no fail site); else -1.
+func (a *Analysis) exitAfter(i int) int {
+	ev := a.tr.Event(i)
+	if ev.Kind != trace.EvFail || a.tr.SiteOf(i).Kind == trace.SiteFail {
+		return -1
+	}
+	evs := a.tr.FrameEvents(ev.Frame)
+	k := indexOf(evs, i)
+	if k < 0 || k+1 >= len(evs) {
+		return -1
+	}
+	if j := evs[k+1]; a.tr.Event(j).Kind == trace.EvPanic && a.tr.Event(j).Site == ev.Site {
+		return j
+	}
+	return -1
 }
 
 // firstFailure returns the first of the failure events fails that is a

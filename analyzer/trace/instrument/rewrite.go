@@ -42,6 +42,7 @@ type rewriter struct {
 	fname string // enclosing function, qualified
 	frame string // frame variable in scope ("_ctf", or the file's init frame)
 	fsig  *types.Signature
+	fbody *ast.BlockStmt // the enclosing function's body
 	gvar  string
 	ntmp  int // pointers declared for hoisted locations (_ctpN)
 }
@@ -239,8 +240,8 @@ func (r *rewriter) untypedOrigin(e ast.Expr) bool {
 
 // function instruments a function or closure body.
 func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt, n ast.Node) {
-	saveF, saveSig := r.frame, r.fsig
-	r.frame = fr
+	saveF, saveSig, saveBody := r.frame, r.fsig, r.fbody
+	r.frame, r.fbody = fr, body
 	if tv, ok := r.info.Types[ft]; ok {
 		r.fsig, _ = tv.Type.(*types.Signature)
 	}
@@ -275,13 +276,37 @@ func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.Blo
 	end := r.tab.add(&trace.Site{Kind: trace.SiteReturn, Pos: r.pos(body), Text: "}", Func: r.fname})
 	end.Pos.Line, end.Pos.Col = end.Pos.EndLine, end.Pos.EndCol-1
 	fmt.Fprintf(&b, "%s.E = %d; ", fr, end.ID)
+	inTest := strings.HasSuffix(r.rel, "_test.go")
+	if inTest {
+		fmt.Fprintf(&b, "%s.T = true; ", fr)
+	}
 	fmt.Fprintf(&b, "defer %s.Exit(%s.Enter(&%s, %d)); ", rtName, rtName, fr, s.ID)
+	if t := testingT(ft.Params, r.info); inTest && t != "" {
+		fmt.Fprintf(&b, "%s.Watch(&%s, %s); ", rtName, fr, t)
+	}
 	r.es.post(r.off(body.Lbrace)+1, b.String())
 	r.stmts(body.List)
 	if r.fsig == nil || r.fsig.Results().Len() == 0 {
 		r.es.pre(r.off(body.Rbrace), fmt.Sprintf("; %s.R = %d; ", fr, end.ID))
 	}
-	r.frame, r.fsig = saveF, saveSig
+	r.frame, r.fsig, r.fbody = saveF, saveSig, saveBody
+}
+
+// testingT returns the name of the *testing.T parameter among params, ""
+// if there is none: a test function's, which the frame's watch asks
+// whether the test failed (rt/watch.go).
+func testingT(params *ast.FieldList, info *types.Info) string {
+	for _, f := range params.List {
+		if len(f.Names) != 1 || f.Names[0].Name == "_" {
+			continue
+		}
+		if p, ok := info.TypeOf(f.Type).(*types.Pointer); ok {
+			if n, ok := p.Elem().(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == "T" {
+				return f.Names[0].Name
+			}
+		}
+	}
+	return ""
 }
 
 // addOperand appends an operand to s and returns its slot.

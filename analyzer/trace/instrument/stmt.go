@@ -51,6 +51,7 @@ func (r *rewriter) stmt(s ast.Stmt, at token.Pos) {
 		r.mark(at, st)
 		r.rangeHeader(s, st)
 		var b strings.Builder
+		b.WriteString(r.rangeEntry(s, st))
 		for _, e := range []ast.Expr{s.Key, s.Value} {
 			if e == nil || isBlank(e) {
 				continue
@@ -395,6 +396,38 @@ func (r *rewriter) rangeHeader(s *ast.RangeStmt, st *trace.Site) {
 	}
 	st.Exprs = []*trace.Expr{r.expr(s.X, st)}
 	r.es.wrap(r.off(s.X.Pos()), r.off(s.X.End()), fmt.Sprintf("%s.CL(%s, %d, %d, ", rtName, r.fa(), trace.EvAssign, st.ID), ")")
+}
+
+// rangeEntry returns the statement that records, in each iteration of a
+// range over a map that binds the element to a variable, the element as
+// a read of its map entry, m[k]: the iteration's value is what the last
+// write of that entry stored, so the element's origin is that write. The
+// map is held in a variable of the function's (rt.Hold around the ranged
+// expression) and a blank key is given a name. A range that assigns to
+// existing variables other than plain ones records nothing more.
+func (r *rewriter) rangeEntry(s *ast.RangeStmt, st *trace.Site) string {
+	mt, ok := r.under(s.X).(*types.Map)
+	if !ok || r.fbody == nil || s.Key == nil || s.Value == nil || isBlank(s.Value) {
+		return ""
+	}
+	key, ok1 := s.Key.(*ast.Ident)
+	val, ok2 := s.Value.(*ast.Ident)
+	if !ok1 || !ok2 || isBlank(key) && s.Tok != token.DEFINE {
+		return ""
+	}
+	r.ntmp++
+	m := fmt.Sprintf("_cth%d", r.ntmp)
+	keyText, keyShown := key.Name, key.Name
+	if isBlank(key) {
+		keyText, keyShown = fmt.Sprintf("_ctk%d", r.ntmp), "…"
+		r.es.replace(r.off(key.Pos()), r.off(key.End()), keyText)
+	}
+	r.es.post(r.off(r.fbody.Lbrace)+1, fmt.Sprintf("var %s any; ", m))
+	r.es.wrap(r.off(s.X.Pos()), r.off(s.X.End()), fmt.Sprintf("%s.Hold(&%s, ", rtName, m), ")")
+	slot := r.addOperand(st, val, mt.Elem(), locInfo{}, false)
+	st.Operands[slot].Text = fmt.Sprintf("%s[%s]", r.text(s.X), keyShown)
+	st.Operands[slot].Names = nil
+	return fmt.Sprintf("%s.RM(%s, %d, %s, %s, %s); ", rtName, r.fa(), slot, m, keyText, val.Name)
 }
 
 // tupleReturn marks `return f()` with a tuple result as a normal return

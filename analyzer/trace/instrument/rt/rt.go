@@ -200,6 +200,10 @@ type F struct {
 	E  uint32 // site of the end of the body, where a recovered frame returns
 	// test marks the frame of the test function (window.go).
 	test bool
+	// T marks a frame of a function declared in a test file, whose events
+	// watch for a failure reported by code the tracer does not enter
+	// (watch.go).
+	T bool
 
 	n   uint32 // pending item words in buf
 	ovf uint64 // overflow bit of the pending record (1<<39)
@@ -229,11 +233,15 @@ func emit(f *F, kind uint64, site uint32, keep bool) bool {
 	if iv != nil {
 		kind = iv.atEvent(site, kind)
 	}
+	if f.T {
+		watch(f, kind, site)
+	}
 	if f.test {
 		testEvent()
 	}
 	if kind == KFail {
 		failed(site)
+		announced.Store(true)
 	}
 	n := uintptr(f.n)
 	p := f.p

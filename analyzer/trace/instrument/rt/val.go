@@ -397,6 +397,25 @@ func VM[K comparable, E any](f *F, slot int, v E, m map[K]E, k K) E {
 	return v
 }
 
+// Hold stores m, the map a range ranges over, in *h for the iterations'
+// RM, and returns it.
+func Hold[M any](h *any, m M) M {
+	*h = m
+	return m
+}
+
+// RM pushes the element v at key k of the map held in m (Hold) as a read
+// of that map entry.
+//
+//go:noinline
+func RM[K comparable, E any](f *F, slot int, m any, k K, v E) {
+	p := (*[2]unsafe.Pointer)(unsafe.Pointer(&m))[1]
+	if p == nil {
+		return
+	}
+	recMap(f, roleRead, slot, v, *(*map[K]E)(unsafe.Pointer(&p)), k)
+}
+
 // W pushes the value written to operand slot.
 //
 //go:noinline
