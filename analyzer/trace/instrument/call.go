@@ -227,8 +227,8 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 	if rt == nil || tuple || at.IsValid() {
 		if kind == trace.SiteCallExt && at.IsValid() {
 			r.es.post(r.off(c.End()), fmt.Sprintf("; %s.E(%s, %d, %d)", rtName, r.fa(), trace.EvCallExt, cs.ID))
-			if strings.HasSuffix(r.rel, "_test.go") {
-				// A test's call of code the tracer does not enter (an
+			if r.watch {
+				// Test code's call of code the tracer does not enter (an
 				// assertion library) may fail the test and panic: the
 				// frame's exit is then recorded at the call, whose reads
 				// are the ones pending (rt/watch.go).

@@ -43,6 +43,7 @@ type rewriter struct {
 	frame string // frame variable in scope ("_ctf", or the file's init frame)
 	fsig  *types.Signature
 	fbody *ast.BlockStmt // the enclosing function's body
+	watch bool           // the enclosing function's frame watches for failures (rt/watch.go)
 	gvar  string
 	ntmp  int // pointers declared for hoisted locations (_ctpN)
 }
@@ -240,7 +241,7 @@ func (r *rewriter) untypedOrigin(e ast.Expr) bool {
 
 // function instruments a function or closure body.
 func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt, n ast.Node) {
-	saveF, saveSig, saveBody := r.frame, r.fsig, r.fbody
+	saveF, saveSig, saveBody, saveWatch := r.frame, r.fsig, r.fbody, r.watch
 	r.frame, r.fbody = fr, body
 	if tv, ok := r.info.Types[ft]; ok {
 		r.fsig, _ = tv.Type.(*types.Signature)
@@ -276,12 +277,19 @@ func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.Blo
 	end := r.tab.add(&trace.Site{Kind: trace.SiteReturn, Pos: r.pos(body), Text: "}", Func: r.fname})
 	end.Pos.Line, end.Pos.Col = end.Pos.EndLine, end.Pos.EndCol-1
 	fmt.Fprintf(&b, "%s.E = %d; ", fr, end.ID)
+	// The frames of test code watch for failures that code the tracer
+	// does not enter reports (rt/watch.go): functions of test files, test
+	// helpers elsewhere, which take a testing.T or testing.TB, and the
+	// closures inside them.
 	inTest := strings.HasSuffix(r.rel, "_test.go")
-	if inTest {
+	t, helper := testingParam(ft.Params, r.info)
+	_, lit := n.(*ast.FuncLit)
+	r.watch = inTest || helper || lit && saveWatch
+	if r.watch {
 		fmt.Fprintf(&b, "%s.T = true; ", fr)
 	}
 	fmt.Fprintf(&b, "defer %s.Exit(%s.Enter(&%s, %d)); ", rtName, rtName, fr, s.ID)
-	if t := testingT(ft.Params, r.info); inTest && t != "" {
+	if inTest && t != "" {
 		fmt.Fprintf(&b, "%s.Watch(&%s, %s); ", rtName, fr, t)
 	}
 	r.es.post(r.off(body.Lbrace)+1, b.String())
@@ -289,24 +297,33 @@ func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.Blo
 	if r.fsig == nil || r.fsig.Results().Len() == 0 {
 		r.es.pre(r.off(body.Rbrace), fmt.Sprintf("; %s.R = %d; ", fr, end.ID))
 	}
-	r.frame, r.fsig, r.fbody = saveF, saveSig, saveBody
+	r.frame, r.fsig, r.fbody, r.watch = saveF, saveSig, saveBody, saveWatch
 }
 
-// testingT returns the name of the *testing.T parameter among params, ""
-// if there is none: a test function's, which the frame's watch asks
-// whether the test failed (rt/watch.go).
-func testingT(params *ast.FieldList, info *types.Info) string {
+// testingParam returns the name of the *testing.T parameter among params
+// ("" if none), which a test function's frame hands its watch, and
+// whether any parameter is a *testing.T or a testing.TB: a test helper's.
+func testingParam(params *ast.FieldList, info *types.Info) (name string, helper bool) {
 	for _, f := range params.List {
-		if len(f.Names) != 1 || f.Names[0].Name == "_" {
+		t := info.TypeOf(f.Type)
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		n, ok := t.(*types.Named)
+		if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "testing" {
 			continue
 		}
-		if p, ok := info.TypeOf(f.Type).(*types.Pointer); ok {
-			if n, ok := p.Elem().(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == "T" {
-				return f.Names[0].Name
+		switch n.Obj().Name() {
+		case "T":
+			helper = true
+			if _, ptr := info.TypeOf(f.Type).(*types.Pointer); ptr && len(f.Names) == 1 && f.Names[0].Name != "_" && name == "" {
+				name = f.Names[0].Name
 			}
+		case "TB":
+			helper = true
 		}
 	}
-	return ""
+	return name, helper
 }
 
 // addOperand appends an operand to s and returns its slot.

@@ -12,7 +12,8 @@ import (
 // wrapper recovers, as goconvey's So does. The trace records the failure
 // at the test's statement that called it, with that statement's reads,
 // and only once; a failure at a fail site of the test's code stays that
-// site's alone.
+// site's alone. A test helper outside the test files that takes the
+// testing.T watches too, closures inside it included.
 func TestWatchFailureInUntracedLibrary(t *testing.T) {
 	lib := `package lib
 
@@ -53,6 +54,7 @@ import (
 	"testing"
 
 	"example.com/lib"
+	"example.com/m/testutil"
 )
 
 func Sum(a, b int) int { return a + b }
@@ -82,21 +84,48 @@ func TestExplicit(t *testing.T) {
 	lib.Check(t, got, 4)
 	_ = Sum(got, 1)
 }
+
+func TestHelper(t *testing.T) {
+	testutil.Expect(t, Sum(2, 2))
+	_ = Sum(0, 0)
+}
+`
+	util := `package testutil
+
+import (
+	"testing"
+
+	"example.com/lib"
+)
+
+// Expect checks that got is 5, the way the tests want it.
+func Expect(t *testing.T, got int) {
+	each(func() {
+		lib.Check(t, got, 5)
+	})
+}
+
+func each(f func()) { f() }
 `
 	dir := writeTree(t, map[string][]byte{
-		"go.mod":      []byte("module example.com/m\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./lib\n"),
-		"lib/go.mod":  []byte("module example.com/lib\n\ngo 1.22\n"),
-		"lib/lib.go":  []byte(lib),
-		"p/p_test.go": []byte(tests),
+		"go.mod":           []byte("module example.com/m\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./lib\n"),
+		"lib/go.mod":       []byte("module example.com/lib\n\ngo 1.22\n"),
+		"lib/lib.go":       []byte(lib),
+		"p/p_test.go":      []byte(tests),
+		"testutil/util.go": []byte(util),
 	})
 	for _, c := range []struct {
 		test string
+		file string
 		line int
 		read string // a read of the failure event: text = value
 	}{
-		{"TestCheck", 14, "got = 4"},
-		{"TestConvey", 22, "n = 6"},
-		{"TestExplicit", 31, ""},
+		{"TestCheck", "p/p_test.go", 15, "got = 4"},
+		{"TestConvey", "p/p_test.go", 23, "n = 6"},
+		{"TestExplicit", "p/p_test.go", 32, ""},
+		// A helper outside the test files, which takes the testing.T,
+		// calls the library from a closure.
+		{"TestHelper", "testutil/util.go", 12, "got = 4"},
 	} {
 		t.Run(c.test, func(t *testing.T) {
 			tr := runTrace(t, dir, "./p", c.test)
@@ -106,11 +135,11 @@ func TestExplicit(t *testing.T) {
 				at = append(at, tr.SiteOf(f).Pos.String())
 			}
 			if len(fails) != 1 {
-				t.Fatalf("failures at %v, want one at p/p_test.go:%d", at, c.line)
+				t.Fatalf("failures at %v, want one at %s:%d", at, c.file, c.line)
 			}
 			ev, s := tr.Event(fails[0]), tr.SiteOf(fails[0])
-			if ev.Kind != trace.EvFail || s.Pos.File != "p/p_test.go" || s.Pos.Line != c.line {
-				t.Fatalf("failure %v at %v, want a failure event at p/p_test.go:%d", ev.Kind, at, c.line)
+			if ev.Kind != trace.EvFail || s.Pos.File != c.file || s.Pos.Line != c.line {
+				t.Fatalf("failure %v at %v, want a failure event at %s:%d", ev.Kind, at, c.file, c.line)
 			}
 			if c.read == "" {
 				return
