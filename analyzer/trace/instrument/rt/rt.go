@@ -200,9 +200,9 @@ type F struct {
 	E  uint32 // site of the end of the body, where a recovered frame returns
 	// test marks the frame of the test function (window.go).
 	test bool
-	// T marks a frame of a function declared in a test file, whose events
-	// watch for a failure reported by code the tracer does not enter
-	// (watch.go).
+	// T marks a frame of test code (a function of a test file, a test
+	// helper, a closure inside either), whose events watch for a failure
+	// reported by code the tracer does not enter (watch.go).
 	T bool
 
 	n   uint32 // pending item words in buf

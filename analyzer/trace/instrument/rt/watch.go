@@ -5,8 +5,9 @@ import "sync/atomic"
 // A test can fail inside code the tracer does not enter: an assertion
 // library (goconvey's So, quicktest's Assert, gotest.tools' assert) calls
 // t.Fail or t.Errorf itself, and no fail site of the test's code runs.
-// The frames of functions declared in test files watch for it: at each of
-// their events they ask the test function's testing.T whether the test has
+// The frames of test code (functions of test files, test helpers that
+// take a testing.T, closures inside them) watch for it: at each of their
+// events they ask the test function's testing.T whether the test has
 // failed, and the first event after it has is preceded by a failure event
 // at the same site, holding the same pending reads: the operands of the
 // statement whose call failed the test. A failure that a fail site's event
@@ -34,8 +35,8 @@ func Watch(f *F, t failer) {
 	}
 }
 
-// watch is emit's check in a frame of a test file, before the event of
-// the given kind at site is recorded.
+// watch is emit's check in a frame of test code, before the event of the
+// given kind at site is recorded.
 //
 //go:noinline
 func watch(f *F, kind uint64, site uint32) {
