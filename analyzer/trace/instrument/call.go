@@ -226,14 +226,7 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 	out := &trace.Expr{Op: trace.ExprCall, Call: cs.ID, Slot: -1, Type: r.tab.typeOf(rt), Text: cs.Text}
 	if rt == nil || tuple || at.IsValid() {
 		if kind == trace.SiteCallExt && at.IsValid() {
-			r.es.post(r.off(c.End()), fmt.Sprintf("; %s.E(%s, %d, %d)", rtName, r.fa(), trace.EvCallExt, cs.ID))
-			if r.watch {
-				// Test code's call of code the tracer does not enter (an
-				// assertion library) may fail the test and panic: the
-				// frame's exit is then recorded at the call, whose reads
-				// are the ones pending (rt/watch.go).
-				r.mark(at, cs)
-			}
+			r.untracedStmt(c, cs, at)
 		}
 		return out
 	}
@@ -248,6 +241,18 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 	}
 	r.es.wrap(r.off(c.Pos()), r.off(c.End()), open, ")")
 	return out
+}
+
+// untracedStmt records the event of a call the tracer does not enter that
+// is a statement on its own (at), once the call has returned.
+func (r *rewriter) untracedStmt(c *ast.CallExpr, cs *trace.Site, at token.Pos) {
+	r.es.post(r.off(c.End()), fmt.Sprintf("; %s.E(%s, %d, %d)", rtName, r.fa(), trace.EvCallExt, cs.ID))
+	if r.watch {
+		// Test code's call (of an assertion library, say) may fail the
+		// test and panic: the frame's exit is then recorded at the call,
+		// whose reads are the ones pending (rt/watch.go).
+		r.mark(at, cs)
+	}
 }
 
 // receiverRead reads the receiver of a method call fun for site st: the
