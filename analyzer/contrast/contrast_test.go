@@ -757,3 +757,96 @@ func TestPathThroughSliceElements(t *testing.T) {
 		})
 	}
 }
+
+// TestPathDepthCountsDependences: a step's depth counts the data and
+// control dependences between it and the failure, and a dependence of
+// another kind (memory that code the tracer does not enter wrote) counts
+// as indirect, beyond any chain of data and control.
+func TestPathDepthCountsDependences(t *testing.T) {
+	forwarded := func(bad string) map[string]string {
+		return moduleP(
+			"package p\n\nimport \"errors\"\n\nvar errBad = errors.New(\"bad\")\n\n"+
+				"func Match(p string) (bool, error) {\n\treturn check(p)\n}\n\n"+
+				"func check(p string) (bool, error) {\n\tif p == "+bad+" {\n\t\treturn false, errBad\n\t}\n\treturn false, nil\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestMatch(t *testing.T) {\n\tok, err := Match(\"a\")\n\tif ok || err != nil {\n\t\tt.Fatal(ok, err)\n\t}\n}\n",
+		)
+	}
+	c, p := pathReaches(t, forwarded(`"b"`), forwarded(`"a"`), "TestMatch")
+	depth := map[string]int{}
+	for _, s := range p.Steps {
+		if s.Side == Failing {
+			st := c.Statement(s)
+			depth[fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text)] = s.Depth
+		}
+	}
+	// t.Fatal reads ok and err, which the call's assignment made, and
+	// runs under the branch: both are one dependence away.
+	want := map[string]int{
+		"p/p_test.go:8 t.Fatal(ok, err)":      0,
+		"p/p_test.go:7 ok || err != nil":      1,
+		`p/p_test.go:6 ok, err := Match("a")`: 1,
+		"p/p.go:8 return check(p)":            2,
+		"p/p.go:13 return false, errBad":      3,
+		`p/p.go:12 p == "a"`:                  4,
+	}
+	for k, d := range want {
+		if got, ok := depth[k]; !ok || got != d {
+			t.Errorf("depth of %q: %d (on the path: %v), want %d", k, got, ok, d)
+		}
+	}
+
+	reset := func(set string) map[string]string {
+		return moduleP(
+			"package p\n\nimport \"reflect\"\n\ntype Foo struct{ Bar *int }\n\n"+
+				"func Reset(f *Foo) {\n\tv := reflect.ValueOf(f).Elem().Field(0)\n\t"+set+"\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestReset(t *testing.T) {\n\tn := 1\n\tf := Foo{Bar: &n}\n\tReset(&f)\n\tif f.Bar != nil {\n\t\tt.Fatal(\"not reset\")\n\t}\n}\n",
+		)
+	}
+	c, p = pathReaches(t, reset("v.Set(reflect.Zero(v.Type()))"), reset("v.Set(reflect.New(v.Type().Elem()))"), "TestReset")
+	found := false
+	for _, s := range p.Steps {
+		if st := c.Statement(s); s.Side == Failing && strings.HasPrefix(st.Text, "v.Set(") {
+			found = true
+			if s.Depth < indirect {
+				t.Errorf("the untraced write %q has depth %d, want an indirect one (≥ %d)", st.Text, s.Depth, indirect)
+			}
+		}
+	}
+	if !found {
+		t.Error("the path lacks the untraced write v.Set(…)")
+	}
+}
+
+// TestSummaryShowsHunksExit: one hunk changes two statements of a loop,
+// the value stored (A) and, after it, a counter (B). The failure reads A's
+// value one call away, and B's only through a chain of assignments that
+// decides a branch; the runs part at B. A summary of four rows keeps the
+// divergence, the failure's two and the hunk's exit: A, the step through
+// which the hunk's effect reaches the failure soonest, although B ran
+// later.
+func TestSummaryShowsHunksExit(t *testing.T) {
+	src := func(store, count string) map[string]string {
+		return moduleP(
+			"package p\n\ntype Store struct {\n\tvals map[string]string\n\tn    int\n}\n\n"+
+				"func Load(names []string) *Store {\n\ts := &Store{vals: map[string]string{}}\n\tfor _, name := range names {\n\t\t"+store+"\n\t\t"+count+"\n\t}\n\treturn s\n}\n\n"+
+				"func (s *Store) Get(name string) string {\n\tk := s.n\n\tk = k * 1\n\tk = k + 0\n\tif k > len(s.vals) {\n\t\treturn s.vals[name] + \"?\"\n\t}\n\treturn s.vals[name]\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestGet(t *testing.T) {\n\tif got := Load([]string{\"a\"}).Get(\"a\"); got != \"a\" {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
+	}
+	c, p := pathReaches(t, src("s.vals[name] = name", "s.n++"), src(`s.vals[name] = ""`, "s.n += 2"), "TestGet",
+		`p.go:11 s.vals[name] = ""`, "p.go:12 s.n += 2")
+	const most = 4
+	if all := c.Summary(len(p.Steps)); len(all) <= most {
+		t.Fatalf("the path's summary has %d rows, want more than %d for the cut to matter", len(all), most)
+	}
+	var shown []string
+	for _, st := range c.Summary(most) {
+		shown = append(shown, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
+	}
+	has := func(want string) bool {
+		return slices.ContainsFunc(shown, func(l string) bool { return strings.HasSuffix(l, want) })
+	}
+	if !has(`p.go:11 s.vals[name] = ""`) {
+		t.Errorf("the %d-row summary lacks the hunk's exit, p.go:11:\n%s", most, strings.Join(shown, "\n"))
+	}
+}

@@ -26,6 +26,11 @@ type Step struct {
 	// Const, when set, makes the step the declaration of a constant that
 	// the event used and the change altered (the event's step follows).
 	Const *Const
+	// Depth counts the data and control dependences between the step
+	// and the failure along the shortest way the walk knew when it
+	// visited the step (0 for the failure; another kind of dependence
+	// counts as indirect).
+	Depth int
 }
 
 // Const is a named constant whose value differs between the runs.
@@ -108,16 +113,38 @@ type frontier struct {
 	// stepped holds the events that made a step: an event the walk
 	// reaches again for another of its parts adds dependences, not a step.
 	stepped map[item]bool
+	// depth is each event's least depth from the failure among the ways
+	// the walk reached it; cur is the depth of the item being visited.
+	depth map[runEvent]int
+	cur   int
+}
+
+// runEvent names an event of one run.
+type runEvent struct {
+	side  Side
+	event int
 }
 
 func newFrontier(c *Comparison, start item) *frontier {
-	w := &frontier{c: c, seen: map[item]bool{start: true}, work: &queue{c: c}, stepped: map[item]bool{}}
+	w := &frontier{c: c, seen: map[item]bool{start: true}, work: &queue{c: c}, stepped: map[item]bool{},
+		depth: map[runEvent]int{{start.side, start.event}: 0}}
 	heap.Push(w.work, start)
 	return w
 }
 
-// push queues it unless it is no event or was queued before.
-func (w *frontier) push(it item) {
+// indirect is the depth a dependence other than a data or control one
+// adds (a missing counterpart, memory written by code the tracer does not
+// enter): a hunk's exit is found along data and control first.
+const indirect = 1 << 16
+
+// push queues it, reached along a data or control dependence, unless it
+// is no event or was queued before.
+func (w *frontier) push(it item) { w.pushAt(it, w.cur+1) }
+
+// pushIndirect queues it, reached along another dependence.
+func (w *frontier) pushIndirect(it item) { w.pushAt(it, w.cur+indirect) }
+
+func (w *frontier) pushAt(it item, depth int) {
 	if it.event < 0 {
 		return
 	}
@@ -129,6 +156,9 @@ func (w *frontier) push(it item) {
 	if !w.seen[it] {
 		w.seen[it] = true
 		heap.Push(w.work, it)
+	}
+	if d, ok := w.depth[runEvent{it.side, it.event}]; !ok || depth < d {
+		w.depth[runEvent{it.side, it.event}] = depth
 	}
 }
 
@@ -142,6 +172,7 @@ func (c *Comparison) walkBack(start item) (kept []Step, cut bool) {
 			return kept, true
 		}
 		it := heap.Pop(w.work).(item)
+		w.cur = w.depth[runEvent{it.side, it.event}]
 		kept = append(kept, c.visit(w, it)...)
 	}
 	return kept, false
@@ -163,7 +194,7 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 		w.push(item{side: r, event: g})
 	}
 	if ctr < 0 {
-		w.push(c.why(r, e))
+		w.pushIndirect(c.why(r, e))
 	}
 	if ctr >= 0 && c.movedWrite(r, e, ctr) {
 		for _, d := range c.baseDefs(r, e) {
@@ -176,17 +207,17 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 		// Code the tracer does not enter behaved differently on
 		// alike arguments: the memory it was handed differs.
 		for _, m := range c.memoryWriters(r, e) {
-			w.push(item{side: r, event: m})
+			w.pushIndirect(item{side: r, event: m})
 		}
 		for _, m := range c.objectCalls(r, e) {
-			w.push(item{side: r, event: m})
+			w.pushIndirect(item{side: r, event: m})
 		}
 	}
 	if !differentIn && c.relevant(r, e) {
 		// A map read whole behaved differently with the same map: its
 		// entries differ.
 		for _, m := range c.mapWriters(r, e) {
-			w.push(m)
+			w.pushIndirect(m)
 		}
 	}
 	whole := item{side: r, event: e}
@@ -197,9 +228,9 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 	var steps []Step
 	consts := c.changedConsts(r, e, ctr)
 	for k := range consts {
-		steps = append(steps, Step{Side: r, Event: e, Source: true, Const: &consts[k]})
+		steps = append(steps, Step{Side: r, Event: e, Source: true, Const: &consts[k], Depth: w.cur})
 	}
-	return append(steps, Step{Side: r, Event: e, Source: w.work.Len() == n && len(consts) == 0})
+	return append(steps, Step{Side: r, Event: e, Source: w.work.Len() == n && len(consts) == 0, Depth: w.cur})
 }
 
 // followReads queues the definitions of the values event it read that
@@ -254,7 +285,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 			// No traced write made the value read: code the tracer
 			// does not enter wrote it through a reference.
 			for _, u := range c.untracedWriters(r, e) {
-				w.push(item{side: r, event: u})
+				w.pushIndirect(item{side: r, event: u})
 			}
 		}
 		if ctr >= 0 && rd.text != "" {
