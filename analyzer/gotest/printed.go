@@ -284,9 +284,11 @@ func sameValue(printed, shown string) bool {
 	}
 	if raw, elems, ok := listElems(shown); ok {
 		// %v and %s print a slice's strings bare; %q quoted, as shown;
-		// %#v (testify's diff) with its type, quoted and between commas.
+		// %#v (testify's diff) with its type, quoted and between commas;
+		// a verb for numbers (%.1f) each number its way.
 		return printed == "["+strings.Join(elems, " ")+"]" ||
-			strings.HasPrefix(printed, "[]") && strings.HasSuffix(printed, "{"+strings.Join(raw, ", ")+"}")
+			strings.HasPrefix(printed, "[]") && strings.HasSuffix(printed, "{"+strings.Join(raw, ", ")+"}") ||
+			sameNumbers(printed, raw)
 	}
 	if m := truncated.FindStringSubmatch(shown); m != nil {
 		prefix, err := strconv.Unquote(m[1])
@@ -313,9 +315,42 @@ func sameValue(printed, shown string) bool {
 	if shown == "nil" {
 		return printed == "<nil>" || printed == "[]" || printed == "map[]" || printed == "nil"
 	}
+	return sameNumber(printed, shown)
+}
+
+// sameNumber reports whether printed is the number shown, as %v or %d
+// print it or as a verb with a precision rounds it (%.1f prints 4 as 4.0,
+// 2.25 as 2.2).
+func sameNumber(printed, shown string) bool {
 	a, errA := strconv.ParseFloat(printed, 64)
 	b, errB := strconv.ParseFloat(shown, 64)
-	return errA == nil && errB == nil && a == b
+	if errA != nil || errB != nil {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	_, frac, ok := strings.Cut(printed, ".")
+	return ok && !strings.ContainsAny(printed, "eEpPxX_") && strconv.FormatFloat(b, 'f', len(frac), 64) == printed
+}
+
+// sameNumbers reports whether printed, a slice as fmt prints it, holds
+// the numbers shown, each as sameNumber has it.
+func sameNumbers(printed string, shown []string) bool {
+	in, ok := strings.CutPrefix(printed, "[")
+	if in, ok = strings.CutSuffix(in, "]"); !ok {
+		return false
+	}
+	toks := strings.Fields(in)
+	if len(toks) != len(shown) {
+		return false
+	}
+	for i, tok := range toks {
+		if !sameNumber(tok, shown[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // squash collapses runs of whitespace, as go test's indentation of a
