@@ -850,3 +850,42 @@ func TestSummaryShowsHunksExit(t *testing.T) {
 		t.Errorf("the %d-row summary lacks the hunk's exit, p.go:11:\n%s", most, strings.Join(shown, "\n"))
 	}
 }
+
+// TestSummaryKeepsNearestHunk: three hunks change a computation. The
+// first opens the chain; of the other two, the one that ran last reaches
+// the failure only through a chain of copies, the other directly. A
+// summary with room for one of them keeps the nearer one.
+func TestSummaryKeepsNearestHunk(t *testing.T) {
+	src := func(a, k, m string) map[string]string {
+		return moduleP(
+			"package p\n\nfunc Run(x int) int {\n\t"+a+"\n\tn := a\n\t"+k+"\n\tj := n\n\t"+m+"\n\tm2 := m\n\tm3 := m2\n\tm4 := m3\n\treturn k + m4\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(1); got != 2 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
+	}
+	c, p, _, lines := comparePath(t, src("a := x", "k := n", "m := j"), src("a := x + 10", "k := n + 1", "m := j * 2"), "TestRun",
+		func(hunks []diffhunks.Hunk) []diffhunks.ID {
+			if len(hunks) != 3 {
+				t.Fatalf("%d hunks, want 3", len(hunks))
+			}
+			return []diffhunks.ID{hunks[0].ID, hunks[1].ID, hunks[2].ID}
+		})
+	for _, want := range []string{"p.go:4 a := x + 10", "p.go:6 k := n + 1", "p.go:8 m := j * 2"} {
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, want) }) {
+			t.Fatalf("the path lacks %q:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+	const most = 4
+	if all := c.Summary(len(p.Steps)); len(all) <= most {
+		t.Fatalf("the path's summary has %d rows, want more than %d for the cut to matter", len(all), most)
+	}
+	var shown []string
+	for _, st := range c.Summary(most) {
+		shown = append(shown, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
+	}
+	has := func(want string) bool {
+		return slices.ContainsFunc(shown, func(l string) bool { return strings.HasSuffix(l, want) })
+	}
+	if !has("p.go:4 a := x + 10") || !has("p.go:6 k := n + 1") || has("p.go:8 m := j * 2") {
+		t.Errorf("the %d-row summary does not keep the first hunk and the one nearest the failure (p.go:4, p.go:6):\n%s", most, strings.Join(shown, "\n"))
+	}
+}
