@@ -242,9 +242,10 @@ func filterRows(rows []*chainRow, ok func(*chainRow) bool) []*chainRow {
 }
 
 // trimChain cuts the chosen rows down to most. The divergence and the last
-// two stay, then each hunk's exit while there is room, in exitOrder: the
-// hunk's step fewest dependences from the failure, through which the
-// change's effect leaves it, the latest of them on a tie. Then the other decisions taken in
+// two stay, then each hunk's exit while there is room (the first hunk's,
+// where the chain opens, before the others): the hunk's step fewest
+// dependences from the failure, through which the change's effect leaves
+// it, the latest of them on a tie. Then the other decisions taken in
 // changed code, nearest the failure first: the predicates the change's
 // behaviour turned on, which a hunk's exit (the return a guard let
 // through) does not show. The rest fill what room is left, nearest the
@@ -269,9 +270,12 @@ func (c *Comparison) trimChain(p *Path, rows, chosen []*chainRow, most int) []*c
 			hunkRows = append(hunkRows, rw)
 		}
 	}
-	for _, rw := range c.exitOrder(hunkRows) {
+	for k, rw := range hunkRows {
 		if len(keep) >= most {
 			break
+		}
+		if k > 0 {
+			rw = hunkRows[len(hunkRows)-k]
 		}
 		keep[rw] = true
 	}
@@ -284,19 +288,6 @@ func (c *Comparison) trimChain(p *Path, rows, chosen []*chainRow, most int) []*c
 		keep[chosen[k]] = true
 	}
 	return filterRows(rows, func(rw *chainRow) bool { return keep[rw] })
-}
-
-// exitOrder is the order in which a cut chain keeps the hunks' exits,
-// given in chain order: the first hunk's, where the chain opens, then the
-// others nearest the failure by dependence first, then by execution.
-func (c *Comparison) exitOrder(exits []*chainRow) []*chainRow {
-	if len(exits) == 0 {
-		return nil
-	}
-	rest := slices.Clone(exits[1:])
-	slices.Reverse(rest)
-	slices.SortStableFunc(rest, func(a, b *chainRow) int { return a.depth - b.depth })
-	return append([]*chainRow{exits[0]}, rest...)
 }
 
 // padChain fills the chosen rows up to least with the rows nearest the
