@@ -111,7 +111,6 @@ func (c *Comparison) Summary(max int) []result.Statement { return c.pick(0, max)
 type chainRow struct {
 	step      Step
 	count     int
-	depth     int // the least Depth of the steps it stands for
 	must      bool
 	transport bool
 	instead   *chainRow // a passing-only step merged into this failing-only one
@@ -170,13 +169,12 @@ func (c *Comparison) chainRows(p *Path) []*chainRow {
 				prev.step = s
 			}
 			prev.count++
-			prev.depth = min(prev.depth, s.Depth)
 			continue
 		}
 		// An aligned step that did the same in both runs explains nothing
 		// by itself: it only fills a chain that is too short.
 		filler := s.Const == nil && (isTransport(r.tr.SiteOf(s.Event), ev) || ctr >= 0 && !c.provenDifferent(s.Side, s.Event) || ctr < 0 && !omission)
-		rw := &chainRow{step: s, count: 1, depth: s.Depth, must: must, transport: filler}
+		rw := &chainRow{step: s, count: 1, must: must, transport: filler}
 		bySite[key] = rw
 		rows = append(rows, rw)
 	}
@@ -242,23 +240,19 @@ func filterRows(rows []*chainRow, ok func(*chainRow) bool) []*chainRow {
 }
 
 // trimChain cuts the chosen rows down to most. The divergence and the last
-// two stay, then each hunk's exit while there is room (the first hunk's,
-// where the chain opens, before the others): the hunk's step fewest
-// dependences from the failure, through which the change's effect leaves
-// it, the latest of them on a tie. Then the other decisions taken in
-// changed code, nearest the failure first: the predicates the change's
-// behaviour turned on, which a hunk's exit (the return a guard let
-// through) does not show. The rest fill what room is left, nearest the
-// failure first.
+// two stay, then each hunk's last step while there is room (the first
+// hunk's, where the chain opens, before the others), then the other
+// decisions taken in changed code, nearest the failure first: the
+// predicates the change's behaviour turned on, which a hunk's last step
+// (the return a guard let through) does not show. The rest fill what room
+// is left, nearest the failure first.
 func (c *Comparison) trimChain(p *Path, rows, chosen []*chainRow, most int) []*chainRow {
 	keep := map[*chainRow]bool{}
-	exit := map[diffhunks.ID]int{}
+	last := map[diffhunks.ID]int{}
 	for k, rw := range chosen {
 		st := rw.step
 		if h := c.hunkOf(st); h != 0 {
-			if j, ok := exit[h]; !ok || rw.depth <= chosen[j].depth {
-				exit[h] = k
-			}
+			last[h] = k
 		}
 		if k >= len(chosen)-2 || p.Divergence >= 0 && p.Steps[p.Divergence] == st {
 			keep[rw] = true
@@ -266,7 +260,7 @@ func (c *Comparison) trimChain(p *Path, rows, chosen []*chainRow, most int) []*c
 	}
 	var hunkRows []*chainRow
 	for k, rw := range chosen {
-		if h := c.hunkOf(rw.step); h != 0 && exit[h] == k {
+		if h := c.hunkOf(rw.step); h != 0 && last[h] == k {
 			hunkRows = append(hunkRows, rw)
 		}
 	}

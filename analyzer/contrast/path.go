@@ -26,11 +26,6 @@ type Step struct {
 	// Const, when set, makes the step the declaration of a constant that
 	// the event used and the change altered (the event's step follows).
 	Const *Const
-	// Depth counts the data and control dependences between the step
-	// and the failure along the shortest way the walk knew when it
-	// visited the step (0 for the failure; another kind of dependence
-	// counts as indirect).
-	Depth int
 }
 
 // Const is a named constant whose value differs between the runs.
@@ -113,38 +108,16 @@ type frontier struct {
 	// stepped holds the events that made a step: an event the walk
 	// reaches again for another of its parts adds dependences, not a step.
 	stepped map[item]bool
-	// depth is each event's least depth from the failure among the ways
-	// the walk reached it; cur is the depth of the item being visited.
-	depth map[runEvent]int
-	cur   int
-}
-
-// runEvent names an event of one run.
-type runEvent struct {
-	side  Side
-	event int
 }
 
 func newFrontier(c *Comparison, start item) *frontier {
-	w := &frontier{c: c, seen: map[item]bool{start: true}, work: &queue{c: c}, stepped: map[item]bool{},
-		depth: map[runEvent]int{{start.side, start.event}: 0}}
+	w := &frontier{c: c, seen: map[item]bool{start: true}, work: &queue{c: c}, stepped: map[item]bool{}}
 	heap.Push(w.work, start)
 	return w
 }
 
-// indirect is the depth a dependence other than a data or control one
-// adds (a missing counterpart, memory written by code the tracer does not
-// enter): a hunk's exit is found along data and control first.
-const indirect = 1 << 16
-
-// push queues it, reached along a data or control dependence, unless it
-// is no event or was queued before.
-func (w *frontier) push(it item) { w.pushAt(it, w.cur+1) }
-
-// pushIndirect queues it, reached along another dependence.
-func (w *frontier) pushIndirect(it item) { w.pushAt(it, w.cur+indirect) }
-
-func (w *frontier) pushAt(it item, depth int) {
+// push queues it unless it is no event or was queued before.
+func (w *frontier) push(it item) {
 	if it.event < 0 {
 		return
 	}
@@ -156,9 +129,6 @@ func (w *frontier) pushAt(it item, depth int) {
 	if !w.seen[it] {
 		w.seen[it] = true
 		heap.Push(w.work, it)
-	}
-	if d, ok := w.depth[runEvent{it.side, it.event}]; !ok || depth < d {
-		w.depth[runEvent{it.side, it.event}] = depth
 	}
 }
 
@@ -172,7 +142,6 @@ func (c *Comparison) walkBack(start item) (kept []Step, cut bool) {
 			return kept, true
 		}
 		it := heap.Pop(w.work).(item)
-		w.cur = w.depth[runEvent{it.side, it.event}]
 		kept = append(kept, c.visit(w, it)...)
 	}
 	return kept, false
@@ -194,7 +163,7 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 		w.push(item{side: r, event: g})
 	}
 	if ctr < 0 {
-		w.pushIndirect(c.why(r, e))
+		w.push(c.why(r, e))
 	}
 	if ctr >= 0 && c.movedWrite(r, e, ctr) {
 		for _, d := range c.baseDefs(r, e) {
@@ -207,17 +176,17 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 		// Code the tracer does not enter behaved differently on
 		// alike arguments: the memory it was handed differs.
 		for _, m := range c.memoryWriters(r, e) {
-			w.pushIndirect(item{side: r, event: m})
+			w.push(item{side: r, event: m})
 		}
 		for _, m := range c.objectCalls(r, e) {
-			w.pushIndirect(item{side: r, event: m})
+			w.push(item{side: r, event: m})
 		}
 	}
 	if !differentIn && c.relevant(r, e) {
 		// A map read whole behaved differently with the same map: its
 		// entries differ.
 		for _, m := range c.mapWriters(r, e) {
-			w.pushIndirect(m)
+			w.push(m)
 		}
 	}
 	whole := item{side: r, event: e}
@@ -228,9 +197,9 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 	var steps []Step
 	consts := c.changedConsts(r, e, ctr)
 	for k := range consts {
-		steps = append(steps, Step{Side: r, Event: e, Source: true, Const: &consts[k], Depth: w.cur})
+		steps = append(steps, Step{Side: r, Event: e, Source: true, Const: &consts[k]})
 	}
-	return append(steps, Step{Side: r, Event: e, Source: w.work.Len() == n && len(consts) == 0, Depth: w.cur})
+	return append(steps, Step{Side: r, Event: e, Source: w.work.Len() == n && len(consts) == 0})
 }
 
 // followReads queues the definitions of the values event it read that
@@ -285,7 +254,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 			// No traced write made the value read: code the tracer
 			// does not enter wrote it through a reference.
 			for _, u := range c.untracedWriters(r, e) {
-				w.pushIndirect(item{side: r, event: u})
+				w.push(item{side: r, event: u})
 			}
 		}
 		if ctr >= 0 && rd.text != "" {
