@@ -45,7 +45,7 @@ type rewriter struct {
 	fbody *ast.BlockStmt // the enclosing function's body
 	watch bool           // the enclosing function's frame watches for failures (rt/watch.go)
 	gvar  string
-	ntmp  int // pointers declared for hoisted locations (_ctpN)
+	ntmp  int // temporaries declared: hoisted locations (_ctpN, _ctmN, _ctkN), ranged maps (_cthN)
 }
 
 func (r *rewriter) off(p token.Pos) int { return int(p) - r.base }
