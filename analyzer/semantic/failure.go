@@ -76,12 +76,7 @@ func (a *Analysis) exitAfter(i int) int {
 	if ev.Kind != trace.EvFail || a.tr.SiteOf(i).Kind == trace.SiteFail {
 		return -1
 	}
-	evs := a.tr.FrameEvents(ev.Frame)
-	k := indexOf(evs, i)
-	if k < 0 || k+1 >= len(evs) {
-		return -1
-	}
-	if j := evs[k+1]; a.tr.Event(j).Kind == trace.EvPanic && a.tr.Event(j).Site == ev.Site {
+	if j := a.nextInFrame(i); j >= 0 && a.tr.Event(j).Kind == trace.EvPanic && a.tr.Event(j).Site == ev.Site {
 		return j
 	}
 	return -1
@@ -131,13 +126,11 @@ func (a *Analysis) firstFailure(fails []int) int {
 // require call returned (it returns only when its assertion held). The
 // exit is recorded at the statement, a site of its own on the same line.
 func (a *Analysis) continued(i int, site *trace.Site) (held, known bool) {
-	ev := a.tr.Event(i)
-	evs := a.tr.FrameEvents(ev.Frame)
-	k := indexOf(evs, i)
-	if k < 0 || k+1 >= len(evs) {
+	j := a.nextInFrame(i)
+	if j < 0 {
 		return false, false
 	}
-	next := a.tr.Event(evs[k+1])
+	next := a.tr.Event(j)
 	if ns := a.tr.Site(next.Site); next.Kind == trace.EvPanic && ns.Pos.File == site.Pos.File && ns.Pos.Line == site.Pos.Line {
 		return false, true
 	}
@@ -147,18 +140,12 @@ func (a *Analysis) continued(i int, site *trace.Site) (held, known bool) {
 	return false, false
 }
 
-func indexOf(evs []int, i int) int {
-	lo, hi := 0, len(evs)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if evs[m] < i {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(evs) && evs[lo] == i {
-		return lo
+// nextInFrame returns the event its frame made right after event i, -1
+// if none.
+func (a *Analysis) nextInFrame(i int) int {
+	evs := a.tr.FrameEvents(a.tr.Event(i).Frame)
+	if k, ok := slices.BinarySearch(evs, i); ok && k+1 < len(evs) {
+		return evs[k+1]
 	}
 	return -1
 }
