@@ -306,7 +306,8 @@ func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.Blo
 func testingParam(params *ast.FieldList, info *types.Info) (name string, helper bool) {
 	for _, f := range params.List {
 		t := info.TypeOf(f.Type)
-		if p, ok := t.(*types.Pointer); ok {
+		p, ptr := t.(*types.Pointer)
+		if ptr {
 			t = p.Elem()
 		}
 		n, ok := t.(*types.Named)
@@ -316,7 +317,7 @@ func testingParam(params *ast.FieldList, info *types.Info) (name string, helper 
 		switch n.Obj().Name() {
 		case "T":
 			helper = true
-			if _, ptr := info.TypeOf(f.Type).(*types.Pointer); ptr && len(f.Names) == 1 && f.Names[0].Name != "_" && name == "" {
+			if ptr && len(f.Names) == 1 && f.Names[0].Name != "_" && name == "" {
 				name = f.Names[0].Name
 			}
 		case "TB":

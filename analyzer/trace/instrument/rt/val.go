@@ -405,14 +405,12 @@ func Hold[M any](h *any, m M) M {
 }
 
 // RM pushes the element v at key k of the map held in m (Hold) as a read
-// of that map entry.
+// of that map entry. It runs in an iteration of the range, so the map is
+// not nil: the interface's data word is the map.
 //
 //go:noinline
 func RM[K comparable, E any](f *F, slot int, m any, k K, v E) {
 	p := (*[2]unsafe.Pointer)(unsafe.Pointer(&m))[1]
-	if p == nil {
-		return
-	}
 	recMap(f, roleRead, slot, v, *(*map[K]E)(unsafe.Pointer(&p)), k)
 }
 
