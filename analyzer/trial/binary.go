@@ -146,10 +146,11 @@ func (r *Runner) once(ctx context.Context, k string, build func() (string, error
 }
 
 // runBinary runs the test once with the prebuilt binary, under test2json
-// as go test -json does, and classifies it as a go test run.
-func (r *Runner) runBinary(ctx context.Context, t2j, bin string, env ...string) (Result, error) {
-	cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.pkgDir))
-	c := classifier{root: r.wtHead, cwd: cwd, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
+// as go test -json does, in the package's directory of worktree wt, and
+// classifies it as a go test run.
+func (r *Runner) runBinary(ctx context.Context, t2j, bin, wt string, env ...string) (Result, error) {
+	cwd := filepath.Join(wt, filepath.FromSlash(r.pkgDir))
+	c := classifier{root: wt, cwd: cwd, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
 	amp := r.amplification()
 	timeout := amp.scaled(r.runTimeout())
 	args := append([]string{"-t", "-p", r.cfg.Pkg, bin, "-test.v=test2json", "-test.run", gotest.RunPattern(r.cfg.Test),

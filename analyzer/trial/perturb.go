@@ -94,7 +94,7 @@ func (r *Runner) perturbed(ctx context.Context, ids []diffhunks.ID, t2j string, 
 	}
 	return func(ctx context.Context) (Result, error) {
 		seed := NewSeed()
-		res, err := r.runBinary(ctx, t2j, bin, EnvIntervene+"="+PerturbItem(seed, every))
+		res, err := r.runBinary(ctx, t2j, bin, r.wtHead, EnvIntervene+"="+PerturbItem(seed, every))
 		res.Seed = seed
 		return res, err
 	}, nil

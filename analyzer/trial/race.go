@@ -40,7 +40,7 @@ func (r *Runner) RaceRepeat(ctx context.Context, n int) ([]Result, error) {
 	if bin == "" || t2j == "" {
 		return nil, ErrNoRace
 	}
-	out, err := r.times(ctx, nil, n, func(ctx context.Context) (Result, error) { return r.runBinary(ctx, t2j, bin) })
+	out, err := r.times(ctx, nil, n, func(ctx context.Context) (Result, error) { return r.runBinary(ctx, t2j, bin, r.wtHead) })
 	if err != nil {
 		return out, fmt.Errorf("running the test with -race: %w", err)
 	}

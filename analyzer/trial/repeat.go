@@ -19,10 +19,11 @@ import (
 // that follows does not pay for it again.
 func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Result, error) {
 	ids := normalize(revert)
-	run, err := r.repeatable(ctx, ids)
+	run, release, err := r.repeatable(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("building %v to run it %d times: %w", ids, n, err)
 	}
+	defer release()
 	var out []Result
 	if r.brokenBinary(ids) && n > 1 {
 		// The test binary did not compile: a go test run says why, and
@@ -56,44 +57,55 @@ func (r *Runner) Repeat(ctx context.Context, revert []diffhunks.ID, n int) ([]Re
 }
 
 // repeatable returns how to run the variant once: its prebuilt test binary
-// when it has one (see binary.go), else a go test run.
-func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (func(context.Context) (Result, error), error) {
+// when it has one (see binary.go and kept.go), else a go test run; and
+// what to call once its runs are over.
+func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (run func(context.Context) (Result, error), release func(), err error) {
+	none := func() {}
 	slow := func(ctx context.Context) (Result, error) { return r.trial(ctx, ids, false) }
 	if r.cfg.Mode != ModeGo {
-		return slow, nil
+		return slow, none, nil
 	}
 	// A perturbed variant is checked out to be built (perturb.go); any
-	// other needs -overlay to express it.
+	// other is given by -overlay, or else checked out and kept (kept.go).
 	every := r.amplification().Perturb
 	var v variant
 	if every == 0 {
-		var err error
-		v, err = r.variant(ids)
-		if err != nil || !v.overlayable() {
-			return slow, nil // the go test run reports a broken variant
+		if v, err = r.variant(ids); err != nil {
+			return slow, none, nil // the go test run reports a broken variant
 		}
 	}
 	// Builds take a worker's place like trials do.
 	select {
 	case r.sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	defer func() { <-r.sem }()
 	t2j, err := r.test2json(ctx)
 	switch {
 	case (err != nil || t2j == "") && every > 0:
-		return nil, fmt.Errorf("perturbed runs need test2json: %v", err)
+		return nil, nil, fmt.Errorf("perturbed runs need test2json: %v", err)
 	case err != nil || t2j == "":
-		return slow, err
+		return slow, none, err
 	case every > 0:
-		return r.perturbed(ctx, ids, t2j, every)
+		run, err := r.perturbed(ctx, ids, t2j, every)
+		return run, none, err
+	case !v.overlayable():
+		k, release, err := r.keptBinary(ctx, ids, v)
+		if err != nil || k.bin == "" {
+			if release != nil {
+				release()
+			}
+			return slow, none, err
+		}
+		bin, wt := k.bin, k.wt
+		return func(ctx context.Context) (Result, error) { return r.runBinary(ctx, t2j, bin, wt) }, release, nil
 	}
 	bin, err := r.testBinary(ctx, ids, v)
 	if err != nil || bin == "" {
-		return slow, err
+		return slow, none, err
 	}
-	return func(ctx context.Context) (Result, error) { return r.runBinary(ctx, t2j, bin) }, nil
+	return func(ctx context.Context) (Result, error) { return r.runBinary(ctx, t2j, bin, r.wtHead) }, none, nil
 }
 
 // times calls run n times, Config.Workers at a time, each counted as a

@@ -85,6 +85,76 @@ func TestRepeatMatchesRun(t *testing.T) {
 	}
 }
 
+// TestRepeatKeepsCheckout: a variant that -overlay cannot express (test
+// data, a changelog beside the code) is checked out once and its test
+// binary built there, not run by go test each time; its runs read the
+// variant's files, give what a go test run gives, and the checkouts no
+// Repeat uses are bounded.
+func TestRepeatKeepsCheckout(t *testing.T) {
+	dir, head := gitRepo(t, calcRepo)
+	cfg := Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF", Timeout: time.Minute, Workers: 2}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		revert []diffhunks.ID
+		want   Outcome
+		builds int
+	}{
+		// Head's F(2, 3) is 6: it passes only where it reads the
+		// variant's testdata/want.txt, which says 6.
+		{"test data", []diffhunks.ID{6}, Pass, 1},
+		{"code and changelog", []diffhunks.ID{9}, Pass, 1},
+		{"changelog alone", []diffhunks.ID{10}, Fail, 1},
+		{"does not build", []diffhunks.ID{14}, BuildError, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := newRunner(t, cfg).Run(ctx, tc.revert)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newRunner(t, cfg)
+			got, err := r.Repeat(ctx, tc.revert, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range got {
+				if g.Outcome != tc.want || g.Outcome != want.Outcome || g.Signature != want.Signature {
+					t.Errorf("Repeat = %s at %q, Run = %s at %q; want %s\n%s", g.Outcome, g.Signature, want.Outcome, want.Signature, tc.want, g.Output)
+				}
+			}
+			if more, err := r.Repeat(ctx, tc.revert, 2); err != nil || len(more) == 0 || more[0].Outcome != tc.want {
+				t.Errorf("a second Repeat = %v, %v", more, err)
+			}
+			if c := r.Counts(); c.Builds != tc.builds {
+				t.Errorf("%d builds for two Repeats, want %d", c.Builds, tc.builds)
+			}
+		})
+	}
+	t.Run("idle checkouts are bounded", func(t *testing.T) {
+		r := newRunner(t, cfg)
+		for _, id := range []diffhunks.ID{6, 9, 10, 11, 12, 13} {
+			if _, err := r.Repeat(ctx, []diffhunks.ID{id}, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.mu.Lock()
+		n := len(r.kept)
+		r.mu.Unlock()
+		if n != maxIdleKept {
+			t.Errorf("%d checkouts kept after six variants, want %d", n, maxIdleKept)
+		}
+		// The least recently used went back to the pool: repeating it
+		// checks it out and builds it again, with the same verdict.
+		before := r.Counts().Builds
+		if runs, err := r.Repeat(ctx, []diffhunks.ID{6}, 1); err != nil || runs[0].Outcome != Pass {
+			t.Fatalf("repeating an evicted variant = %v, %v", runs, err)
+		}
+		if b := r.Counts().Builds - before; b != 1 {
+			t.Errorf("%d builds to repeat an evicted variant, want 1", b)
+		}
+	})
+}
+
 // TestSetRunTimeout: a hung repeat ends at the run limit, not at the
 // trial timeout, and counts as a timeout.
 func TestSetRunTimeout(t *testing.T) {

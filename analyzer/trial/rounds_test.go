@@ -70,7 +70,8 @@ func TestLanes(t *testing.T) {
 
 // TestRoundsOfRunner runs real trials: head, then the fix and the panic
 // side by side (one round), a variant the type checker rejects (no round),
-// a repeat of three runs (one round), and a cached run (no round). A
+// a repeat of three runs of a variant kept checked out (its build, then its
+// runs: two rounds), and a cached run (no round). A
 // caller that waits for another's execution of the same variant is as
 // deep as it.
 func TestRoundsOfRunner(t *testing.T) {
@@ -93,8 +94,8 @@ func TestRoundsOfRunner(t *testing.T) {
 	if res, err := r.Run(ctx, []diffhunks.ID{1}); err != nil || !res.Cached {
 		t.Fatalf("variant 1 again = %+v, %v; want cached", res, err)
 	}
-	if got := led.Rounds(); got != 3 {
-		t.Errorf("%d rounds, want 3", got)
+	if got := led.Rounds(); got != 4 {
+		t.Errorf("%d rounds, want 4", got)
 	}
 	type row struct {
 		Revert  string
@@ -108,7 +109,7 @@ func TestRoundsOfRunner(t *testing.T) {
 		}
 		got = append(got, row{key(e.Revert), e.Round, e.Outcome})
 	}
-	want := []row{{"", 1, Fail}, {"1", 2, Pass}, {"4", 2, Fail}, {"6", 3, Pass}, {"6", 3, Pass}, {"6", 3, Pass}}
+	want := []row{{"", 1, Fail}, {"1", 2, Pass}, {"4", 2, Fail}, {"6", 3, Pass}, {"6", 4, Pass}, {"6", 4, Pass}, {"6", 4, Pass}}
 	sortRows := func(a, b row) int {
 		if a.Round != b.Round {
 			return a.Round - b.Round

@@ -118,6 +118,9 @@ type Runner struct {
 	mu    sync.Mutex
 	cache map[string]*call
 	bins  map[string]*binary // test binaries by variant, and test2json
+	// kept holds the checkouts of variants -overlay cannot express, by
+	// binKey, with their test binaries (kept.go).
+	kept map[string]*keptCheckout
 	// broken holds the keys of bins whose build failed to compile.
 	broken map[string]bool
 	// runLimit bounds one run of a prebuilt test binary (SetRunTimeout).
@@ -244,6 +247,14 @@ func (r *Runner) close() error {
 	wts := append([]string{r.wtHead}, r.pool...)
 	r.pool = nil
 	r.poolMu.Unlock()
+	r.mu.Lock()
+	for _, k := range r.kept {
+		if k.wt != "" {
+			wts = append(wts, k.wt)
+		}
+	}
+	r.kept = nil
+	r.mu.Unlock()
 	for _, wt := range wts {
 		if _, err := proc.Git(ctx, r.repo, "worktree", "remove", "--force", wt); err != nil {
 			errs = append(errs, err)

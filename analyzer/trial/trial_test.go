@@ -44,6 +44,13 @@ func TestF(t *testing.T) {
 	"6": {files: map[string]string{"calc/testdata/want.txt": "6\n"}},
 	"7": {files: map[string]string{"calc/calc_test.go": "package calc\n\nimport (\"os\"; \"testing\")\n\nfunc TestF(t *testing.T) { os.Exit(3) }\n"}},
 	"8": {files: map[string]string{"calc/new/new.go": "package new\n", "calc/calc.go": "package calc\n\nimport _ \"example.com/m/calc/new\"\n\nfunc F(x, y int) int {\n\treturn x + y\n}\n"}},
+	// Variants with a file beside the code, which -overlay cannot give.
+	"9":  {files: map[string]string{"CHANGELOG.md": "# 1.0\n", "calc/calc.go": "package calc\n\nfunc F(x, y int) int {\n\treturn x + y\n}\n"}},
+	"10": {files: map[string]string{"CHANGELOG.md": "# 1.1\n"}},
+	"11": {files: map[string]string{"CHANGELOG.md": "# 1.2\n"}},
+	"12": {files: map[string]string{"CHANGELOG.md": "# 1.3\n"}},
+	"13": {files: map[string]string{"CHANGELOG.md": "# 1.4\n"}},
+	"14": {files: map[string]string{"CHANGELOG.md": "# 1.5\n", "calc/calc.go": "package calc\n\nfunc F(x, y int) int {\n\tz := 1\n\treturn x + y\n}\n"}},
 }
 
 func TestRun(t *testing.T) {
