@@ -33,8 +33,8 @@ type keptCheckout struct {
 	dir   string // the binary's directory under the runner's tmp
 	bin   string // "" when the build failed: run go test instead
 	err   error
-	users int    // Repeats running it now
-	used  int    // when it was last leased (Runner.seq order)
+	users int // Repeats running it now
+	used  int // when it was last leased (Runner.seq order)
 }
 
 // keptBinary returns the variant's kept checkout, built, leased until
