@@ -1,12 +1,12 @@
 package trial
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"time"
 
 	"github.com/culprit-dev/culprit/diffhunks"
 )
@@ -41,63 +41,53 @@ func (r *Runner) CanPerturb() bool {
 }
 
 // perturbed returns how to run the variant once with its schedule
-// perturbed: its binary built with the tracing runtime, once per variant,
-// run with a new seed each time. A variant whose instrumented build fails
-// is run the usual way once: when it does not compile at all, that
-// build-error is its outcome for every run; otherwise the perturbation
-// cannot be had, and that is an error, since an unperturbed run would not
-// compare with the others.
+// perturbed: its binary built with the tracing runtime in a checkout of
+// the variant kept for its runs (kept.go), run there with a new seed each
+// time; and what to call once its runs are over. A variant whose
+// instrumented build fails is run the usual way once: when it does not
+// compile at all, that build-error is its outcome for every run;
+// otherwise the perturbation cannot be had, and that is an error, since an
+// unperturbed run would not compare with the others.
 //
 // It is repeatable's, which holds a worker's place for it: the build, and
 // the plain check of a variant whose build failed, take one as trials do.
 // every is the amplification's Perturb.
-func (r *Runner) perturbed(ctx context.Context, ids []diffhunks.ID, t2j string, every int) (func(context.Context) (Result, error), error) {
+func (r *Runner) perturbed(ctx context.Context, ids []diffhunks.ID, v variant, t2j string, every int) (run func(context.Context) (Result, error), release func(), err error) {
 	r.mu.Lock()
 	instr := r.instr
 	r.mu.Unlock()
 	if instr == nil {
-		return nil, errors.New("perturbed runs need an instrumenter")
+		return nil, nil, errors.New("perturbed runs need an instrumenter")
 	}
-	var buildErr error
-	bin, err := r.once(ctx, "perturbed:"+key(ids), func() (string, error) {
-		dir, release, err := r.Checkout(ctx, ids)
+	build := func(ctx context.Context, wt, out string) (string, error, error) {
+		bin, err := instr(ctx, filepath.Join(wt, filepath.FromSlash(r.prefix)), out)
 		if err != nil {
-			return "", err
+			return "", err, ctx.Err()
 		}
-		out := filepath.Join(r.tmp, fmt.Sprintf("pb%d", r.nextSeq()))
-		r.count(func(s *Counts) { s.Builds++ })
-		ln := laneOf(ctx)
-		start, t0 := ln.at(), time.Now()
-		bin, err := instr(ctx, dir, out)
-		built := Pass
-		if err != nil {
-			built, buildErr = BuildError, err
-		}
-		ln.record(start, ids, true, built, time.Since(t0))
-		return bin, errors.Join(release(), ctx.Err())
-	})
+		return bin, nil, nil
+	}
+	k, release, err := r.keptBinary(ctx, "perturbed:"+key(ids), ids, v, build)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if bin == "" {
+	if k.bin == "" {
+		release()
 		plain, err := r.trial(ctx, ids, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if plain.Outcome != BuildError {
-			if buildErr == nil {
-				buildErr = errors.New("an earlier build failed")
-			}
-			return nil, fmt.Errorf("building %v with the tracing runtime: %w", ids, buildErr)
+			return nil, nil, fmt.Errorf("building %v with the tracing runtime: %w", ids, cmp.Or(k.why, errors.New("the build failed")))
 		}
-		return func(context.Context) (Result, error) { return plain, nil }, nil
+		return func(context.Context) (Result, error) { return plain, nil }, func() {}, nil
 	}
+	bin, wt := k.bin, k.wt
 	return func(ctx context.Context) (Result, error) {
 		seed := NewSeed()
-		res, err := r.runBinary(ctx, t2j, bin, r.wtHead, EnvIntervene+"="+PerturbItem(seed, every))
+		res, err := r.runBinary(ctx, t2j, bin, wt, EnvIntervene+"="+PerturbItem(seed, every))
 		res.Seed = seed
 		return res, err
-	}, nil
+	}, release, nil
 }
 
 // NewSeed draws a perturbation seed, never 0 (which marks an unperturbed

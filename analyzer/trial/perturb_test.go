@@ -62,8 +62,9 @@ func TestAdd(t *testing.T) {
 // TestPerturbedRuns: under a perturbing amplification each variant is
 // built once with the tracing runtime and every run gets a seed of its
 // own; the split section then loses updates that plain runs on one thread
-// never lose, the fixed variant passes every perturbed run, and a variant
-// that does not compile is a build-error, not an error.
+// never lose, the fixed variant passes every perturbed run, a variant
+// with test data of its own reads it, and a variant that does not compile
+// is a build-error, not an error.
 func TestPerturbedRuns(t *testing.T) {
 	dir, head := gitRepo(t, tallyRepo)
 	fixed := `package tally
@@ -81,9 +82,27 @@ func (c *Tally) Add() {
 	c.mu.Unlock()
 }
 `
+	// Variant 3 is fixed, and its test passes only where it reads the
+	// variant's own test data: perturbed runs go where it is checked out.
+	readsData := `package tally
+
+import (
+	"os"
+	"testing"
+)
+
+func TestAdd(t *testing.T) {
+	if b, err := os.ReadFile("testdata/want.txt"); err != nil || string(b) != "ok\n" {
+		t.Fatalf("testdata/want.txt: %q, %v", b, err)
+	}
+	var c Tally
+	c.Add()
+}
+`
 	variants := fileVariants{
 		"1": {files: map[string]string{"tally/tally.go": fixed}},
 		"2": {files: map[string]string{"tally/tally.go": "package tally\n\nfunc (\n"}},
+		"3": {files: map[string]string{"tally/tally.go": fixed, "tally/tally_test.go": readsData, "tally/testdata/want.txt": "ok\n"}},
 	}
 	r := newRunner(t, Config{Dir: dir, Head: head, Variants: variants, Pkg: "./tally", Test: "TestAdd", Timeout: time.Minute, Workers: 2})
 	if r.CanPerturb() {
@@ -139,6 +158,16 @@ func (c *Tally) Add() {
 	for i, run := range fixedRuns {
 		if run.Outcome != Pass || run.Seed == 0 {
 			t.Errorf("fixed variant, perturbed run %d: %s, seed %d; want pass with a seed\n%s", i, run.Outcome, run.Seed, run.Output)
+		}
+	}
+
+	withData, err := r.Repeat(ctx, []diffhunks.ID{3}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, run := range withData {
+		if run.Outcome != Pass || run.Seed == 0 {
+			t.Errorf("variant with its own test data, perturbed run %d: %s, seed %d; want pass with a seed\n%s", i, run.Outcome, run.Seed, run.Output)
 		}
 	}
 

@@ -65,14 +65,12 @@ func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (run func(c
 	if r.cfg.Mode != ModeGo {
 		return slow, none, nil
 	}
-	// A perturbed variant is checked out to be built (perturb.go); any
-	// other is given by -overlay, or else checked out and kept (kept.go).
+	// A perturbed variant is checked out and kept (perturb.go, kept.go);
+	// any other is given by -overlay, or else checked out and kept too.
 	every := r.amplification().Perturb
-	var v variant
-	if every == 0 {
-		if v, err = r.variant(ids); err != nil {
-			return slow, none, nil // the go test run reports a broken variant
-		}
+	v, err := r.variant(ids)
+	if err != nil {
+		return slow, none, nil // the go test run reports a broken variant
 	}
 	// Builds take a worker's place like trials do.
 	select {
@@ -88,10 +86,9 @@ func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (run func(c
 	case err != nil || t2j == "":
 		return slow, none, err
 	case every > 0:
-		run, err := r.perturbed(ctx, ids, t2j, every)
-		return run, none, err
+		return r.perturbed(ctx, ids, v, t2j, every)
 	case !v.overlayable():
-		k, release, err := r.keptBinary(ctx, ids, v)
+		k, release, err := r.keptBinary(ctx, binKey(ids), ids, v, r.goTestBinary(ids, v))
 		if err != nil || k.bin == "" {
 			if release != nil {
 				release()
