@@ -112,7 +112,9 @@ func same(a, b trace.Value) (eq, known bool) {
 		}
 		return false, false
 	case trace.ValSlice:
-		// A []byte's content is hashed; other slices only by shape.
+		// The runtime hashes the elements of a slice of bytes, booleans,
+		// numbers or strings (sampled when long); other slices compare
+		// by shape.
 		return a.Nil == b.Nil && a.Len == b.Len && a.Cap == b.Cap && a.Hash == b.Hash, true
 	case trace.ValOpaque, trace.ValNone:
 		return false, false
