@@ -757,3 +757,92 @@ func TestPathThroughSliceElements(t *testing.T) {
 		})
 	}
 }
+
+// TestPathToOverwriteOfPassingOnlyRead: new code rewrites a node of a
+// tree that a constructor made (its kind, and its children) and drops it
+// from its parent, so the failing run's worklist never reaches it, while
+// the passing run's emits it. No event of the failing run pairs with the passing run's read of the
+// node's kind; the path must still reach the failing run's write of that
+// kind, the faulty line, and not stop at the children it dropped.
+func TestPathToOverwriteOfPassingOnlyRead(t *testing.T) {
+	src := func(reduce string) map[string]string {
+		return moduleP(`package p
+
+type Kind int
+
+const (
+	Lit Kind = iota
+	Neg
+	Empty
+	Nothing
+)
+
+type Node struct {
+	Kind Kind
+	Kids []*Node
+}
+
+func Emit(root *Node) []string {
+	var ops []string
+	work := []*Node{root}
+	for len(work) > 0 {
+		n := work[len(work)-1]
+		work = work[:len(work)-1]
+		switch n.Kind {
+		case Lit:
+			ops = append(ops, "lit")
+		case Neg, Nothing:
+			ops = append(ops, "fail")
+		}
+		for i := len(n.Kids) - 1; i >= 0; i-- {
+			work = append(work, n.Kids[i])
+		}
+	}
+	return ops
+}
+
+func reduce(n *Node) {
+`+reduce+`}
+
+func Compile(root *Node) []string {
+	reduce(root)
+	return Emit(root)
+}
+`, `package p
+
+import "testing"
+
+func node(k Kind, kids ...*Node) *Node { return &Node{Kind: k, Kids: kids} }
+
+func TestCompile(t *testing.T) {
+	root := node(Lit, node(Lit, node(Empty), node(Empty)), node(Neg, node(Empty)))
+	if got := Compile(root); len(got) != 3 {
+		t.Fatalf("ops %v, want lit, lit, fail", got)
+	}
+}
+`)
+	}
+	head := `	for _, k := range n.Kids {
+		reduce(k)
+	}
+	if n.Kind == Neg && len(n.Kids) == 1 && n.Kids[0].Kind == Empty {
+		n.Kind = Empty
+		n.Kids = nil
+	}
+	if n.Kind == Lit {
+		kept := n.Kids[:0]
+		for _, k := range n.Kids {
+			if k.Kind != Empty {
+				kept = append(kept, k)
+			}
+		}
+		n.Kids = kept
+	}
+`
+	_, _, _, lines := comparePath(t, src(""), src(head), "TestCompile", func(hunks []diffhunks.Hunk) []diffhunks.ID {
+		return []diffhunks.ID{hunks[0].ID}
+	})
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, "n.Kind = Empty") }) {
+		t.Errorf("the path does not reach the kind's overwrite:\n%s", strings.Join(lines, "\n"))
+	}
+}

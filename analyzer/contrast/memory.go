@@ -74,7 +74,6 @@ func (c *Comparison) origin(s Side, p uint64) int {
 // none: the reports then name one object alike on both sides, and two
 // objects differently.
 func (c *Comparison) asFailing(p uint64) uint64 {
-	const passingOnly = 1 << 63 // above every user-space address
 	po := c.originsOf(Passing)
 	i, ok := po.first[p]
 	if !ok {
@@ -87,6 +86,102 @@ func (c *Comparison) asFailing(p uint64) uint64 {
 		}
 	}
 	return p | passingOnly
+}
+
+// passingOnly marks a key asFailing gives an object of the passing run
+// with no counterpart: above every user-space address.
+const passingOnly = 1 << 63
+
+// asFailingAddr maps address a of the passing run to the address of the
+// same location in the failing run: inside the object that the nearest
+// pointer at or below a names (as locAt finds it), mapped by asFailing, at
+// the same offset. ok is false when there is no such object or it has no
+// counterpart.
+func (c *Comparison) asFailingAddr(a uint64) (uint64, bool) {
+	o := c.originsOf(Passing)
+	k, found := slices.BinarySearch(o.sorted, a)
+	if !found {
+		k--
+	}
+	if k < 0 || a-o.sorted[k] >= maxObject {
+		return 0, false
+	}
+	f := c.asFailing(o.sorted[k])
+	if f&passingOnly != 0 {
+		return 0, false
+	}
+	return f + (a - o.sorted[k]), true
+}
+
+// failingOverwrite is, for read rd of event e of run r, the failing
+// run's write that changed what the passing run's instance of the read saw
+// where the runs did not pair it with a read of the same location: the
+// passing read has no counterpart, or the two read other objects (a loop
+// over a worklist, or a call, that the runs took for other objects). It is
+// the failing run's last write of the passing read's location before the
+// failing run's instance of the read's time, when the passing run made no
+// such write and it wrote another value: a node's kind set by new code and
+// read only where the passing run processed that node. -1 if none.
+func (c *Comparison) failingOverwrite(r Side, e, ctr int, rd read) int {
+	var pass trace.Item
+	var fail *trace.Loc
+	limit := ctr
+	switch {
+	case r == Passing:
+		pass = trace.Item{Loc: rd.loc, Value: rd.value}
+		if ctr >= 0 {
+			it, ok := c.readItem(Failing, ctr, rd.text)
+			if !ok {
+				return -1
+			}
+			fail = &it.Loc
+		} else {
+			limit = c.frameTime(Passing, e)
+		}
+	case ctr >= 0:
+		it, ok := c.readItem(Passing, ctr, rd.text)
+		if !ok {
+			return -1
+		}
+		pass, fail, limit = it, &rd.loc, e
+	default:
+		return -1
+	}
+	if pass.Loc.Kind != trace.LocAddr || limit < 0 {
+		return -1
+	}
+	f, ok := c.asFailingAddr(pass.Loc.Addr)
+	if !ok || fail != nil && (fail.Kind != trace.LocAddr || fail.Addr == f) {
+		return -1 // read alike, or not comparable: the values tell
+	}
+	ftr := c.runs[Failing].tr
+	loc := trace.Loc{Kind: trace.LocAddr, Addr: f}
+	d := ftr.LastDef(loc, limit)
+	if d < 0 || c.Counterpart(Failing, d) >= 0 {
+		return -1
+	}
+	for _, w := range ftr.Event(d).Writes {
+		if w.Loc == loc {
+			if eq, known := c.sameIn(Passing, pass.Value, w.Value); known && eq {
+				return -1
+			}
+		}
+	}
+	return d
+}
+
+// frameTime is the other run's instance of the time of event e of run s:
+// the counterpart of the latest event of e's frame, at or before e, that
+// has one; -1 if none does.
+func (c *Comparison) frameTime(s Side, e int) int {
+	tr := c.runs[s].tr
+	evs := tr.FrameEvents(tr.Event(e).Frame)
+	for k := sort.SearchInts(evs, e+1) - 1; k >= 0; k-- {
+		if j := c.Counterpart(s, evs[k]); j >= 0 {
+			return j
+		}
+	}
+	return -1
 }
 
 // maxObject bounds the offset of a location inside the object a run saw

@@ -384,6 +384,18 @@ func (c *Comparison) readOf(s Side, e int, text string) (trace.Value, bool) {
 	return trace.Value{}, false
 }
 
+// readItem is event e of run s's read of the operand text: where it read
+// and what.
+func (c *Comparison) readItem(s Side, e int, text string) (trace.Item, bool) {
+	site := c.runs[s].tr.SiteOf(e)
+	for _, it := range c.runs[s].tr.Event(e).Reads {
+		if o, ok := operand(site, it.Slot); ok && o.Text == text && text != "" {
+			return it, true
+		}
+	}
+	return trace.Item{}, false
+}
+
 // defOf is the definition of event e's read of text, -1 if none.
 func (c *Comparison) defOf(s Side, e int, text string) int {
 	tr := c.runs[s].tr
