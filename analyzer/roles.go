@@ -80,7 +80,8 @@ var goLoc = regexp.MustCompile(`([^\s:()"'` + "`" + `]+\.go):(\d+)`)
 
 // failureOrder ranks the hunks by what the failing run shows, nearest the
 // failure first: the hunks holding the failure's site and its stack in
-// head's failing runs (innermost frame first), then the hunks the traced
+// head's failing runs (innermost frame first; for a hung run, the frames
+// where its goroutines wait), then the hunks the traced
 // failing run executed, the latest executed first. Hunks the run shows no
 // evidence for are left out.
 func failureOrder(res *Result, failing *afterLoop) []diffhunks.ID {
@@ -93,7 +94,7 @@ func failureOrder(res *Result, failing *afterLoop) []diffhunks.ID {
 		}
 	}
 	for _, r := range res.Evidence {
-		if len(r.Reverted) != 0 || (r.Outcome != trial.Fail && r.Outcome != trial.Crash) {
+		if len(r.Reverted) != 0 || (r.Outcome != trial.Fail && r.Outcome != trial.Crash && r.Outcome != trial.Timeout) {
 			continue
 		}
 		text := r.Signature + "\n" + r.Output

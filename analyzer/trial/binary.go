@@ -154,8 +154,8 @@ func (r *Runner) runBinary(ctx context.Context, t2j, bin, wt string, env ...stri
 	amp := r.amplification()
 	timeout := amp.scaled(r.runTimeout())
 	args := append([]string{"-t", "-p", r.cfg.Pkg, bin, "-test.v=test2json", "-test.run", gotest.RunPattern(r.cfg.Test),
-		"-test.timeout", (timeout + timeout/10 + 10*time.Second).String()}, amp.flags("-test.")...)
-	out, err := r.executeTest(ctx, timeout, cwd, append(append(r.env(false), amp.env()...), env...), t2j, args...)
+		"-test.timeout", timeout.String()}, amp.flags("-test.")...)
+	out, err := r.executeTest(ctx, timeout+hangMargin(timeout), cwd, append(append(r.env(false), amp.env()...), env...), t2j, args...)
 	if err != nil {
 		return Result{}, err
 	}

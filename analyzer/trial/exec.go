@@ -54,10 +54,21 @@ func (r *Runner) goTestCommand(ctx context.Context, dir string, modFiles bool, a
 		Timeout: amp.scaled(r.cfg.Timeout),
 	}
 	if verb == "test" {
+		inv.Timeout += hangMargin(inv.Timeout)
+	}
+	if verb == "test" {
 		inv.MaxMemory = r.MaxMemory()
 	}
 	res, err := inv.Run(ctx)
 	return fromResult(res), err
+}
+
+// hangMargin is how long a test run may go on past its own time limit d
+// (go test's -timeout, which a trial sets to d) before the runner kills it:
+// long enough for a hung test to panic and print where every goroutine
+// waits, which is the evidence of where it hung.
+func hangMargin(d time.Duration) time.Duration {
+	return d/20 + 2*time.Second
 }
 
 func fromResult(res proc.Result) run {

@@ -156,7 +156,7 @@ func TestRepeatKeepsCheckout(t *testing.T) {
 }
 
 // TestSetRunTimeout: a hung repeat ends at the run limit, not at the
-// trial timeout, and counts as a timeout.
+// trial timeout, counts as a timeout, and says where the test waits.
 func TestSetRunTimeout(t *testing.T) {
 	dir, head := gitRepo(t, calcRepo)
 	r := newRunner(t, Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF",
@@ -169,6 +169,9 @@ func TestSetRunTimeout(t *testing.T) {
 	}
 	if runs[0].Outcome != Timeout || time.Since(start) > time.Minute {
 		t.Errorf("hung run: %s after %v", runs[0].Outcome, time.Since(start))
+	}
+	if runs[0].Signature != "calc/calc_test.go:17" {
+		t.Errorf("hung run at %q, want where the test waits, calc/calc_test.go:17\n%s", runs[0].Signature, runs[0].Output)
 	}
 }
 

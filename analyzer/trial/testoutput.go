@@ -82,8 +82,10 @@ func (c classifier) verdict(out run) (Result, error) {
 		res.Message = c.relative(tail(p.BuildOutput+string(out.stderr), maxMessage))
 		return res, nil
 	case p.TimedOut():
+		// The test's own -timeout, which comes before ours: it panicked
+		// and printed every goroutine, so the signature is where the
+		// first of them waits in the repository.
 		res.Outcome = Timeout
-		return res, nil
 	case t == nil && out.exitCode == 0, t != nil && t.Status == gotest.Skipped:
 		res.Outcome = NoTests
 		return res, nil

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/gotest"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -203,7 +202,8 @@ func writeFile(name string, data []byte, mode fs.FileMode) error {
 // overlayDir, when set, holds the variant's files, named in compiler
 // messages instead of their repository paths.
 func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []string, modFiles, build bool) (Result, error) {
-	// go test's own -timeout is a backstop behind ours, which also covers
+	// go test's own -timeout comes first, so that a hung test prints where
+	// its goroutines wait; ours, a little later (hangMargin), also covers
 	// the build and kills the whole process group.
 	cwd := filepath.Join(wt, filepath.FromSlash(r.prefix))
 	c := classifier{root: wt, cwd: cwd, overlayDir: overlayDir, prefix: r.prefix, pkgDir: r.pkgDir, test: r.cfg.Test}
@@ -212,7 +212,7 @@ func (r *Runner) goTest(ctx context.Context, wt, overlayDir string, extra []stri
 	}
 	amp := r.amplification()
 	limit := amp.scaled(r.cfg.Timeout)
-	args := append([]string{"-json", "-vet=off", "-timeout", (limit + limit/10 + 10*time.Second).String(),
+	args := append([]string{"-json", "-vet=off", "-timeout", limit.String(),
 		"-run", gotest.RunPattern(r.cfg.Test), r.linkFlags()}, amp.flags("-")...)
 	args = append(append(args, extra...), r.cfg.Pkg)
 	out, err := r.goTestCommand(ctx, cwd, modFiles, amp, "test", args...)

@@ -104,7 +104,7 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
-	t.Run("timeout kills the process group", func(t *testing.T) {
+	t.Run("timeout kills the process group and says where it hung", func(t *testing.T) {
 		start := time.Now()
 		res, err := r.Run(context.Background(), []diffhunks.ID{3})
 		if err != nil {
@@ -112,6 +112,10 @@ func TestRun(t *testing.T) {
 		}
 		if res.Outcome != Timeout || res.Passed() {
 			t.Errorf("outcome = %s, want %s", res.Outcome, Timeout)
+		}
+		// The test's own time limit comes first: it says where it hung.
+		if res.Signature != "calc/calc_test.go:17" || !strings.HasPrefix(res.Message, "panic: test timed out after 8s") {
+			t.Errorf("a hung run at %q: %q, want calc/calc_test.go:17 and go test's timeout panic", res.Signature, res.Message)
 		}
 		if d := time.Since(start); d > 20*time.Second {
 			t.Errorf("trial took %v with an 8s timeout", d)
