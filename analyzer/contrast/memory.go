@@ -98,19 +98,15 @@ const passingOnly = 1 << 63
 // the same offset. ok is false when there is no such object or it has no
 // counterpart.
 func (c *Comparison) asFailingAddr(a uint64) (uint64, bool) {
-	o := c.originsOf(Passing)
-	k, found := slices.BinarySearch(o.sorted, a)
-	if !found {
-		k--
-	}
-	if k < 0 || a-o.sorted[k] >= maxObject {
+	p, ok := c.nearestPointer(Passing, a)
+	if !ok {
 		return 0, false
 	}
-	f := c.asFailing(o.sorted[k])
+	f := c.asFailing(p)
 	if f&passingOnly != 0 {
 		return 0, false
 	}
-	return f + (a - o.sorted[k]), true
+	return f + (a - p), true
 }
 
 // failingOverwrite is, for read rd of event e of run r, the failing
@@ -123,6 +119,9 @@ func (c *Comparison) asFailingAddr(a uint64) (uint64, bool) {
 // such write and it wrote another value: a node's kind set by new code and
 // read only where the passing run processed that node. -1 if none.
 func (c *Comparison) failingOverwrite(r Side, e, ctr int, rd read) int {
+	if ctr >= 0 && rd.text == "" {
+		return -1 // no operand to find the counterpart's read by
+	}
 	var pass trace.Item
 	var fail *trace.Loc
 	limit := ctr
@@ -192,15 +191,25 @@ const maxObject = 1 << 12
 // holds it, as the nearest pointer at or below it that run s saw, and
 // its offset there; ok is false when there is none close enough.
 func (c *Comparison) locAt(s Side, addr uint64) (origin int, off uint64, ok bool) {
+	p, ok := c.nearestPointer(s, addr)
+	if !ok {
+		return -1, 0, false
+	}
+	return int(c.originsOf(s).first[p]), addr - p, true
+}
+
+// nearestPointer is the pointer run s saw nearest at or below addr, when
+// addr lies within maxObject of it.
+func (c *Comparison) nearestPointer(s Side, addr uint64) (uint64, bool) {
 	o := c.originsOf(s)
 	k, found := slices.BinarySearch(o.sorted, addr)
 	if !found {
 		k--
 	}
 	if k < 0 || addr-o.sorted[k] >= maxObject {
-		return -1, 0, false
+		return 0, false
 	}
-	return int(o.first[o.sorted[k]]), addr - o.sorted[k], true
+	return o.sorted[k], true
 }
 
 // otherLoc reports whether address a of run s and b of the other run

@@ -370,11 +370,8 @@ func nodes(op trace.ExprOp, xs ...*trace.Expr) []*trace.Expr {
 
 // readOf is event e's value of the operand written text.
 func (c *Comparison) readOf(s Side, e int, text string) (trace.Value, bool) {
-	site := c.runs[s].tr.SiteOf(e)
-	for _, it := range c.runs[s].tr.Event(e).Reads {
-		if o, ok := operand(site, it.Slot); ok && o.Text == text {
-			return it.Value, true
-		}
+	if it, ok := c.readItem(s, e, text); ok {
+		return it.Value, true
 	}
 	for _, rd := range c.namedResults(s, e) {
 		if rd.text == text {
@@ -389,7 +386,7 @@ func (c *Comparison) readOf(s Side, e int, text string) (trace.Value, bool) {
 func (c *Comparison) readItem(s Side, e int, text string) (trace.Item, bool) {
 	site := c.runs[s].tr.SiteOf(e)
 	for _, it := range c.runs[s].tr.Event(e).Reads {
-		if o, ok := operand(site, it.Slot); ok && o.Text == text && text != "" {
+		if o, ok := operand(site, it.Slot); ok && o.Text == text {
 			return it, true
 		}
 	}
@@ -398,12 +395,8 @@ func (c *Comparison) readItem(s Side, e int, text string) (trace.Item, bool) {
 
 // defOf is the definition of event e's read of text, -1 if none.
 func (c *Comparison) defOf(s Side, e int, text string) int {
-	tr := c.runs[s].tr
-	site := tr.SiteOf(e)
-	for _, it := range tr.Event(e).Reads {
-		if o, ok := operand(site, it.Slot); ok && o.Text == text {
-			return tr.Def(e, it.Slot)
-		}
+	if it, ok := c.readItem(s, e, text); ok {
+		return c.runs[s].tr.Def(e, it.Slot)
 	}
 	for _, rd := range c.namedResults(s, e) {
 		if rd.text == text {
