@@ -40,12 +40,10 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 			return "", err
 		}
 		r.count(func(s *Counts) { s.Builds++ })
-		bin := filepath.Join(dir, "test.bin")
 		cwd := filepath.Join(r.wtHead, filepath.FromSlash(r.prefix))
-		args := append([]string{"-c", "-vet=off", "-o", bin, "-overlay", overlay, r.linkFlags()}, flags...)
 		ln := laneOf(ctx)
 		start := ln.at()
-		out, err := r.goCommand(ctx, cwd, false, "test", append(args, r.cfg.Pkg)...)
+		bin, out, err := r.compileTest(ctx, cwd, false, k, filepath.Join(dir, "test.bin"), append([]string{"-overlay", overlay}, flags...)...)
 		if err != nil {
 			return "", err
 		}
@@ -55,22 +53,35 @@ func (r *Runner) testBinary(ctx context.Context, ids []diffhunks.ID, v variant, 
 			built = BuildError
 		}
 		ln.record(start, ids, true, built, out.duration)
-		if out.exitCode != 0 && !out.timedOut {
-			r.mu.Lock()
-			if r.broken == nil {
-				r.broken = map[string]bool{}
-			}
-			r.broken[k] = true
-			r.mu.Unlock()
-		}
-		if out.exitCode != 0 || out.timedOut {
-			return "", nil // go test, run the usual way, will say why
-		}
-		if _, err := os.Stat(bin); err != nil {
-			return "", nil // no test files: go test -c writes nothing
-		}
-		return bin, nil
+		return bin, nil // "": go test, run the usual way, will say why
 	})
+}
+
+// compileTest builds the test binary bin with go test -c in cwd and the
+// extra flags, and returns it with the go command's run: "" when the
+// variant does not compile (which marks key k broken), the build timed
+// out, or there are no test files (go test -c writes nothing then).
+func (r *Runner) compileTest(ctx context.Context, cwd string, modFiles bool, k, bin string, extra ...string) (string, run, error) {
+	args := append(append([]string{"-c", "-vet=off", "-o", bin, r.linkFlags()}, extra...), r.cfg.Pkg)
+	out, err := r.goCommand(ctx, cwd, modFiles, "test", args...)
+	switch {
+	case err != nil:
+		return "", out, err
+	case out.exitCode != 0 && !out.timedOut:
+		r.mu.Lock()
+		if r.broken == nil {
+			r.broken = map[string]bool{}
+		}
+		r.broken[k] = true
+		r.mu.Unlock()
+		return "", out, nil
+	case out.exitCode != 0:
+		return "", out, nil
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", out, nil
+	}
+	return bin, out, nil
 }
 
 // brokenBinary reports whether the variant's test binary, built with no

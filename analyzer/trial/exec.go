@@ -55,8 +55,6 @@ func (r *Runner) goTestCommand(ctx context.Context, dir string, modFiles bool, a
 	}
 	if verb == "test" {
 		inv.Timeout += hangMargin(inv.Timeout)
-	}
-	if verb == "test" {
 		inv.MaxMemory = r.MaxMemory()
 	}
 	res, err := inv.Run(ctx)

@@ -130,27 +130,8 @@ func (r *Runner) buildKept(ctx context.Context, ids []diffhunks.ID, v variant, k
 // testBinary does.
 func (r *Runner) goTestBinary(ids []diffhunks.ID, v variant) keptBuild {
 	return func(ctx context.Context, wt, out string) (string, error, error) {
-		bin := filepath.Join(out, "test.bin")
-		res, err := r.goCommand(ctx, filepath.Join(wt, filepath.FromSlash(r.prefix)), v.modFiles(),
-			"test", "-c", "-vet=off", "-o", bin, r.linkFlags(), r.cfg.Pkg)
-		switch {
-		case err != nil:
-			return "", nil, err
-		case res.exitCode != 0 && !res.timedOut:
-			r.mu.Lock()
-			if r.broken == nil {
-				r.broken = map[string]bool{}
-			}
-			r.broken[binKey(ids)] = true
-			r.mu.Unlock()
-			return "", nil, nil
-		case res.exitCode != 0:
-			return "", nil, nil
-		}
-		if _, err := os.Stat(bin); err != nil {
-			return "", nil, nil // no test files: go test -c writes nothing
-		}
-		return bin, nil, nil
+		bin, _, err := r.compileTest(ctx, filepath.Join(wt, filepath.FromSlash(r.prefix)), v.modFiles(), binKey(ids), filepath.Join(out, "test.bin"))
+		return bin, nil, err
 	}
 }
 

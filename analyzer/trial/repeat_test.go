@@ -43,7 +43,8 @@ func TestRepeat(t *testing.T) {
 }
 
 // TestRepeatMatchesRun: a repeat through the prebuilt test binary gives
-// the outcome, signature and subtests that a go test run gives.
+// the outcome, signature and subtests that a go test run gives, whether
+// -overlay gives the variant or it is checked out (TestRepeatKeepsCheckout).
 func TestRepeatMatchesRun(t *testing.T) {
 	dir, head := gitRepo(t, calcRepo)
 	cfg := Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF", Timeout: time.Minute, Workers: 2}
@@ -59,6 +60,12 @@ func TestRepeatMatchesRun(t *testing.T) {
 		{"panics", []diffhunks.ID{4}, Fail},
 		{"no test", []diffhunks.ID{5}, NoTests},
 		{"exits", []diffhunks.ID{7}, Crash},
+		// Head's F(2, 3) is 6: it passes only where it reads the
+		// variant's testdata/want.txt, which says 6.
+		{"test data", []diffhunks.ID{6}, Pass},
+		{"code and changelog", []diffhunks.ID{9}, Pass},
+		{"changelog alone", []diffhunks.ID{10}, Fail},
+		{"checked out, does not build", []diffhunks.ID{14}, BuildError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Separate runners: Repeat would otherwise fill Run's cache.
@@ -87,8 +94,8 @@ func TestRepeatMatchesRun(t *testing.T) {
 
 // TestRepeatKeepsCheckout: a variant that -overlay cannot express (test
 // data, a changelog beside the code) is checked out once and its test
-// binary built there, not run by go test each time; its runs read the
-// variant's files, give what a go test run gives, and the checkouts no
+// binary built there, not run by go test each time, for every Repeat of
+// it (its outcomes are TestRepeatMatchesRun's); and the checkouts no
 // Repeat uses are bounded.
 func TestRepeatKeepsCheckout(t *testing.T) {
 	dir, head := gitRepo(t, calcRepo)
@@ -98,35 +105,27 @@ func TestRepeatKeepsCheckout(t *testing.T) {
 		name   string
 		revert []diffhunks.ID
 		want   Outcome
-		builds int
 	}{
-		// Head's F(2, 3) is 6: it passes only where it reads the
-		// variant's testdata/want.txt, which says 6.
-		{"test data", []diffhunks.ID{6}, Pass, 1},
-		{"code and changelog", []diffhunks.ID{9}, Pass, 1},
-		{"changelog alone", []diffhunks.ID{10}, Fail, 1},
-		{"does not build", []diffhunks.ID{14}, BuildError, 1},
+		{"test data", []diffhunks.ID{6}, Pass},
+		{"code and changelog", []diffhunks.ID{9}, Pass},
+		{"changelog alone", []diffhunks.ID{10}, Fail},
+		{"does not build", []diffhunks.ID{14}, BuildError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want, err := newRunner(t, cfg).Run(ctx, tc.revert)
-			if err != nil {
-				t.Fatal(err)
-			}
 			r := newRunner(t, cfg)
-			got, err := r.Repeat(ctx, tc.revert, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range got {
-				if g.Outcome != tc.want || g.Outcome != want.Outcome || g.Signature != want.Signature {
-					t.Errorf("Repeat = %s at %q, Run = %s at %q; want %s\n%s", g.Outcome, g.Signature, want.Outcome, want.Signature, tc.want, g.Output)
+			for i, n := range []int{3, 2} {
+				got, err := r.Repeat(ctx, tc.revert, n)
+				if err != nil || len(got) == 0 {
+					t.Fatalf("Repeat %d = %v, %v", i+1, got, err)
+				}
+				for _, g := range got {
+					if g.Outcome != tc.want {
+						t.Errorf("Repeat %d: %s, want %s\n%s", i+1, g.Outcome, tc.want, g.Output)
+					}
 				}
 			}
-			if more, err := r.Repeat(ctx, tc.revert, 2); err != nil || len(more) == 0 || more[0].Outcome != tc.want {
-				t.Errorf("a second Repeat = %v, %v", more, err)
-			}
-			if c := r.Counts(); c.Builds != tc.builds {
-				t.Errorf("%d builds for two Repeats, want %d", c.Builds, tc.builds)
+			if c := r.Counts(); c.Builds != 1 {
+				t.Errorf("%d builds for two Repeats, want 1", c.Builds)
 			}
 		})
 	}
