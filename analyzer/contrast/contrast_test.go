@@ -846,3 +846,25 @@ func TestCompile(t *testing.T) {
 		t.Errorf("the path does not reach the kind's overwrite:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// TestPathToMapMadeAfresh: state that lived in a struct across calls
+// moves into a map each call makes afresh, so an entry an earlier call
+// wrote is gone. The rewritten read names the map otherwise
+// (`seen[k]` for `r.seen[k]`) and no traced write made what it read:
+// the entry pairs with the passing run's by its key, and the path goes
+// back to where the failing run made the map.
+func TestPathToMapMadeAfresh(t *testing.T) {
+	test := "package p\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tr := &R{seen: map[string]bool{}}\n\tr.Add(\"a\")\n\tif r.Add(\"a\") {\n\t\tt.Fatal(\"a added twice\")\n\t}\n}\n"
+	base := moduleP("package p\n\ntype R struct{ seen map[string]bool }\n\nfunc (r *R) Add(k string) bool {\n\tif r.seen[k] {\n\t\treturn false\n\t}\n\tr.seen[k] = true\n\treturn true\n}\n", test)
+	head := moduleP("package p\n\ntype R struct{ seen map[string]bool }\n\nfunc (r *R) Add(k string) bool {\n\tseen := map[string]bool{}\n\tif seen[k] {\n\t\treturn false\n\t}\n\tseen[k] = true\n\treturn true\n}\n", test)
+	_, _, _, lines := comparePath(t, base, head, "TestAdd", func(hunks []diffhunks.Hunk) []diffhunks.ID {
+		var ids []diffhunks.ID
+		for _, h := range hunks {
+			ids = append(ids, h.ID)
+		}
+		return ids
+	})
+	if !slices.Contains(lines, "p/p.go:6 seen := map[string]bool{}") {
+		t.Errorf("the path does not reach where the map is made:\n%s", strings.Join(lines, "\n"))
+	}
+}

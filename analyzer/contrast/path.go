@@ -213,7 +213,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		alike := false
 		switch {
 		case ctr >= 0 && rd.text != "":
-			if v, ok := c.readOf(o, ctr, rd.text); ok {
+			if v, ok := c.counterValue(o, ctr, rd); ok {
 				eq, known := c.sameIn(r, rd.value, v)
 				alike = eq && known
 			}
@@ -256,6 +256,16 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 				w.push(item{side: r, event: u})
 			}
 		}
+		if different && rd.def < 0 && rd.loc.Kind == trace.LocMap {
+			// No traced write of the key in this map: the map held
+			// what it held when made (a literal's entries, or none),
+			// so where it was made is where the difference came from
+			// when that differs: a map made afresh in each call where
+			// one map lived across the calls.
+			if m := c.origin(r, rd.loc.Addr); m >= 0 && c.relevant(r, m) {
+				w.push(item{side: r, event: m})
+			}
+		}
 		if (rd.def < 0 || rd.whole) && rd.text != "" && !rd.call && !rd.zero {
 			// No traced write made the value read: code the tracer
 			// does not enter wrote it through a reference.
@@ -266,7 +276,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		if ctr >= 0 && rd.text != "" {
 			// The passing value may have another origin, invisible
 			// from the failing run.
-			if d2 := c.defOf(o, ctr, rd.text); d2 >= 0 && (rd.def < 0 || c.Counterpart(o, d2) != rd.def) && c.relevant(o, d2) {
+			if d2 := c.counterDef(o, ctr, rd); d2 >= 0 && (rd.def < 0 || c.Counterpart(o, d2) != rd.def) && c.relevant(o, d2) {
 				w.push(item{side: o, event: d2})
 			}
 		}

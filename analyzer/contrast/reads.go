@@ -406,6 +406,49 @@ func (c *Comparison) defOf(s Side, e int, text string) int {
 	return -1
 }
 
+// counterValue is the value the counterpart event ctr of run s read
+// where rd was read: the operand of the same text, else, for an entry of
+// a map, the entry of the same key (mapEntry).
+func (c *Comparison) counterValue(s Side, ctr int, rd read) (trace.Value, bool) {
+	if v, ok := c.readOf(s, ctr, rd.text); ok {
+		return v, true
+	}
+	if it, ok := c.mapEntry(s, ctr, rd); ok {
+		return it.Value, true
+	}
+	return trace.Value{}, false
+}
+
+// counterDef is the definition of the counterpart event ctr's read of
+// what rd read (counterValue), -1 if none.
+func (c *Comparison) counterDef(s Side, ctr int, rd read) int {
+	if _, ok := c.readOf(s, ctr, rd.text); ok {
+		return c.defOf(s, ctr, rd.text)
+	}
+	if it, ok := c.mapEntry(s, ctr, rd); ok {
+		return c.runs[s].tr.Def(ctr, it.Slot)
+	}
+	return -1
+}
+
+// mapEntry is event e of run s's read of the map entry rd read in the
+// other run: the one read of an entry with the same key. A statement
+// the change rewrote may name the map otherwise (`prefixes[p]` where it
+// read `r.prefixes[p]`); the key's digest is the same in both runs.
+func (c *Comparison) mapEntry(s Side, e int, rd read) (trace.Item, bool) {
+	if rd.loc.Kind != trace.LocMap {
+		return trace.Item{}, false
+	}
+	var found trace.Item
+	n := 0
+	for _, it := range c.runs[s].tr.Event(e).Reads {
+		if it.Loc.Kind == trace.LocMap && it.Loc.Key == rd.loc.Key {
+			found, n = it, n+1
+		}
+	}
+	return found, n == 1
+}
+
 // callSites are the call sites whose results the site's expressions use.
 func callSites(s *trace.Site) []trace.SiteID {
 	var out []trace.SiteID
