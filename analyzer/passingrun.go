@@ -91,7 +91,13 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 			return
 		}
 	}
-	if t := pathTree(cmp, path, res.Root); t != nil {
+	// The path may reach the change only through hunks the proof
+	// reverts so that the root's revert compiles (state moved out of a
+	// struct the root no longer fills, into code that uses it): their
+	// steps ran otherwise without the change, which is an effect of the
+	// change all the same. The test's own hunks explain nothing.
+	changed := slices.DeleteFunc(slices.Clone(res.Proof.Reverted), func(id diffhunks.ID) bool { return slices.Contains(res.TestHunks, id) })
+	if t := pathTree(cmp, path, changed); t != nil {
 		res.Tree = t
 		// The path's values are the traced failing run's: its message is
 		// the one that printed them.
@@ -101,7 +107,7 @@ func compare(ctx context.Context, req Request, b *budget, failing *afterLoop, re
 	}
 	// Without a tree the chain has nothing to open; it stands alone only
 	// when it reaches the change.
-	if !touches(res.Chain, res.Root) {
+	if !touches(res.Chain, changed) {
 		res.Chain = nil
 	}
 }
@@ -145,15 +151,15 @@ func addPathSteps(tree *result.Node, cmp *contrast.Comparison) {
 }
 
 // pathTree makes a one-node tree of the path of differences when it
-// reaches a root hunk: the failure as target, the path's steps as its
-// statements.
-func pathTree(cmp *contrast.Comparison, path contrast.Path, root []diffhunks.ID) *result.Node {
+// reaches one of the changed hunks: the failure as target, the path's
+// steps as its statements.
+func pathTree(cmp *contrast.Comparison, path contrast.Path, changed []diffhunks.ID) *result.Node {
 	if len(path.Steps) == 0 {
 		return nil
 	}
 	steps := cmp.Summary(maxTreeSteps + 1)
 	n := &result.Node{Target: steps[len(steps)-1], Outcome: "failed", Statements: steps[:len(steps)-1]}
-	if !touches(n.Statements, root) {
+	if !touches(n.Statements, changed) {
 		return nil
 	}
 	return n
