@@ -184,7 +184,8 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 	}
 	for {
 		f, _ := count(head)
-		if headKnown(f, len(head)) || len(head) >= headCap || c.over() {
+		ci := stats.Wilson(f, len(head), stats.Z95)
+		if f >= minHeadFailures && ci.HalfWidth() <= maxHalfWidth || len(head) >= headCap || c.over() {
 			break
 		}
 		more, err := c.repeat(ctx, r, nil, min(batch, headCap-len(head)), batch)
@@ -236,23 +237,6 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 		c.head = firstFailing(head)
 	}
 	return nil
-}
-
-// minLowShare is the least share of head's measured rate that its lower
-// bound must reach before head's runs stop. Every later verdict is judged
-// against that bound: base is run until it is ruled out as failing that
-// often, and each variant the noisy search calls passing is run about as
-// long. A rare flake's bound at five failures (5 in 60) is 0.4 of its
-// rate; a few failures more on head raise it to a half and cut each of
-// those runs by a fifth or more.
-const minLowShare = 0.5
-
-// headKnown reports whether f failures in n runs of head measure its
-// rate well enough to judge the other variants against its lower bound:
-// enough failures, a narrow interval, and a bound not far below the rate.
-func headKnown(f, n int) bool {
-	ci := stats.Wilson(f, n, stats.Z95)
-	return f >= minHeadFailures && ci.HalfWidth() <= maxHalfWidth && ci.Lo >= minLowShare*stats.Rate(f, n)
 }
 
 func firstFailing(runs []trial.Result) trial.Result {
