@@ -211,10 +211,12 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 	exit := c.runs[r].tr.Event(e).Kind == trace.EvPanic
 	for _, rd := range c.partReads(r, e, it.part) {
 		alike := false
+		counter := read{def: -1}
 		switch {
 		case ctr >= 0 && rd.text != "":
-			if v, ok := c.counterValue(o, ctr, rd); ok {
-				eq, known := c.sameIn(r, rd.value, v)
+			var ok bool
+			if counter, ok = c.counterRead(o, ctr, rd); ok {
+				eq, known := c.sameIn(r, rd.value, counter.value)
 				alike = eq && known
 			}
 		case rd.text == "" && rd.def >= 0:
@@ -273,12 +275,10 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 				w.push(item{side: r, event: u})
 			}
 		}
-		if ctr >= 0 && rd.text != "" {
-			// The passing value may have another origin, invisible
-			// from the failing run.
-			if d2 := c.counterDef(o, ctr, rd); d2 >= 0 && (rd.def < 0 || c.Counterpart(o, d2) != rd.def) && c.relevant(o, d2) {
-				w.push(item{side: o, event: d2})
-			}
+		// The other run's value may have another origin, invisible
+		// from this run.
+		if d2 := counter.def; d2 >= 0 && (rd.def < 0 || c.Counterpart(o, d2) != rd.def) && c.relevant(o, d2) {
+			w.push(item{side: o, event: d2})
 		}
 	}
 	return differentIn

@@ -406,29 +406,18 @@ func (c *Comparison) defOf(s Side, e int, text string) int {
 	return -1
 }
 
-// counterValue is the value the counterpart event ctr of run s read
-// where rd was read: the operand of the same text, else, for an entry of
-// a map, the entry of the same key (mapEntry).
-func (c *Comparison) counterValue(s Side, ctr int, rd read) (trace.Value, bool) {
+// counterRead is what the counterpart event ctr of run s read where rd
+// was read, its value and definition (-1 if none): the operand of the
+// same text, else, for an entry of a map, the entry of the same key
+// (mapEntry).
+func (c *Comparison) counterRead(s Side, ctr int, rd read) (read, bool) {
 	if v, ok := c.readOf(s, ctr, rd.text); ok {
-		return v, true
+		return read{value: v, def: c.defOf(s, ctr, rd.text)}, true
 	}
 	if it, ok := c.mapEntry(s, ctr, rd); ok {
-		return it.Value, true
+		return read{value: it.Value, def: c.runs[s].tr.Def(ctr, it.Slot)}, true
 	}
-	return trace.Value{}, false
-}
-
-// counterDef is the definition of the counterpart event ctr's read of
-// what rd read (counterValue), -1 if none.
-func (c *Comparison) counterDef(s Side, ctr int, rd read) int {
-	if _, ok := c.readOf(s, ctr, rd.text); ok {
-		return c.defOf(s, ctr, rd.text)
-	}
-	if it, ok := c.mapEntry(s, ctr, rd); ok {
-		return c.runs[s].tr.Def(ctr, it.Slot)
-	}
-	return -1
+	return read{def: -1}, false
 }
 
 // mapEntry is event e of run s's read of the map entry rd read in the
