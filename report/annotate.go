@@ -148,17 +148,21 @@ type ReviewComment struct {
 }
 
 // ReviewComments gives one comment on each root hunk of an explained test,
-// at its first head line (for a pure deletion, the line after it). Whole
-// deleted files and binary files have no head line to comment on and are
-// left to the annotations. When the proof run passed, the comment on a
-// changed run of lines spans them and suggests the base lines in their
-// place (see suggestion).
+// at its first head line (for a pure deletion, the line after it), and
+// one on each auxiliary hunk where the causal tree shows the change at
+// work (a step that ran otherwise without it): such a hunk is reverted so
+// that the root's revert compiles, but in a change whose hunks compile
+// only together it is where behaviour moved, and the reviewer should see
+// it flagged too. Whole deleted files and binary files have no head line
+// to comment on and are left to the annotations. When the proof run
+// passed, the comment on a changed run of lines of a root hunk spans them
+// and suggests the base lines in their place (see suggestion).
 func ReviewComments(r *result.Report) []ReviewComment {
 	if r.Status != result.Explained {
 		return nil
 	}
 	var out []ReviewComment
-	for _, id := range r.Root {
+	for _, id := range append(slices.Clone(r.Root), auxChanged(r)...) {
 		h, ok := r.Hunk(id)
 		if !ok || h.Kind == "delete" || h.Kind == "binary" {
 			continue
@@ -270,11 +274,12 @@ func commentSafe(s string) string {
 
 const maxStepsPerComment = 5
 
-func reviewBody(r *result.Report, h result.Hunk) string {
+// rootRole is what a review comment on a root hunk says it does: it makes
+// the test fail, alone or with the other root hunks, and reverting the
+// root makes it pass when the proof did.
+func rootRole(r *result.Report) string {
 	var b strings.Builder
-	others := len(r.Root) - 1
-	fmt.Fprintf(&b, "**culprit:** this change (hunk #%d) ", h.ID)
-	if others == 0 {
+	if len(r.Root) == 1 {
 		fmt.Fprintf(&b, "makes %s fail", testLabel(r))
 	} else {
 		fmt.Fprintf(&b, "is one of %d changes that together make %s fail (%s)", len(r.Root), testLabel(r), hunksNamed(r.Root))
@@ -287,6 +292,18 @@ func reviewBody(r *result.Report, h result.Hunk) string {
 		fmt.Fprintf(&b, "; reverting %s makes it pass.\n", itThem(len(r.Root)))
 	default:
 		b.WriteString(".\n")
+	}
+	return b.String()
+}
+
+func reviewBody(r *result.Report, h result.Hunk) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**culprit:** this change (hunk #%d) ", h.ID)
+	if slices.Contains(r.Root, h.ID) {
+		b.WriteString(rootRole(r))
+	} else {
+		fmt.Fprintf(&b, "is reverted with the root (%s) so that the code compiles, and %s fails through it too: the run without the change did otherwise here.\n",
+			hunksNamed(r.Root), testLabel(r))
 	}
 	var steps []string
 	for _, s := range r.Chain {

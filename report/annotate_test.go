@@ -99,6 +99,13 @@ func TestReviewComments(t *testing.T) {
 		}(), []place{
 			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
+		{"auxiliary hunk where the change is at work", auxAtWork(true), []place{
+			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8-8 suggests 23466425 TestF -->"},
+			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
+		}},
+		{"auxiliary hunk whose step ran alike", auxAtWork(false), []place{
+			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8-8 suggests 23466425 TestF -->"},
+		}},
 		{"not-regression", notRegression(), nil},
 		{"flaky", flaky(), nil},
 		{"unexplained", unexplained(), nil},
@@ -129,6 +136,16 @@ func TestReviewComments(t *testing.T) {
 			"\nReverting this hunk:\n\n" +
 			"```suggestion\n\t\tsum += z\n```\n" +
 			"\n<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("body (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("auxiliary body", func(t *testing.T) {
+		got := ReviewComments(auxAtWork(true))[1].Body
+		want := "**culprit:** this change (hunk #3) is reverted with the root (hunk #2) so that the code compiles, and **TestF** fails through it too: the run without the change did otherwise here.\n" +
+			"\nIn the failing run:\n" +
+			"- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) — **the runs diverge here** ← hunk #3\n" +
+			"\n<!-- culprit:hunk calc/calc.go:17 TestF -->"
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("body (-want +got):\n%s", diff)
 		}
@@ -266,4 +283,14 @@ func TestReviewCommentCarriesTheChain(t *testing.T) {
 			t.Errorf("comment on line %d:\n%s\nlacks the chain step\n%s", rc.Line, rc.Body, w)
 		}
 	}
+}
+
+// auxAtWork is explainedWithTree with hunk #3 auxiliary, reverted so that
+// the root #2 compiles; the tree's step in it diverges from the run
+// without the change when diverges is set, and ran alike otherwise.
+func auxAtWork(diverges bool) *result.Report {
+	r := explainedWithTree()
+	r.Root, r.Aux = []result.HunkID{2}, []result.HunkID{3}
+	r.Tree.Statements[0].Diverges = diverges
+	return r
 }
