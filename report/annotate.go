@@ -149,20 +149,20 @@ type ReviewComment struct {
 
 // ReviewComments gives one comment on each root hunk of an explained test,
 // at its first head line (for a pure deletion, the line after it), and
-// one on each auxiliary hunk where the causal tree shows the change at
-// work (a step that ran otherwise without it): such a hunk is reverted so
-// that the root's revert compiles, but in a change whose hunks compile
-// only together it is where behaviour moved, and the reviewer should see
-// it flagged too. Whole deleted files and binary files have no head line
-// to comment on and are left to the annotations. When the proof run
-// passed, the comment on a changed run of lines of a root hunk spans them
-// and suggests the base lines in their place (see suggestion).
+// one on each of a few auxiliary hunks where the causal tree shows the
+// change at work (auxAtWork): such a hunk is reverted so that the root's
+// revert compiles, but in a change whose hunks compile only together it
+// is where behaviour moved, and the reviewer should see it flagged too.
+// Whole deleted files and binary files have no head line to comment on
+// and are left to the annotations. When the proof run passed, the
+// comment on a changed run of lines of a root hunk spans them and
+// suggests the base lines in their place (see suggestion).
 func ReviewComments(r *result.Report) []ReviewComment {
 	if r.Status != result.Explained {
 		return nil
 	}
 	var out []ReviewComment
-	for _, id := range append(slices.Clone(r.Root), auxChanged(r)...) {
+	for _, id := range append(slices.Clone(r.Root), auxAtWork(r)...) {
 		h, ok := r.Hunk(id)
 		if !ok || h.Kind == "delete" || h.Kind == "binary" {
 			continue
@@ -273,6 +273,32 @@ func commentSafe(s string) string {
 }
 
 const maxStepsPerComment = 5
+
+// maxAuxComments bounds the review comments on auxiliary hunks: in a
+// rewrite whose hunks compile only together the tree may pass through
+// many of them, and a reviewer reads the few it opens with.
+const maxAuxComments = 3
+
+// auxAtWork lists the auxiliary hunks a review comment goes on: those
+// where the causal tree shows the change at work (auxChanged), the ones
+// the chain the report opens with passes through first, at most
+// maxAuxComments.
+func auxAtWork(r *result.Report) []result.HunkID {
+	ids := auxChanged(r)
+	inChain := func(id result.HunkID) bool {
+		return slices.ContainsFunc(r.Chain, func(s result.Statement) bool { return s.Hunk == id })
+	}
+	slices.SortStableFunc(ids, func(a, b result.HunkID) int {
+		switch {
+		case inChain(a) == inChain(b):
+			return 0
+		case inChain(a):
+			return -1
+		}
+		return 1
+	})
+	return ids[:min(len(ids), maxAuxComments)]
+}
 
 // rootRole is what a review comment on a root hunk says it does: it makes
 // the test fail, alone or with the other root hunks, and reverting the

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,11 +100,11 @@ func TestReviewComments(t *testing.T) {
 		}(), []place{
 			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17-17 suggests 67b3fea9 TestF -->"},
 		}},
-		{"auxiliary hunk where the change is at work", auxAtWork(true), []place{
+		{"auxiliary hunk where the change is at work", withAuxAtWork(true), []place{
 			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8-8 suggests 23466425 TestF -->"},
 			{"calc/calc.go", 17, "<!-- culprit:hunk calc/calc.go:17 TestF -->"},
 		}},
-		{"auxiliary hunk whose step ran alike", auxAtWork(false), []place{
+		{"auxiliary hunk whose step ran alike", withAuxAtWork(false), []place{
 			{"calc/calc.go", 8, "<!-- culprit:hunk calc/calc.go:8-8 suggests 23466425 TestF -->"},
 		}},
 		{"not-regression", notRegression(), nil},
@@ -141,7 +142,7 @@ func TestReviewComments(t *testing.T) {
 		}
 	})
 	t.Run("auxiliary body", func(t *testing.T) {
-		got := ReviewComments(auxAtWork(true))[1].Body
+		got := ReviewComments(withAuxAtWork(true))[1].Body
 		want := "**culprit:** this change (hunk #3) is reverted with the root (hunk #2) so that the code compiles, and **TestF** fails through it too: the run without the change did otherwise here.\n" +
 			"\nIn the failing run:\n" +
 			"- `calc/calc.go:17` `sum += z + 1` (sum = 4, z = 2) — **the runs diverge here** ← hunk #3\n" +
@@ -285,12 +286,35 @@ func TestReviewCommentCarriesTheChain(t *testing.T) {
 	}
 }
 
-// auxAtWork is explainedWithTree with hunk #3 auxiliary, reverted so that
+// withAuxAtWork is explainedWithTree with hunk #3 auxiliary, reverted so that
 // the root #2 compiles; the tree's step in it diverges from the run
 // without the change when diverges is set, and ran alike otherwise.
-func auxAtWork(diverges bool) *result.Report {
+func withAuxAtWork(diverges bool) *result.Report {
 	r := explainedWithTree()
 	r.Root, r.Aux = []result.HunkID{2}, []result.HunkID{3}
 	r.Tree.Statements[0].Diverges = diverges
 	return r
+}
+
+// TestReviewCommentsOnFewAuxiliaryHunks: of five auxiliary hunks where the
+// tree shows the change at work, three get a comment, the one the chain
+// passes through first.
+func TestReviewCommentsOnFewAuxiliaryHunks(t *testing.T) {
+	r := explainedWithTree()
+	r.Root = []result.HunkID{2}
+	for id := result.HunkID(10); id < 15; id++ {
+		line := 30 + int(id)
+		r.Hunks = append(r.Hunks, result.Hunk{ID: id, File: "calc/calc.go", OldFile: "calc/calc.go", BaseLines: [2]int{line, line},
+			HeadLines: [2]int{line, line}, Kind: "modify", Diff: "-\ta = 1\n+\ta = 2\n"})
+		r.Aux = append(r.Aux, id)
+		r.Tree.Statements = append(r.Tree.Statements, result.Statement{File: "calc/calc.go", Line: line, Text: "a = 2", Hunk: id, Diverges: true})
+	}
+	r.Chain = []result.Statement{{File: "calc/calc.go", Line: 44, Text: "a = 2", Hunk: 14, Diverges: true}}
+	var lines []int
+	for _, c := range ReviewComments(r) {
+		lines = append(lines, c.Line)
+	}
+	if want := []int{8, 44, 40, 41}; !slices.Equal(lines, want) {
+		t.Errorf("review comments on lines %v, want %v (the root, the auxiliary hunk of the chain, then two more)", lines, want)
+	}
 }
