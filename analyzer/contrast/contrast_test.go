@@ -868,3 +868,22 @@ func TestPathToMapMadeAfresh(t *testing.T) {
 		t.Errorf("the path does not reach where the map is made:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// TestPathThroughReflectedSignature: the change rewrites a registered
+// function's parameters from float64 to any, and a caller that converts
+// each argument to the parameter's type (read by reflection) no longer
+// parses a numeric string. The type comes from calls the tracer does not
+// enter (`rt.In(i)` through an interface, `fn.Type()`), whose receivers
+// are not recorded as reads: the path must go through them to the
+// function value and the changed line that registered it.
+func TestPathThroughReflectedSignature(t *testing.T) {
+	src := func(fn string) map[string]string {
+		return moduleP("package p\n\nimport (\n\t\"reflect\"\n\t\"strconv\"\n)\n\n// Register adds the filters.\nfunc Register(filters map[string]any) {\n\tfilters[\"plus\"] = "+fn+"\n}\n\n"+
+			"func toFloat(v any) float64 {\n\tif f, ok := v.(float64); ok {\n\t\treturn f\n\t}\n\treturn 0\n}\n\n"+
+			"// Apply calls the filter name with args, each converted to its parameter's type.\nfunc Apply(filters map[string]any, name string, args ...any) any {\n\tfn := reflect.ValueOf(filters[name])\n\trt := fn.Type()\n\tin := make([]reflect.Value, len(args))\n\tfor i, a := range args {\n\t\ttyp := rt.In(i)\n\t\tin[i] = convert(a, typ)\n\t}\n\treturn fn.Call(in)[0].Interface()\n}\n\n"+
+			"func convert(a any, typ reflect.Type) reflect.Value {\n\tif s, ok := a.(string); ok && typ.Kind() == reflect.Float64 {\n\t\tf, _ := strconv.ParseFloat(s, 64)\n\t\treturn reflect.ValueOf(f)\n\t}\n\treturn reflect.ValueOf(a)\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestPlus(t *testing.T) {\n\tfilters := map[string]any{}\n\tRegister(filters)\n\tif got := Apply(filters, \"plus\", \"10\", 1.0); got != 11.0 {\n\t\tt.Fatal(got)\n\t}\n}\n")
+	}
+	pathReaches(t, src("func(a, b float64) float64 { return a + b }"), src("func(a, b any) any { return toFloat(a) + toFloat(b) }"), "TestPlus",
+		"p.go:23 rt := fn.Type()", "p.go:26 typ := rt.In(i)")
+}

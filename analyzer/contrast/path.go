@@ -258,6 +258,13 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 				w.push(item{side: r, event: u})
 			}
 		}
+		if different && rd.call && rd.def < 0 {
+			// The result of a call the tracer does not enter differs:
+			// what it was handed did.
+			for _, d := range c.untracedInputs(r, e, rd.text) {
+				w.push(item{side: r, event: d})
+			}
+		}
 		if different && rd.def < 0 && rd.loc.Kind == trace.LocMap {
 			// No traced write of the key in this map: the map held
 			// what it held when made (a literal's entries, or none),

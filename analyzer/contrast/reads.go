@@ -209,6 +209,30 @@ func unrecordedArgs(tr *trace.Trace, e int) []read {
 	return out
 }
 
+// untracedInputs lists the definitions that differ from their
+// counterpart, or have none, of the variables event e of run s handed to
+// call, the source text of a call in its statement that entered no
+// traced code: the call's receiver and arguments, which the tracer need
+// not record as reads (`typ = rt.In(i)` records the result, not rt).
+// When such a call returned something else, its inputs are where the
+// difference came from: a reflect.Type taken from a function whose
+// signature the change rewrote.
+func (c *Comparison) untracedInputs(s Side, e int, call string) []int {
+	tr := c.runs[s].tr
+	var out []int
+	for _, id := range append(tr.ExtCallsIn(tr.SiteOf(e).Pos), callSites(tr.SiteOf(e))...) {
+		if tr.Site(id).Text != call {
+			continue
+		}
+		for _, rd := range argDefs(tr, e, tr.Site(id)) {
+			if rd.def != e && c.relevant(s, rd.def) && !slices.Contains(out, rd.def) {
+				out = append(out, rd.def)
+			}
+		}
+	}
+	return out
+}
+
 // argDefs are the reads of call's operands that are variables of the
 // module's code, each defined by its last write before event e of e's
 // frame.
