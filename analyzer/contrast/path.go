@@ -258,21 +258,9 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 				w.push(item{side: r, event: u})
 			}
 		}
-		if different && rd.call && rd.def < 0 {
-			// The result of a call the tracer does not enter differs:
-			// what it was handed did.
-			for _, d := range c.untracedInputs(r, e, rd.text) {
+		if different && rd.def < 0 {
+			for _, d := range c.unwrittenOrigins(r, e, rd) {
 				w.push(item{side: r, event: d})
-			}
-		}
-		if different && rd.def < 0 && rd.loc.Kind == trace.LocMap {
-			// No traced write of the key in this map: the map held
-			// what it held when made (a literal's entries, or none),
-			// so where it was made is where the difference came from
-			// when that differs: a map made afresh in each call where
-			// one map lived across the calls.
-			if m := c.origin(r, rd.loc.Addr); m >= 0 && c.relevant(r, m) {
-				w.push(item{side: r, event: m})
 			}
 		}
 		if (rd.def < 0 || rd.whole) && rd.text != "" && !rd.call && !rd.zero {

@@ -209,6 +209,25 @@ func unrecordedArgs(tr *trace.Trace, e int) []read {
 	return out
 }
 
+// unwrittenOrigins lists where a value that event e of run s read, and
+// that differs from the other run's, came from when no traced write made
+// it: for an entry of a map, the event that made the map, when that
+// event differs, since the map held what it held when made (a literal's
+// entries, or none): a map made afresh in each call where one map lived
+// across the calls; for the result of a call that entered no traced
+// code, the inputs it was handed (untracedInputs).
+func (c *Comparison) unwrittenOrigins(s Side, e int, rd read) []int {
+	switch {
+	case rd.loc.Kind == trace.LocMap:
+		if m := c.origin(s, rd.loc.Addr); m >= 0 && c.relevant(s, m) {
+			return []int{m}
+		}
+	case rd.call:
+		return c.untracedInputs(s, e, rd.text)
+	}
+	return nil
+}
+
 // untracedInputs lists the definitions that differ from their
 // counterpart, or have none, of the variables event e of run s handed to
 // call, the source text of a call in its statement that entered no
