@@ -244,11 +244,8 @@ func filterRows(rows []*chainRow, ok func(*chainRow) bool) []*chainRow {
 // hunk's, where the chain opens, before the others), then the other
 // decisions taken in changed code, nearest the failure first: the
 // predicates the change's behaviour turned on, which a hunk's last step
-// (the return a guard let through) does not show. A summary longer than a
-// chain (a tree made of the path) then keeps the other steps in changed
-// code, nearest the failure first: one step a hunk cannot show where in
-// the hunk the difference was made. The rest fill what room is left,
-// nearest the failure first.
+// (the return a guard let through) does not show. The rest fill what room
+// is left, nearest the failure first.
 func (c *Comparison) trimChain(p *Path, rows, chosen []*chainRow, most int) []*chainRow {
 	keep := map[*chainRow]bool{}
 	last := map[diffhunks.ID]int{}
@@ -278,11 +275,6 @@ func (c *Comparison) trimChain(p *Path, rows, chosen []*chainRow, most int) []*c
 	}
 	for k := len(chosen) - 1; k >= 0 && len(keep) < most; k-- {
 		if st := chosen[k].step; st.Const == nil && c.hunkOf(st) != 0 && c.runs[st.Side].tr.Event(st.Event).Kind == trace.EvBranch {
-			keep[chosen[k]] = true
-		}
-	}
-	for k := len(chosen) - 1; k >= 0 && len(keep) < most && most > chainMax; k-- {
-		if c.hunkOf(chosen[k].step) != 0 {
 			keep[chosen[k]] = true
 		}
 	}

@@ -557,7 +557,7 @@ func TestSummaryKeepsDecisionsInChangedCode(t *testing.T) {
 	all := c.Summary(len(p.Steps))
 	const most = 5
 	if len(all) <= most {
-		t.Fatalf("the path's summary has %d rows, want more than %d for the cut to matter: %v", len(all), most, all)
+		t.Fatalf("the path's summary has %d rows, want more than %d for the cut to matter", len(all), most)
 	}
 	var shown []string
 	for _, st := range c.Summary(most) {
@@ -886,32 +886,4 @@ func TestPathThroughReflectedSignature(t *testing.T) {
 	}
 	pathReaches(t, src("func(a, b float64) float64 { return a + b }"), src("func(a, b any) any { return toFloat(a) + toFloat(b) }"), "TestPlus",
 		"p.go:23 rt := fn.Type()", "p.go:26 typ := rt.In(i)")
-}
-
-// TestSummaryKeepsStepsInChangedCode: a tree made of the path shows more
-// steps than a chain; when the path has more still, the steps in changed
-// code stay (each intermediate value the rewritten function computed)
-// ahead of the unchanged steps that carry the result to the assertion.
-// The chain itself keeps its own choice: one step per hunk.
-func TestSummaryKeepsStepsInChangedCode(t *testing.T) {
-	carry := "func Report(x int) string {\n\tv := Scale(x)\n\ts := strconv.Itoa(v)\n" + strings.Repeat("\ts = \"<\" + s + \">\"\n", 6) + "\treturn s\n}\n"
-	src := func(body string) map[string]string {
-		return moduleP("package p\n\nimport \"strconv\"\n\nfunc Scale(x int) int {\n"+body+"}\n\n"+carry,
-			"package p\n\nimport \"testing\"\n\nfunc TestReport(t *testing.T) {\n\tif got := Report(3); got != \"<<<<<<6>>>>>>\" {\n\t\tt.Fatal(got)\n\t}\n}\n")
-	}
-	c, p := pathReaches(t, src("\treturn x * 2\n"), src("\ta := x + 1\n\tb := a * 2\n\tc := b - 3\n\treturn c\n"), "TestReport",
-		"p.go:7 b := a * 2", "p.go:8 c := b - 3")
-	const most = 8
-	if all := c.Summary(len(p.Steps)); len(all) <= most {
-		t.Fatalf("the path's summary has %d rows, want more than %d for the cut to matter: %v", len(all), most, all)
-	}
-	var shown []string
-	for _, st := range c.Summary(most) {
-		shown = append(shown, fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Text))
-	}
-	for _, want := range []string{"p.go:7 b := a * 2", "p.go:8 c := b - 3"} {
-		if !slices.ContainsFunc(shown, func(l string) bool { return strings.HasSuffix(l, want) }) {
-			t.Errorf("the %d-row summary lacks %q:\n%s", most, want, strings.Join(shown, "\n"))
-		}
-	}
 }
