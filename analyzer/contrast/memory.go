@@ -117,10 +117,12 @@ func (c *Comparison) asFailingAddr(a uint64) (uint64, bool) {
 // the failing run's last write of the passing read's location before the
 // failing run's instance of the read's time, when the passing run made no
 // such write and it wrote another value: a node's kind set by new code and
-// read only where the passing run processed that node. -1 if none.
-func (c *Comparison) failingOverwrite(r Side, e, ctr int, rd read) int {
-	if ctr >= 0 && rd.text == "" {
-		return -1 // no operand to find the counterpart's read by
+// read only where the passing run processed that node. counter is the
+// counterpart's read of the same operand (counterRead), when ctr has one.
+// -1 if none.
+func (c *Comparison) failingOverwrite(r Side, e, ctr int, rd, counter read) int {
+	if ctr >= 0 && counter.loc.Kind != trace.LocAddr {
+		return -1 // no read of the counterpart's to pair with by location
 	}
 	var pass trace.Item
 	var fail *trace.Loc
@@ -129,20 +131,12 @@ func (c *Comparison) failingOverwrite(r Side, e, ctr int, rd read) int {
 	case r == Passing:
 		pass = trace.Item{Loc: rd.loc, Value: rd.value}
 		if ctr >= 0 {
-			it, ok := c.readItem(Failing, ctr, rd.text)
-			if !ok {
-				return -1
-			}
-			fail = &it.Loc
+			fail = &counter.loc
 		} else {
 			limit = c.frameTime(Passing, e)
 		}
 	case ctr >= 0:
-		it, ok := c.readItem(Passing, ctr, rd.text)
-		if !ok {
-			return -1
-		}
-		pass, fail, limit = it, &rd.loc, e
+		pass, fail, limit = trace.Item{Loc: counter.loc, Value: counter.value}, &rd.loc, e
 	default:
 		return -1
 	}
@@ -524,11 +518,11 @@ func (c *Comparison) readsDiffer(s Side, i, j int) bool {
 		if !ok || o.Text == "" {
 			continue
 		}
-		v, ok := c.readOf(s.other(), j, o.Text)
+		cr, ok := c.counterRead(s.other(), j, read{text: o.Text})
 		if !ok {
 			continue
 		}
-		if eq, known := c.sameIn(s, it.Value, v); known && !eq {
+		if eq, known := c.sameIn(s, it.Value, cr.value); known && !eq {
 			return true
 		}
 	}

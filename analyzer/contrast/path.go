@@ -227,7 +227,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		// Whatever the values compare to: the failing run may have
 		// changed what the passing run's read saw where no event pairs
 		// with it.
-		if d := c.failingOverwrite(r, e, ctr, rd); d >= 0 {
+		if d := c.failingOverwrite(r, e, ctr, rd, counter); d >= 0 {
 			w.push(item{side: Failing, event: d})
 		}
 		// The contents of a reference the walk needs may differ though

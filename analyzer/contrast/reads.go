@@ -411,19 +411,6 @@ func nodes(op trace.ExprOp, xs ...*trace.Expr) []*trace.Expr {
 	return out
 }
 
-// readOf is event e's value of the operand written text.
-func (c *Comparison) readOf(s Side, e int, text string) (trace.Value, bool) {
-	if it, ok := c.readItem(s, e, text); ok {
-		return it.Value, true
-	}
-	for _, rd := range c.namedResults(s, e) {
-		if rd.text == text {
-			return rd.value, true
-		}
-	}
-	return trace.Value{}, false
-}
-
 // readItem is event e of run s's read of the operand text: where it read
 // and what.
 func (c *Comparison) readItem(s Side, e int, text string) (trace.Item, bool) {
@@ -436,29 +423,21 @@ func (c *Comparison) readItem(s Side, e int, text string) (trace.Item, bool) {
 	return trace.Item{}, false
 }
 
-// defOf is the definition of event e's read of text, -1 if none.
-func (c *Comparison) defOf(s Side, e int, text string) int {
-	if it, ok := c.readItem(s, e, text); ok {
-		return c.runs[s].tr.Def(e, it.Slot)
+// counterRead is what the counterpart event ctr of run s read where rd
+// was read: its value, definition (-1 if none) and location. It is the
+// operand of the same text (or the named result), else, for an entry of
+// a map, the entry of the same key (mapEntry).
+func (c *Comparison) counterRead(s Side, ctr int, rd read) (read, bool) {
+	if it, ok := c.readItem(s, ctr, rd.text); ok {
+		return read{value: it.Value, def: c.runs[s].tr.Def(ctr, it.Slot), loc: it.Loc}, true
 	}
-	for _, rd := range c.namedResults(s, e) {
-		if rd.text == text {
-			return rd.def
+	for _, nr := range c.namedResults(s, ctr) {
+		if nr.text == rd.text {
+			return read{value: nr.value, def: nr.def}, true
 		}
 	}
-	return -1
-}
-
-// counterRead is what the counterpart event ctr of run s read where rd
-// was read, its value and definition (-1 if none): the operand of the
-// same text, else, for an entry of a map, the entry of the same key
-// (mapEntry).
-func (c *Comparison) counterRead(s Side, ctr int, rd read) (read, bool) {
-	if v, ok := c.readOf(s, ctr, rd.text); ok {
-		return read{value: v, def: c.defOf(s, ctr, rd.text)}, true
-	}
 	if it, ok := c.mapEntry(s, ctr, rd); ok {
-		return read{value: it.Value, def: c.runs[s].tr.Def(ctr, it.Slot)}, true
+		return read{value: it.Value, def: c.runs[s].tr.Def(ctr, it.Slot), loc: it.Loc}, true
 	}
 	return read{def: -1}, false
 }
