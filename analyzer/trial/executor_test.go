@@ -49,8 +49,7 @@ func (w *wire) Execute(ctx context.Context, round []Request) ([]Result, error) {
 // type checker still answers in process (its variant never crosses), and
 // the requests carry the variant's files, deletions and test.
 func TestExecutorBoundary(t *testing.T) {
-	dir, head := gitRepo(t, calcRepo)
-	cfg := Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF", Timeout: time.Minute, Workers: 2}
+	cfg := calcConfig(t)
 	local := newRunner(t, cfg)
 	w := &wire{far: newRunner(t, cfg)}
 	cfg.Executor = w

@@ -151,23 +151,22 @@ func TestAdd(t *testing.T) {
 		t.Errorf("%d builds for head's perturbed runs, want 1", b)
 	}
 
-	fixedRuns, err := r.Repeat(ctx, []diffhunks.ID{1}, 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, run := range fixedRuns {
-		if run.Outcome != Pass || run.Seed == 0 {
-			t.Errorf("fixed variant, perturbed run %d: %s, seed %d; want pass with a seed\n%s", i, run.Outcome, run.Seed, run.Output)
+	for _, v := range []struct {
+		name   string
+		revert []diffhunks.ID
+		n      int
+	}{
+		{"fixed variant", []diffhunks.ID{1}, 6},
+		{"variant with its own test data", []diffhunks.ID{3}, 3},
+	} {
+		runs, err := r.Repeat(ctx, v.revert, v.n)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-
-	withData, err := r.Repeat(ctx, []diffhunks.ID{3}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, run := range withData {
-		if run.Outcome != Pass || run.Seed == 0 {
-			t.Errorf("variant with its own test data, perturbed run %d: %s, seed %d; want pass with a seed\n%s", i, run.Outcome, run.Seed, run.Output)
+		for i, run := range runs {
+			if run.Outcome != Pass || run.Seed == 0 {
+				t.Errorf("%s, perturbed run %d: %s, seed %d; want pass with a seed\n%s", v.name, i, run.Outcome, run.Seed, run.Output)
+			}
 		}
 	}
 

@@ -42,31 +42,45 @@ func TestRepeat(t *testing.T) {
 	}
 }
 
+// repeatCase is a variant of calcRepo and the outcome its runs give.
+type repeatCase struct {
+	name   string
+	revert []diffhunks.ID
+	want   Outcome
+}
+
+// checkedOut are the variants of calcRepo that -overlay cannot express,
+// so that their repeated runs are made in a checkout of their own.
+var checkedOut = []repeatCase{
+	// Head's F(2, 3) is 6: it passes only where it reads the variant's
+	// testdata/want.txt, which says 6.
+	{"test data", []diffhunks.ID{6}, Pass},
+	{"code and changelog", []diffhunks.ID{9}, Pass},
+	{"changelog alone", []diffhunks.ID{10}, Fail},
+	{"checked out, does not build", []diffhunks.ID{14}, BuildError},
+}
+
+// calcConfig is a runner's configuration for TestF of calcRepo, two
+// workers at a time.
+func calcConfig(t *testing.T) Config {
+	dir, head := gitRepo(t, calcRepo)
+	return Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF", Timeout: time.Minute, Workers: 2}
+}
+
 // TestRepeatMatchesRun: a repeat through the prebuilt test binary gives
 // the outcome, signature and subtests that a go test run gives, whether
 // -overlay gives the variant or it is checked out (TestRepeatKeepsCheckout).
 func TestRepeatMatchesRun(t *testing.T) {
-	dir, head := gitRepo(t, calcRepo)
-	cfg := Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF", Timeout: time.Minute, Workers: 2}
+	cfg := calcConfig(t)
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name   string
-		revert []diffhunks.ID
-		want   Outcome
-	}{
+	for _, tc := range append([]repeatCase{
 		{"fails", nil, Fail},
 		{"passes", []diffhunks.ID{1}, Pass},
 		{"does not build", []diffhunks.ID{2}, BuildError},
 		{"panics", []diffhunks.ID{4}, Fail},
 		{"no test", []diffhunks.ID{5}, NoTests},
 		{"exits", []diffhunks.ID{7}, Crash},
-		// Head's F(2, 3) is 6: it passes only where it reads the
-		// variant's testdata/want.txt, which says 6.
-		{"test data", []diffhunks.ID{6}, Pass},
-		{"code and changelog", []diffhunks.ID{9}, Pass},
-		{"changelog alone", []diffhunks.ID{10}, Fail},
-		{"checked out, does not build", []diffhunks.ID{14}, BuildError},
-	} {
+	}, checkedOut...) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Separate runners: Repeat would otherwise fill Run's cache.
 			want, err := newRunner(t, cfg).Run(ctx, tc.revert)
@@ -98,19 +112,9 @@ func TestRepeatMatchesRun(t *testing.T) {
 // it (its outcomes are TestRepeatMatchesRun's); and the checkouts no
 // Repeat uses are bounded.
 func TestRepeatKeepsCheckout(t *testing.T) {
-	dir, head := gitRepo(t, calcRepo)
-	cfg := Config{Dir: dir, Head: head, Variants: calcVariants, Pkg: "./calc", Test: "TestF", Timeout: time.Minute, Workers: 2}
+	cfg := calcConfig(t)
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name   string
-		revert []diffhunks.ID
-		want   Outcome
-	}{
-		{"test data", []diffhunks.ID{6}, Pass},
-		{"code and changelog", []diffhunks.ID{9}, Pass},
-		{"changelog alone", []diffhunks.ID{10}, Fail},
-		{"does not build", []diffhunks.ID{14}, BuildError},
-	} {
+	for _, tc := range checkedOut {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRunner(t, cfg)
 			for i, n := range []int{3, 2} {
