@@ -284,19 +284,15 @@ const maxAuxComments = 3
 // the chain the report opens with passes through first, at most
 // maxAuxComments.
 func auxAtWork(r *result.Report) []result.HunkID {
-	ids := auxChanged(r)
-	inChain := func(id result.HunkID) bool {
-		return slices.ContainsFunc(r.Chain, func(s result.Statement) bool { return s.Hunk == id })
-	}
-	slices.SortStableFunc(ids, func(a, b result.HunkID) int {
-		switch {
-		case inChain(a) == inChain(b):
-			return 0
-		case inChain(a):
-			return -1
+	var inChain, rest []result.HunkID
+	for _, id := range auxChanged(r) {
+		if slices.ContainsFunc(r.Chain, func(s result.Statement) bool { return s.Hunk == id }) {
+			inChain = append(inChain, id)
+		} else {
+			rest = append(rest, id)
 		}
-		return 1
-	})
+	}
+	ids := append(inChain, rest...)
 	return ids[:min(len(ids), maxAuxComments)]
 }
 
