@@ -150,7 +150,6 @@ const perturbEvery = 16
 func (c *classification) measure(ctx context.Context, r repeater, amp amplifier, cands []trial.Amplification, workers int) ([][]trial.Result, error) {
 	runs := make([][]trial.Result, len(cands))
 	probe, began := c.left()/3, c.length-c.left()
-	batch := max(workers, 1)
 	// A cheaper way runs more processes a round, so that every way gets
 	// about the same run time: up to maxCatchUp times the slowest's.
 	catchUp := func(i int) int {
@@ -170,12 +169,12 @@ func (c *classification) measure(ctx context.Context, r repeater, amp amplifier,
 	}
 	for done := false; !done; {
 		for i, a := range cands {
-			k := catchUp(i)
+			amp.SetAmplification(a)
+			k, batch := catchUp(i), atOnce(r, workers)
 			n := min(batch*k, maxProbeRuns*k-len(runs[i]))
 			if n <= 0 {
 				continue
 			}
-			amp.SetAmplification(a)
 			more, err := c.repeat(ctx, r, nil, n, batch)
 			runs[i] = append(runs[i], more...)
 			if err != nil {
@@ -266,7 +265,7 @@ func perRun(runs []trial.Result) time.Duration {
 	}
 	var total time.Duration
 	for _, r := range runs {
-		total += r.Duration
+		total += cost(r)
 	}
 	return total / time.Duration(len(runs))
 }
@@ -275,7 +274,7 @@ func measured(a trial.Amplification, runs []trial.Result) AmplificationRuns {
 	m := AmplificationRuns{Amplification: a, Runs: len(runs)}
 	m.Failures, _ = count(runs)
 	for _, r := range runs {
-		m.Seconds += r.Duration.Seconds()
+		m.Seconds += cost(r).Seconds()
 	}
 	return m
 }

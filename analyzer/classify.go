@@ -68,14 +68,14 @@ func (c *classification) left() time.Duration {
 	return min(time.Until(c.until), c.length-c.charged)
 }
 
-// plan is how many runs of duration d, workers at a time, fit in what is
+// plan is how many runs of duration d, batch at a time, fit in what is
 // left of the window, with a tenth kept spare; -1 without a window or a
 // duration.
-func (c *classification) plan(workers int, d time.Duration) int {
+func (c *classification) plan(batch int, d time.Duration) int {
 	if c.until.IsZero() || d <= 0 {
 		return -1
 	}
-	return runsIn(c.left(), workers, d)
+	return runsIn(c.left(), batch, d)
 }
 
 // over reports whether the window has closed: runs slower than planned
@@ -84,15 +84,37 @@ func (c *classification) over() bool {
 	return !c.until.IsZero() && c.left() <= 0
 }
 
-// repeat runs revert n times, workers at a time, keeps the runs and
-// charges their time to the window.
-func (c *classification) repeat(ctx context.Context, r repeater, revert []diffhunks.ID, n, workers int) ([]trial.Result, error) {
+// repeat runs revert n times, batch at a time (atOnce), keeps the runs
+// and charges their time to the window.
+func (c *classification) repeat(ctx context.Context, r repeater, revert []diffhunks.ID, n, batch int) ([]trial.Result, error) {
 	runs, err := r.Repeat(ctx, revert, n)
 	c.runs = append(c.runs, runs...)
 	for _, run := range runs {
-		c.charged += run.Duration / time.Duration(max(workers, 1))
+		c.charged += run.Duration / time.Duration(max(batch, 1))
 	}
 	return runs, err
+}
+
+// sharer is the optional ability of a repeater to run several of a
+// variant's runs in one worker's place (*trial.Runner has it: PerWorker).
+type sharer interface {
+	PerWorker() int
+}
+
+// atOnce is how many runs of one variant r makes at once with workers
+// workers under its current amplification: a batch of repeats.
+func atOnce(r repeater, workers int) int {
+	n := max(workers, 1)
+	if s, ok := r.(sharer); ok {
+		n *= max(s.PerWorker(), 1)
+	}
+	return n
+}
+
+// cost is the time of a worker that run took: its wall time, shared with
+// the runs that ran in the same worker's place.
+func cost(run trial.Result) time.Duration {
+	return run.Duration / time.Duration(max(run.PerWorker, 1))
 }
 
 // classify runs head and base req.Reruns times each and decides whether the
@@ -202,7 +224,7 @@ const (
 // the user here failed: a failure that shows once in fifty runs is worth
 // the time before head is called passing.
 func (c *classification) failAtAll(ctx context.Context, r repeater, head []trial.Result, workers int) ([]trial.Result, error) {
-	batch := max(workers, 1)
+	batch := atOnce(r, workers)
 	limit := maxPassingRuns
 	// Half of what is left, so that a failure found late leaves time to
 	// measure head's rate and base's.
@@ -213,12 +235,12 @@ func (c *classification) failAtAll(ctx context.Context, r repeater, head []trial
 	return head, err
 }
 
-// headUntil runs head, workers at a time, until a batch holds a run that
+// headUntil runs head, batch at a time, until a batch holds a run that
 // shows what is sought, limit runs are made, or the window closes; it
 // returns every head run so far and whether one showed.
-func (c *classification) headUntil(ctx context.Context, r repeater, head []trial.Result, limit, workers int, shows func(trial.Result) bool) ([]trial.Result, bool, error) {
+func (c *classification) headUntil(ctx context.Context, r repeater, head []trial.Result, limit, batch int, shows func(trial.Result) bool) ([]trial.Result, bool, error) {
 	for len(head) < limit && !c.over() {
-		more, err := c.repeat(ctx, r, nil, min(workers, limit-len(head)), workers)
+		more, err := c.repeat(ctx, r, nil, min(batch, limit-len(head)), batch)
 		head = append(head, more...)
 		if err != nil {
 			return nil, false, fmt.Errorf("running the test on head: %w", err)
@@ -240,7 +262,7 @@ func (c *classification) recheck(ctx context.Context, r repeater, all, suspect [
 	c.window(ctx)
 	c.notes = nil
 	head := headRuns(c.runs)
-	batch := max(workers, 1)
+	batch := atOnce(r, workers)
 	limit := len(head) + maxPassingRuns
 	if plan := c.plan(batch, median(head)); plan >= 0 {
 		limit = min(limit, len(head)+plan/2)

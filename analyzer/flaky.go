@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"time"
@@ -126,6 +127,28 @@ func planRuns(ctx context.Context, share float64, workers int, d time.Duration) 
 	return runsIn(time.Duration(share*float64(time.Until(dl))), workers, d)
 }
 
+// sharedNote says how many runs shared a worker's place (trial.Runner.
+// PerWorker), when any did, and how busy the runs made alone kept their
+// processor, in percent; nil when every run ran alone.
+func sharedNote(runs []trial.Result) *result.Note {
+	per := 0
+	var wall, cpu time.Duration
+	for _, r := range runs {
+		per = max(per, r.PerWorker)
+		if r.PerWorker <= 1 {
+			wall, cpu = wall+r.Duration, cpu+r.CPU
+		}
+	}
+	if per <= 1 {
+		return nil
+	}
+	n := &result.Note{Code: note.SharedWorker, N: per}
+	if wall > 0 {
+		n.M = max(int(math.Round(100*cpu.Seconds()/wall.Seconds())), 1)
+	}
+	return n
+}
+
 // runsIn is how many runs of duration d fit in left, workers at a time,
 // with a tenth kept spare; 0 when nothing is left.
 func runsIn(left time.Duration, workers int, d time.Duration) int {
@@ -163,7 +186,7 @@ func headRuns(runs []trial.Result) []trial.Result {
 // head until its rate is known well enough, then base until base is shown
 // not to fail like head, or fails. It sets c's status, notes and rates.
 func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.ID, head []trial.Result, workers int) error {
-	batch := max(workers, 1)
+	batch := atOnce(r, workers)
 	d := median(head) // of one process, however many iterations it runs
 	if rt, ok := r.(runTimer); ok && d > 0 {
 		// The runner scales a run's limit by its iterations.
@@ -188,6 +211,7 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 		if f >= minHeadFailures && ci.HalfWidth() <= maxHalfWidth || len(head) >= headCap || c.over() {
 			break
 		}
+		batch = atOnce(r, workers) // runs may have begun to share a worker
 		more, err := c.repeat(ctx, r, nil, min(batch, headCap-len(head)), batch)
 		head = append(head, more...)
 		if err != nil {
@@ -204,6 +228,11 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 	if plan >= 0 {
 		baseCap = max(plan-len(head), 0)
 	}
+	if b := atOnce(r, workers); b != batch && plan >= 0 {
+		// Head's runs began to share a worker: base's go faster than
+		// the plan made at the start says.
+		batch, baseCap = b, c.plan(b, d)
+	}
 	var base []trial.Result
 	for len(base) < min(need, baseCap) && !c.over() {
 		more, err := c.repeat(ctx, r, all, min(batch, need-len(base)), batch)
@@ -217,6 +246,10 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 	}
 	bf, _ := count(base)
 	c.rates.Base = BaseRate{Runs: len(base), Failures: bf}
+	c.rates.Workers = batch
+	if n := sharedNote(append(head[:len(head):len(head)], base...)); n != nil {
+		c.notes.Add(*n)
+	}
 	c.status = result.Flaky
 	switch {
 	case len(base) == 0:
@@ -263,7 +296,7 @@ func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error
 	if len(testHunks) > 0 {
 		res.Notes.Add(result.Note{Code: note.TestHunks, N: len(testHunks)})
 	}
-	nt := search.NewNoisyTester(b, res.Flakiness.Head.CI.Lo, req.Workers)
+	nt := search.NewNoisyTester(b, res.Flakiness.Head.CI.Lo, atOnce(b, req.Workers))
 	// One variant at a time: its own repeats use the workers, so every
 	// rate is measured under the load head's was.
 	opt := search.Plan{Revertible: all, TestHunks: testHunks, Parallel: 1}

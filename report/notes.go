@@ -113,6 +113,8 @@ func flakyWords(n result.Note, hunks string) (string, bool) {
 		return s + "; the rates count processes, alike on base and head", true
 	case note.Perturbed:
 		return fmt.Sprintf("every run was also built with the tracing runtime, which paused it (a yield, or a sleep of up to 200 µs) at about 1 in %d of its traced points, with a seed drawn per run: this exposes rare interleavings, alike on base and head, and explains nothing by itself", n.N), true
+	case note.SharedWorker:
+		return fmt.Sprintf("made alone, a run kept its processor about %d %% busy, so runs went %d to a worker's place, alike on base, head and every variant", n.M, n.N), true
 	case note.PerturbFailed:
 		return "perturbing the runs' schedules was not measured: the build with the tracing runtime failed: " + code(n.Detail), true
 	case note.FlakyOnHead:

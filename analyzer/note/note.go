@@ -34,6 +34,10 @@ const (
 	// Perturbed: the amplification also perturbed each run's schedule,
 	// pausing at about one in N traced points.
 	Perturbed Code = "perturbed"
+	// SharedWorker: runs that left their processor mostly idle went N
+	// to a worker's place, alike for every variant; made alone they kept
+	// it M % busy.
+	SharedWorker Code = "shared-worker"
 	// PerturbFailed: perturbed runs were wanted but could not be built
 	// (Detail: the first line of why).
 	PerturbFailed Code = "perturb-failed"

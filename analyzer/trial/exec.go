@@ -15,6 +15,8 @@ type run struct {
 	timedOut       bool   // killed by us at the trial's timeout
 	overMemory     string // why it was killed by us past its memory bound, "" if it was not
 	duration       time.Duration
+	cpu            time.Duration // processor time, children included
+	peakRSS        int64         // bytes, the largest process's
 }
 
 // execute runs name under proc's rules (own process group, killed at the
@@ -70,7 +72,7 @@ func hangMargin(d time.Duration) time.Duration {
 }
 
 func fromResult(res proc.Result) run {
-	out := run{stdout: res.Stdout, stderr: res.Stderr, exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration}
+	out := run{stdout: res.Stdout, stderr: res.Stderr, exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration, cpu: res.CPU, peakRSS: res.PeakRSS}
 	if res.OverMemory {
 		out.overMemory = res.OverMemoryMessage()
 	}

@@ -36,6 +36,16 @@ type Result struct {
 	// Output is the tail of the combined test output, for the report.
 	Output   string
 	Duration time.Duration
+	// CPU is the processor time the test's processes used, and PeakRSS
+	// the largest resident set among them in bytes: what a run costs the
+	// runner beside its wall time (zero for a cached or type-checked
+	// result).
+	CPU     time.Duration
+	PeakRSS int64
+	// PerWorker is how many runs shared one worker's place with this
+	// one, itself included (Runner.PerWorker): 1, or 0, when it ran
+	// alone.
+	PerWorker int
 	// Subtests are the leaf subtests of the named test, with their own
 	// outcomes (Pass, Fail, or NoTests for a skipped one), in start order.
 	// Empty when the test has no subtests or did not run.

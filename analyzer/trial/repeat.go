@@ -106,17 +106,37 @@ func (r *Runner) repeatable(ctx context.Context, ids []diffhunks.ID) (run func(c
 }
 
 // times calls run n times, Config.Workers at a time, each counted as a
-// trial, and returns the results in the order the runs were started. On
+// trial, and returns the results in the order the runs were started. Runs
+// that leave their processor idle enough share a worker's place
+// (PerWorker, share.go): a worker then runs a group of them at once. On
 // an error it returns the runs before the first failed one: a caller that
 // stops on the budget still sees what ran.
 func (r *Runner) times(ctx context.Context, ids []diffhunks.ID, n int, run func(context.Context) (Result, error)) ([]Result, error) {
+	amp := r.amplification()
+	per := r.PerWorker()
 	out := make([]Result, n)
 	errs := make([]error, n)
 	// The runs do not depend on each other: side by side, one round.
 	ctxs, join := Fork(ctx, n)
 	defer join()
 	var wg sync.WaitGroup
-	for i := range n {
+	one := func(i int) {
+		ln := laneOf(ctxs[i])
+		start, t0 := ln.at(), time.Now()
+		out[i], errs[i] = run(ctxs[i])
+		out[i].PerWorker = per
+		if errs[i] != nil {
+			return
+		}
+		if out[i].OverMemory {
+			r.count(func(s *Counts) { s.OverMemory++ })
+		}
+		if per == 1 {
+			r.ranAlone(amp, out[i])
+		}
+		ln.add(start, Entry{Revert: append([]diffhunks.ID{}, ids...), Repeat: true, Outcome: out[i].Outcome, Seconds: time.Since(t0).Seconds()})
+	}
+	for i := 0; i < n; i += per {
 		select {
 		case r.sem <- struct{}{}:
 		case <-ctx.Done():
@@ -125,18 +145,15 @@ func (r *Runner) times(ctx context.Context, ids []diffhunks.ID, n int, run func(
 		if errs[i] != nil {
 			break
 		}
-		r.count(func(s *Counts) { s.Trials++ })
+		group := min(per, n-i)
+		r.count(func(s *Counts) { s.Trials += group })
+		var g sync.WaitGroup
+		for j := i; j < i+group; j++ {
+			g.Go(func() { one(j) })
+		}
 		wg.Go(func() {
 			defer func() { <-r.sem }()
-			ln := laneOf(ctxs[i])
-			start, t0 := ln.at(), time.Now()
-			out[i], errs[i] = run(ctxs[i])
-			if errs[i] == nil && out[i].OverMemory {
-				r.count(func(s *Counts) { s.OverMemory++ })
-			}
-			if errs[i] == nil {
-				ln.add(start, Entry{Revert: append([]diffhunks.ID{}, ids...), Repeat: true, Outcome: out[i].Outcome, Seconds: time.Since(t0).Seconds()})
-			}
+			g.Wait()
 		})
 	}
 	wg.Wait()

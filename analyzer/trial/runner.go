@@ -126,6 +126,9 @@ type Runner struct {
 	// runLimit bounds one run of a prebuilt test binary (SetRunTimeout).
 	runLimit time.Duration
 	amp      Amplification // SetAmplification
+	// alone measures the runs made alone under each amplification
+	// (share.go).
+	alone map[Amplification]*alone
 	instr    Instrumenter  // SetInstrumenter
 	counts   Counts
 	checker  typeChecker

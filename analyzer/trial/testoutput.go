@@ -52,7 +52,7 @@ func (c classifier) unroot(s string) string {
 }
 
 func (c classifier) verdict(out run) (Result, error) {
-	res := Result{Duration: out.duration}
+	res := Result{Duration: out.duration, CPU: out.cpu, PeakRSS: out.peakRSS}
 	if out.overMemory != "" {
 		// Killed mid-run: whatever the output says so far is no verdict.
 		res.Outcome, res.Message, res.OverMemory = Crash, out.overMemory, true

@@ -52,6 +52,11 @@ type Result struct {
 	OverMemory bool
 	MaxMemory  int64
 	Duration   time.Duration
+	// CPU is the processor time (user and system) the command and the
+	// children it waited for used; PeakRSS is the largest resident set
+	// among them, in bytes. Both are 0 when the command did not start.
+	CPU     time.Duration
+	PeakRSS int64
 }
 
 // OverMemoryMessage says why a run with OverMemory set was stopped.
@@ -108,6 +113,12 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		_ = killGroup(cmd) // leftovers only; the group is usually gone
 	}
 	r := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), OverMemory: over.Load(), MaxMemory: c.MaxMemory}
+	if ps := cmd.ProcessState; ps != nil {
+		r.CPU = ps.UserTime() + ps.SystemTime()
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			r.PeakRSS = int64(ru.Maxrss) << 10 // Linux counts it in KiB
+		}
+	}
 	if ctx.Err() != nil {
 		return r, ctx.Err()
 	}
