@@ -128,11 +128,11 @@ type Runner struct {
 	amp      Amplification // SetAmplification
 	// alone measures the runs made alone under each amplification
 	// (share.go).
-	alone map[Amplification]*alone
-	instr    Instrumenter  // SetInstrumenter
-	counts   Counts
-	checker  typeChecker
-	seq      int
+	alone   map[Amplification]*alone
+	instr   Instrumenter // SetInstrumenter
+	counts  Counts
+	checker typeChecker
+	seq     int
 }
 
 // New checks out Head in a fresh detached worktree and returns a Runner.
