@@ -887,3 +887,22 @@ func TestPathThroughReflectedSignature(t *testing.T) {
 	pathReaches(t, src("func(a, b float64) float64 { return a + b }"), src("func(a, b any) any { return toFloat(a) + toFloat(b) }"), "TestPlus",
 		"p.go:23 rt := fn.Type()", "p.go:26 typ := rt.In(i)")
 }
+
+// TestPathThroughMapTable: a table test ranges over a map of cases, which
+// each run iterates in its own random order. The change drops what Score
+// did for one case. The iteration of that case must align with the same
+// case's iteration in the passing run, by its key, not with whichever
+// case came at the same count (where Score's result would be the same and
+// only the wanted value would differ): then the result differs, and the
+// path goes to what only the passing run did in Score.
+func TestPathThroughMapTable(t *testing.T) {
+	test := "package p\n\nimport \"testing\"\n\nfunc TestScore(t *testing.T) {\n\tcases := map[string]int{\n"
+	for _, in := range []string{"ab", "abc", "b", "bcd", "c", "cdef", "d", "de", "e", "efg", "f", "fg", "g", "gh", "h", "hi"} {
+		test += fmt.Sprintf("\t\t%q: %d,\n", in, len(in))
+	}
+	test += "\t\t\"qr\": 20,\n\t}\n\tfor in, want := range cases {\n\t\tif got := Score(in); got != want {\n\t\t\tt.Errorf(\"Score(%q) = %d, want %d\", in, got, want)\n\t\t}\n\t}\n}\n"
+	score := "package p\n\n// Score scores s.\nfunc Score(s string) int {\n\tn := len(s)\n%s\treturn n\n}\n\nfunc tenfold(n int) int { return 10 * n }\n"
+	base := moduleP(fmt.Sprintf(score, "\tif s[0] == 'q' {\n\t\tn = tenfold(n)\n\t}\n"), test)
+	head := moduleP(fmt.Sprintf(score, ""), test)
+	pathReaches(t, base, head, "TestScore", "p.go:7 n = tenfold(n)")
+}

@@ -22,7 +22,7 @@ type node int32
 // trie, so a step holds no pointers: the trie has an entry for nearly
 // every event of both runs, and that is most of a comparison's memory.
 type step struct {
-	kind byte // 'G' goroutine root, 'I' package init, 'C' call, 'D' entry without a call, 'R' branch side, 'L' loop iteration, '.' leaf
+	kind byte // 'G' goroutine root, 'I' package init, 'C' call, 'D' entry without a call, 'R' branch side, 'L' loop iteration, 'M' map iteration by key, '.' leaf
 	ev   trace.EventKind
 	key  int32
 	n    int32
@@ -439,17 +439,36 @@ func (x *indexer) control(fs *frameState, e *trace.Event, loop bool) int {
 // opens the loop's region.
 func (x *indexer) iterate(fs *frameState, i int, e *trace.Event, key int32) {
 	r, t := x.r, x.t
+	at := func(k int32) step {
+		if mk, ok := mapKey(e); ok {
+			return step{kind: 'M', key: key, n: int32(mk ^ mk>>32)}
+		}
+		return step{kind: 'L', key: key, n: k}
+	}
 	if n := len(fs.stack); n > 0 && fs.stack[n-1].site == e.Site {
 		top := &fs.stack[n-1]
 		top.k++
-		top.node = t.intern(top.base, step{kind: 'L', key: key, n: top.k})
+		top.node = t.intern(top.base, at(top.k))
 		r.made[top.node] = i
 	} else if sp, ok := r.spans[e.Site]; ok {
 		base := fs.cur()
-		nd := t.intern(base, step{kind: 'L', key: key, n: 1})
+		nd := t.intern(base, at(1))
 		fs.stack = append(fs.stack, region{node: nd, base: base, site: e.Site, span: sp, loop: true, k: 1})
 		r.made[nd] = i
 	}
+}
+
+// mapKey is the digest of the key that iteration e of a range over a map
+// binds, when it names the same key in every run (trace.Loc.StableKey):
+// map order is random per run, so such iterations align by key
+// (COMPARATIVE.md, "Map order"), and others by their count.
+func mapKey(e *trace.Event) (uint64, bool) {
+	for _, it := range e.Reads {
+		if it.Loc.StableKey() {
+			return it.Loc.Key, true
+		}
+	}
+	return 0, false
 }
 
 // leaf is the node naming event e below cur: its kind and site key, and

@@ -475,7 +475,9 @@ func (c *Comparison) why(s Side, e int) item {
 		}
 		st := c.t.steps[prev]
 		switch st.kind {
-		case 'R', 'C':
+		case 'R', 'C', 'M':
+			// The branch side chosen, the call made, or the map entry
+			// iterated in this run only.
 			if m, ok := r.made[prev]; ok {
 				return item{side: s, event: m}
 			}

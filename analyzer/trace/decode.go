@@ -339,7 +339,7 @@ func (d *decoder) items(e *Event, ws []uint64) {
 		case LocMap:
 			if len(rest) > 1 {
 				kv, _ := decodeItem(rest[1], rest[2:])
-				it.Loc = Loc{Kind: LocMap, Addr: rest[0], Key: kv.digest()}
+				it.Loc = Loc{Kind: LocMap, Addr: rest[0], Key: kv.digest(), KeyKind: kv.Kind}
 			}
 		default:
 			if op := &s.Operands[slot]; op.Obj != 0 {

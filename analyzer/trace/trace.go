@@ -450,6 +450,23 @@ type Loc struct {
 	Path  string
 	Addr  uint64
 	Key   uint64 // LocMap: the key's digest (Value.digest)
+	// KeyKind is a LocMap's key's kind: the digest of a boolean, number
+	// or string key is the same in every run, that of a pointer is not.
+	KeyKind ValueKind
+}
+
+// StableKey reports whether l is a map entry whose key's digest names the
+// same key in every run (a boolean, number or string key), so that the
+// entry's reads in two runs can be matched by it.
+func (l Loc) StableKey() bool {
+	if l.Kind != LocMap {
+		return false
+	}
+	switch l.KeyKind {
+	case ValBool, ValInt, ValUint, ValFloat, ValComplex, ValString:
+		return true
+	}
+	return false
 }
 
 // ValueKind classifies a recorded value.
