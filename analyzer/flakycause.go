@@ -39,9 +39,8 @@ const (
 	// flakyTraceBytes bounds each traced run's trace. The explanation
 	// decodes two runs at once and keeps a few failing ones, and a
 	// decoded trace takes about eight times its file: at this size the
-	// phase stays within a few GiB. A run whose trace fills up keeps its
-	// latest events (instrument.Config.KeepTail), where a failure and
-	// what led to it are (aid.Observation.Tails).
+	// phase stays within a few GiB. A run whose trace fills up is set
+	// aside (aid.Observation.Full).
 	flakyTraceBytes = 64 << 20
 )
 
@@ -122,7 +121,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		timeout = min(timeout, req.Timeout)
 	}
 	bin, err := instrument.Build(ctx, instrument.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout,
-		Passthrough: req.EnvPassthrough, MaxBytes: flakyTraceBytes, KeepTail: true})
+		Passthrough: req.EnvPassthrough, MaxBytes: flakyTraceBytes})
 	if err != nil {
 		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return

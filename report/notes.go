@@ -150,8 +150,6 @@ func flakyWords(n result.Note, hunks string) (string, bool) {
 			return fmt.Sprintf("every one of head's %s filled its %s trace before the test ended, so none recorded the failure or a whole passing run: no chain was derived, and observing stopped there", plural(n.M, "traced run", "traced runs"), plain(n.Limit)), true
 		}
 		return fmt.Sprintf("%d of head's %s filled the %s trace before the test ended and were set aside: a cut trace records neither the failure nor a whole passing run", n.N, plural(n.M, "traced run", "traced runs"), plain(n.Limit)), true
-	case note.TracesTail:
-		return fmt.Sprintf("%d of head's %s outgrew the %s trace, which then kept its latest events: those runs were observed from their last events (the failure and what led to it, or a passing run's end), not from their start", n.N, plural(n.M, "observed traced run", "observed traced runs"), plain(n.Limit)), true
 	case note.NoDiscriminator:
 		return "no runtime fact (branch, interleaving, order or value) told the failing traced runs from the passing ones: no chain was derived", true
 	case note.Unintervenable:

@@ -110,9 +110,6 @@ func Intervene(ctx context.Context, r TracedTest, ob *Observation, opt Bounds) (
 			return ex, nil
 		}
 	}
-	if ob.Tails > 0 {
-		ex.Notes.Add(result.Note{Code: note.TracesTail, N: ob.Tails, M: ob.Observed, Limit: opt.TraceLimit})
-	}
 	if ob.Failures == 0 || ob.Failures == ob.Runs || ob.Rate.Lo <= 0 {
 		ex.Notes.Add(result.Note{Code: note.NoTracedFailure, N: ob.Runs, M: ob.Runs - ob.Failures})
 		return ex, nil

@@ -56,11 +56,9 @@ type Observation struct {
 	Cut int
 	// Full counts the runs set aside because their trace filled its
 	// buffer: a cut trace records neither the failure nor the whole of a
-	// passing run. Observed counts the runs observed, of every
-	// signature; Tails those of them whose trace kept only its latest
-	// events (trace.Trace.Wrapped): the failure and what led to it, or a
-	// passing run's end.
-	Full, Observed, Tails int
+	// passing run. Observed counts the runs observed in full, of every
+	// signature.
+	Full, Observed int
 
 	runs     []*observed
 	branches map[Pred]bool           // every branch(S,v) seen
@@ -142,7 +140,7 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 	keptN := 0 // events in the kept traces
 	var sites []trace.Site
 	bySig := map[trace.SiteID]int{}
-	passing, cut, full, tails := 0, 0, 0, 0
+	passing, cut, full := 0, 0, 0
 	began := time.Now()
 	for len(all)+full < opt.MaxObserve && ctx.Err() == nil {
 		if len(all) == 0 && full >= minForecast {
@@ -179,9 +177,6 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 			if !ok {
 				continue
 			}
-			if rn.Trace.Wrapped {
-				tails++
-			}
 			if sites == nil {
 				sites = rn.Trace.Sites
 			}
@@ -198,7 +193,7 @@ func Observe(ctx context.Context, r TracedTest, opt Bounds) (*Observation, error
 			}
 		}
 	}
-	ob := &Observation{sites: sites, Cut: cut, Full: full, Observed: len(all), Tails: tails}
+	ob := &Observation{sites: sites, Cut: cut, Full: full, Observed: len(all)}
 	best := -1
 	for sig, n := range bySig {
 		if n > best || n == best && sig < ob.Signature {

@@ -3,7 +3,6 @@ package aid
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -82,10 +81,6 @@ func TestAdd(t *testing.T) {
 type traceRunner struct {
 	dir, traces string
 	n           atomic.Int32
-	// maxBytes and keepTail bound each run's trace as the analysis
-	// does (instrument.Config); 0 and false for the defaults.
-	maxBytes int64
-	keepTail bool
 }
 
 func (r *traceRunner) Run(ctx context.Context, spec string) (Run, error) {
@@ -96,8 +91,7 @@ func (r *traceRunner) Run(ctx context.Context, spec string) (Run, error) {
 	if err := os.MkdirAll(td, 0o755); err != nil {
 		return Run{}, err
 	}
-	tr, err := instrument.Run(ctx, instrument.Config{Dir: r.dir, Pkg: "./counter", Test: "TestAdd", TraceDir: td, Timeout: time.Minute,
-		MaxBytes: r.maxBytes, KeepTail: r.keepTail})
+	tr, err := instrument.Run(ctx, instrument.Config{Dir: r.dir, Pkg: "./counter", Test: "TestAdd", TraceDir: td, Timeout: time.Minute})
 	if err != nil {
 		return Run{}, err
 	}
@@ -194,40 +188,4 @@ func TestPredicatesOfLostUpdate(t *testing.T) {
 	if diff := cmp.Diff([]int{15, 19, 19}, lines); diff != "" || n.Target.Line != 19 || n.Link != Confirmed {
 		t.Errorf("step: target line %d, link %q, statement lines (-want +got):\n%s", n.Target.Line, n.Link, diff)
 	}
-}
-
-// TestObserveTailsOfLongRuns: the lost update after a long prelude of
-// other work, whose events fill a 4 MiB trace long before the racy part.
-// Each run keeps its latest events, so none is set aside, the runs are
-// observed from their tails, and the split section's interleaving is
-// still selected.
-func TestObserveTailsOfLongRuns(t *testing.T) {
-	if runtime.NumCPU() < 2 {
-		t.Skip("needs two CPUs for the goroutines to interleave")
-	}
-	files := maps.Clone(lostUpdate)
-	files["counter/prelude.go"] = "package counter\n\n// Warm does other work first.\nfunc Warm(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i % 7\n\t}\n\treturn s\n}\n"
-	files["counter/counter_test.go"] = strings.Replace(files["counter/counter_test.go"], "\tc := &Counter{}\n", "\tif Warm(300000) < 0 {\n\t\tt.Fatal(\"warm\")\n\t}\n\tc := &Counter{}\n", 1)
-	dir := t.TempDir()
-	testfiles.Write(t, dir, files)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	r := &traceRunner{dir: dir, traces: t.TempDir(), maxBytes: 4 << 20, keepTail: true}
-	ob, err := Observe(ctx, r, Bounds{Workers: 2, MaxObserve: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("traced: %d of %d failed, %d observed from their tails", ob.Failures, ob.Runs, ob.Tails)
-	if ob.Full != 0 || ob.Tails != ob.Observed || ob.Observed == 0 {
-		t.Fatalf("%d runs set aside, %d of %d observed from their tails; want every run observed from its tail", ob.Full, ob.Tails, ob.Observed)
-	}
-	if ob.Failures < 3 || ob.Runs-ob.Failures < 3 {
-		t.Skipf("too few failing (%d) or passing (%d) runs to select predicates", ob.Failures, ob.Runs-ob.Failures)
-	}
-	for _, c := range ob.selectCandidates(Bounds{MaxCandidates: 1000}) {
-		if c.Pred.Describe(ob.sites) == "interleave(counter/counter.go:15,counter/counter.go:19,counter/counter.go:19)" {
-			return
-		}
-	}
-	t.Error("interleave of the split section not selected from the runs' tails")
 }
