@@ -143,8 +143,10 @@ const perturbEvery = 16
 // measure runs head under each candidate in rounds, workers processes
 // each per round (more for a cheap one, up to maxCatchUp times, so that
 // each gets about the slowest one's run time: the choice is by failures
-// per second), until one has failed probeFailures times, each has run
-// maxProbeRuns processes (times its catch-up), or a third of the
+// per second), until one has failed probeFailures times and some run
+// has passed (anyPassed; a lone candidate, the perturbed one, is ranked
+// against the cheap ones measured before it, whose runs passed), each
+// has run maxProbeRuns processes (times its catch-up), or a third of the
 // classification's time left is spent. It returns each candidate's runs;
 // on an error, the amplification is plain again.
 func (c *classification) measure(ctx context.Context, r repeater, amp amplifier, cands []trial.Amplification, workers int) ([][]trial.Result, error) {
@@ -182,9 +184,22 @@ func (c *classification) measure(ctx context.Context, r repeater, amp amplifier,
 				return nil, fmt.Errorf("running the test on head with %s: %w", a, err)
 			}
 		}
-		done = !c.until.IsZero() && c.length-c.left()-began >= probe || full() || mostFailures(runs) >= probeFailures
+		done = !c.until.IsZero() && c.length-c.left()-began >= probe || full() || mostFailures(runs) >= probeFailures && (len(cands) == 1 || anyPassed(runs))
 	}
 	return runs, nil
+}
+
+// anyPassed reports whether a run of any candidate passed. While every
+// run failed, the candidates' rates cannot be told apart, and the choice
+// would fall to the cheapest: plain runs, although head passed some of
+// those before (which is why it is amplified).
+func anyPassed(runs [][]trial.Result) bool {
+	for _, rs := range runs {
+		if f, _ := count(rs); f < len(rs) {
+			return true
+		}
+	}
+	return false
 }
 
 // bestShare is the highest failure share among the candidates' runs, each

@@ -15,10 +15,11 @@ import (
 
 // amplified is a repeater whose head fails at a rate that depends on the
 // amplification its runs use, as a rare flake's does; base never fails.
-// A process of k iterations takes k times perRun (slow times that with
-// GOMAXPROCS set).
+// A process of k iterations takes start plus k times perRun (slow times
+// that with GOMAXPROCS set).
 type amplified struct {
 	rate       map[trial.Amplification]float64
+	start      time.Duration
 	perRun     time.Duration
 	slowGMP    float64
 	canPerturb bool
@@ -34,7 +35,7 @@ func (s *amplified) CanPerturb() bool { return s.canPerturb }
 
 func (s *amplified) Repeat(_ context.Context, revert []diffhunks.ID, n int) ([]trial.Result, error) {
 	out := make([]trial.Result, n)
-	d := s.perRun * time.Duration(s.amp.PerProcess())
+	d := s.start + s.perRun*time.Duration(s.amp.PerProcess())
 	if s.amp.GoMaxProcs > 0 {
 		d = time.Duration(float64(d) * s.slowGMP)
 	}
@@ -149,6 +150,31 @@ func TestAmplifyChoosesByMeasurement(t *testing.T) {
 		}
 		if other > 4 {
 			t.Errorf("%d of 20 seeds chose another way than %v", other, gmp)
+		}
+	})
+
+	// The process start costs most of a run, so every way runs about as
+	// many processes a round; plain runs fail about half the time, a
+	// process of iterations almost always. After a round or two every
+	// run of every way may have failed, which ranks them by cost alone,
+	// and plain runs are the cheapest: the measurement goes on until a
+	// run passes, which tells the ways apart, and iterations are kept.
+	t.Run("every run failed so far", func(t *testing.T) {
+		const k = 7 // iterationsFor(255ms)
+		iter := trial.Amplification{Iterations: k}
+		gmp := trial.Amplification{Iterations: k, GoMaxProcs: 4 * runtime.NumCPU()}
+		for seed := uint64(1); seed <= 40; seed++ {
+			s := &amplified{rate: map[trial.Amplification]float64{{}: 0.55, iter: 0.99, gmp: 0.99}, start: 250 * time.Millisecond,
+				perRun: 5 * time.Millisecond, slowGMP: 1.1, rng: rand.New(rand.NewPCG(seed, 11)), measured: map[trial.Amplification]int{}}
+			plain := []trial.Result{{Outcome: trial.Fail, Duration: 255 * time.Millisecond}, {Outcome: trial.Pass, Duration: 255 * time.Millisecond},
+				{Outcome: trial.Fail, Duration: 255 * time.Millisecond}}
+			c := &classification{}
+			if _, err := c.amplify(context.Background(), s, plain, 2); err != nil {
+				t.Fatal(err)
+			}
+			if a := c.amplified; a.Chosen.Iterations != k {
+				t.Errorf("seed %d: chose %v; tried %+v", seed, a.Chosen, a.Tried)
+			}
 		}
 	})
 
