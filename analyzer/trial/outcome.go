@@ -38,8 +38,9 @@ type Result struct {
 	Duration time.Duration
 	// CPU is the processor time the test's processes used, and PeakRSS
 	// the largest resident set among them in bytes: what a run costs the
-	// runner beside its wall time (zero for a cached or type-checked
-	// result).
+	// runner beside its wall time. Both are zero for a cached or
+	// type-checked result and for a command-mode run, which records
+	// neither (so its runs never share a worker, share.go).
 	CPU     time.Duration
 	PeakRSS int64
 	// PerWorker is how many runs shared one worker's place with this

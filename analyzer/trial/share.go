@@ -8,7 +8,8 @@ import "time"
 // How many follows from the runs made alone under the same amplification:
 // their processor time against their wall time, and their peak memory
 // against one run's memory bound. Plain runs always run alone, so a
-// deterministic failure's runs are as before.
+// deterministic failure's runs are as before; so do command-mode runs,
+// which record no processor time.
 const (
 	// minAlone runs alone under an amplification are measured before any
 	// share a worker, and at most maxAlone enter the measure: once runs
