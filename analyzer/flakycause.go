@@ -3,6 +3,7 @@ package analyzer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/analyzer/trace/instrument"
 	"github.com/culprit-dev/culprit/analyzer/trial"
+	"github.com/culprit-dev/culprit/diffhunks"
 )
 
 // Shares of the explanation by intervention (FLAKY.md §5): tracing head
@@ -120,44 +122,37 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	if req.Timeout > 0 {
 		timeout = min(timeout, req.Timeout)
 	}
-	bin, err := instrument.Build(ctx, instrument.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout,
-		Passthrough: req.EnvPassthrough, MaxBytes: flakyTraceBytes})
+	bytes := int64(flakyTraceBytes)
+	if req.TraceBytes > 0 {
+		bytes = min(bytes, req.TraceBytes)
+	}
+	cfg := instrument.Config{Dir: b.Runner.HeadDir(), Pkg: mod.pkg, Test: req.Test.Name, Timeout: timeout,
+		Passthrough: req.EnvPassthrough, MaxBytes: bytes}
+	ex, err := observeFlaky(ctx, req, b, mod, res, cfg)
+	if err == nil && ex.Traced.Runs == 0 && ex.Traced.Full > 0 && ctx.Err() == nil {
+		// Every traced run outgrew its trace: the test runs too much
+		// code for one. What explains the failure lies where the root
+		// hunks are, so the test is traced again with only their
+		// functions and the test itself instrumented (FLAKY.md, the
+		// observer effect).
+		if funcs := rootFuncs(ex.sites, res, mod.repoPath); len(funcs) > 0 {
+			cfg.Functions, cfg.NarrowTests = funcs, true
+			if again, err2 := observeFlaky(ctx, req, b, mod, res, cfg); err2 == nil {
+				names := slices.Sorted(maps.Keys(funcs))
+				for i, f := range names {
+					names[i] = shortFunc(f)
+				}
+				again.Notes = append(result.Findings{{Code: note.TracesNarrowed, N: ex.Traced.Full, Limit: mibLimit(bytes), Detail: strings.Join(names, ", ")}}, again.Notes...)
+				ex = again
+			}
+		}
+	}
 	if err != nil {
 		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
 		return
 	}
-	defer bin.Close()
-	sites := bin.Sites()
+	sites, perturbed, unperturbed := ex.sites, ex.perturbed, ex.unperturbed
 	repo := mod.repoPath
-	prefer := func(id trace.SiteID) bool {
-		if int(id) <= 0 || int(id) >= len(sites) {
-			return false
-		}
-		p := sites[id].Pos
-		return slices.Contains(res.Root, hunkAtPath(res.Hunks, repo(p.File), p.Line))
-	}
-	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer, TraceLimit: mibLimit(flakyTraceBytes)}
-	if req.MaxTrials > 0 {
-		// Traced runs are test runs: they share --max-trials.
-		opt.MaxTotal = left
-	}
-	head := tracedHead{bin: bin, timeout: timeout, done: b.tracedRun}
-	ex, err := aid.Explain(ctx, head, opt)
-	perturbed, unperturbed := 0, 0
-	if err == nil && ex.Traced.Runs > 0 && ex.Traced.Failures == 0 && ctx.Err() == nil {
-		// Tracing slows the program and can hide a rare interleaving:
-		// the traced runs go again with their schedules perturbed,
-		// gentler than the judged runs' perturbation, so that some
-		// runs pass and some fail.
-		head.perturb = tracedPerturbEvery
-		if again, err2 := aid.Explain(ctx, head, opt); err2 == nil && again.Traced.Failures > 0 {
-			ex, perturbed, unperturbed = again, tracedPerturbEvery, ex.Traced.Runs
-		}
-	}
-	if err != nil {
-		res.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: firstLine(err.Error())})
-		return
-	}
 	ivs := &Interventions{Traced: ex.Traced.Runs, TracedFailures: ex.Traced.Failures, Perturb: perturbed, Unperturbed: unperturbed}
 	for _, t := range ex.Interventions {
 		words := make([]string, 0, len(t.Items))
@@ -189,6 +184,97 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	// them is that run's, not the first failing run's.
 	res.tracedOutput = ex.Output
 	res.Notes = slices.DeleteFunc(res.Notes, func(n result.Note) bool { return n.Code == note.NoIntervention })
+}
+
+// flakyExplanation is one observation and intervention of traced head:
+// what package aid found, the site table of the build it ran, and
+// whether its traced runs were perturbed (Interventions.Perturb).
+type flakyExplanation struct {
+	*aid.Explanation
+	sites                  []trace.Site
+	perturbed, unperturbed int
+}
+
+// observeFlaky builds head's test with the tracing runtime as cfg says and
+// explains its failure by observation and intervention (package aid). When
+// no traced run fails, they go again with their schedules perturbed.
+func observeFlaky(ctx context.Context, req Request, b *budget, mod module, res *Result, cfg instrument.Config) (*flakyExplanation, error) {
+	bin, err := instrument.Build(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer bin.Close()
+	sites := bin.Sites()
+	prefer := func(id trace.SiteID) bool {
+		if int(id) <= 0 || int(id) >= len(sites) {
+			return false
+		}
+		p := sites[id].Pos
+		return slices.Contains(res.Root, hunkAtPath(res.Hunks, mod.repoPath(p.File), p.Line))
+	}
+	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer, TraceLimit: mibLimit(cfg.MaxBytes)}
+	if req.MaxTrials > 0 {
+		// Traced runs are test runs: they share --max-trials.
+		opt.MaxTotal = req.MaxTrials - b.Runner.Counts().Trials
+	}
+	head := tracedHead{bin: bin, timeout: cfg.Timeout, done: b.tracedRun}
+	ex, err := aid.Explain(ctx, head, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := &flakyExplanation{Explanation: ex, sites: sites}
+	if ex.Traced.Runs > 0 && ex.Traced.Failures == 0 && ctx.Err() == nil {
+		// Tracing slows the program and can hide a rare interleaving:
+		// the traced runs go again with their schedules perturbed,
+		// gentler than the judged runs' perturbation, so that some
+		// runs pass and some fail.
+		head.perturb = tracedPerturbEvery
+		if again, err := aid.Explain(ctx, head, opt); err == nil && again.Traced.Failures > 0 {
+			out.Explanation, out.perturbed, out.unperturbed = again, tracedPerturbEvery, ex.Traced.Runs
+		}
+	}
+	return out, nil
+}
+
+// rootFuncs names, as the site table does (types.Func.FullName), the
+// functions that hold the root hunks: those whose declaration spans a
+// root hunk's head lines, or for a hunk that only deletes lines, the
+// place they were deleted from.
+func rootFuncs(sites []trace.Site, res *Result, repo func(string) string) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range res.Root {
+		i := slices.IndexFunc(res.Hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
+		if i < 0 {
+			continue
+		}
+		h := res.Hunks[i]
+		from, to := h.Head.Start, max(h.Head.End, h.Head.Start)
+		for _, s := range sites {
+			if s.Kind == trace.SiteFunc && s.Func != "" && repo(s.Pos.File) == h.File && s.Pos.Line <= to && max(s.Pos.EndLine, s.Pos.Line) >= from {
+				out[s.Func] = true
+			}
+		}
+	}
+	return out
+}
+
+// shortFunc is a qualified function name (types.Func.FullName) without
+// its package path: "copyBucket", "(*Counter).Add".
+func shortFunc(name string) string {
+	if inner, rest, ok := strings.Cut(strings.TrimPrefix(name, "("), ")"); ok && strings.HasPrefix(name, "(") {
+		star := strings.HasPrefix(inner, "*")
+		inner = strings.TrimPrefix(inner, "*")
+		_, typ, _ := strings.Cut(inner[strings.LastIndex(inner, "/")+1:], ".")
+		if star {
+			typ = "*" + typ
+		}
+		return "(" + typ + ")" + rest
+	}
+	name = name[strings.LastIndex(name, "/")+1:]
+	if _, fn, ok := strings.Cut(name, "."); ok {
+		return fn
+	}
+	return name
 }
 
 // describeItem words an intervention spec item for the report, from the

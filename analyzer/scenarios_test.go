@@ -564,6 +564,33 @@ func TestTraceNarrowed(t *testing.T) {
 	}
 }
 
+// TestFlakyTracesNarrowed: a flaky regression whose test first loops in
+// a helper of its own file, longer than the scenario's trace bound. Every
+// fully instrumented traced run fills its trace before the failure, so
+// head is traced again with only the root hunk's function (Add) and the
+// test function instrumented, and those runs are observed whole. The
+// chain itself is TestScenarios's to check, with its retries: a flaky
+// run's predicates may by chance not discriminate.
+func TestFlakyTracesNarrowed(t *testing.T) {
+	t.Parallel()
+	sc, err := scenario.Load("../testdata/flaky-trace-narrowed.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := explainShared(t, sc, analyzer.StrategyAfter)
+	if res.Status != result.FlakyRegression {
+		t.Fatalf("status %s, want flaky-regression; notes %+v", res.Status, res.Notes)
+	}
+	i := slices.IndexFunc(res.Notes, func(n result.Note) bool { return n.Code == note.TracesNarrowed })
+	if i < 0 || res.Notes[i].Detail != "(*Counter).Add" || res.Notes[i].N < 4 {
+		t.Fatalf("notes %+v: want every first traced run full and head traced again with only (*Counter).Add", res.Notes)
+	}
+	iv := res.Flakiness.Interventions
+	if iv == nil || iv.Traced == 0 {
+		t.Fatalf("interventions %+v: the narrowed traced runs were not observed; notes %+v", iv, res.Notes)
+	}
+}
+
 // TestTraceWindow: the long loop is in the package the change touches, so
 // narrowing keeps it and the trace is still cut before the failure. Traced
 // again from shortly before the failure (the scenario's own loop is longer

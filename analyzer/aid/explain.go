@@ -71,8 +71,11 @@ type Explanation struct {
 	// (earliest first).
 	Order         []int
 	Interventions []Intervention
-	Traced        struct{ Runs, Failures int }
-	Notes         result.Findings
+	// Traced counts the unintervened traced runs observed in full and
+	// how many of them failed; Full, those set aside because their
+	// trace filled its buffer.
+	Traced struct{ Runs, Failures, Full int }
+	Notes  result.Findings
 }
 
 // Explain observes traced head and explains its failure by intervention.
@@ -100,7 +103,7 @@ func Explain(ctx context.Context, r TracedTest, opt Bounds) (*Explanation, error
 func Intervene(ctx context.Context, r TracedTest, ob *Observation, opt Bounds) (*Explanation, error) {
 	opt = opt.withDefaults()
 	ex := &Explanation{}
-	ex.Traced.Runs, ex.Traced.Failures = ob.Runs, ob.Failures
+	ex.Traced.Runs, ex.Traced.Failures, ex.Traced.Full = ob.Runs, ob.Failures, ob.Full
 	if ob.Cut > 0 {
 		ex.Notes.Add(result.Note{Code: note.ObserveCut, N: ob.Runs, M: ob.Runs - ob.Failures})
 	}

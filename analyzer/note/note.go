@@ -48,6 +48,7 @@ const (
 	NoTracedFailure    Code = "no-traced-failure"   // N traced runs of head, M of them passing: tracing hid the failure (or every run failed)
 	ObserveCut         Code = "observe-cut"         // N traced runs, M of them passing, stopped: at those rates the runs of each outcome wanted were out of reach
 	TracesFull         Code = "traces-full"         // N traced runs filled their trace (Limit: its size) and were set aside, of M
+	TracesNarrowed     Code = "traces-narrowed"     // every one of N traced runs filled its trace (Limit); head was traced again with only the root hunks' functions (Detail) and the test instrumented
 	NoDiscriminator    Code = "no-discriminator"    // no predicate told the failing traced runs from the passing ones
 	Unintervenable     Code = "unintervenable"      // N candidates have no safe intervention: correlated at most
 	InterventionBudget Code = "intervention-budget" // N group tests ran before the budget ended; M candidates left open

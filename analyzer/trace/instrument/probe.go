@@ -48,7 +48,7 @@ func (cfg Config) prober(ctx context.Context) prober {
 		if cfg.Functions == nil {
 			return probe(ctx, cfg, mod, all, target, selected)
 		}
-		entered := named(mod, all, selected, cfg.Functions)
+		entered := named(mod, all, selected, cfg.Functions, cfg.NarrowTests)
 		if cfg.Probe {
 			for k, in := range probe(ctx, cfg, mod, all, target, selected) {
 				entered[k] = entered[k] || in
@@ -59,8 +59,11 @@ func (cfg Config) prober(ctx context.Context) prober {
 }
 
 // named reports, for every function declaration of the non-test files of
-// the packages to instrument, whether names holds its qualified name.
-func named(mod *packages.Module, all map[string]*packages.Package, selected func(string) bool, names map[string]bool) map[funcKey]bool {
+// the packages to instrument, whether names holds its qualified name; with
+// tests, for those of the test files too, where the functions go test
+// calls by name (Test, Fuzz and Example functions, TestMain) count as
+// named.
+func named(mod *packages.Module, all map[string]*packages.Package, selected func(string) bool, names map[string]bool, tests bool) map[funcKey]bool {
 	entered := map[funcKey]bool{}
 	for _, p := range all {
 		path := strings.TrimSuffix(p.PkgPath, "_test")
@@ -68,7 +71,9 @@ func named(mod *packages.Module, all map[string]*packages.Package, selected func
 			continue
 		}
 		for i, f := range p.Syntax {
-			if name := p.CompiledGoFiles[i]; strings.HasSuffix(name, "_test.go") || !strings.HasPrefix(name, mod.Dir) {
+			name := p.CompiledGoFiles[i]
+			test := strings.HasSuffix(name, "_test.go")
+			if test && !tests || !strings.HasPrefix(name, mod.Dir) {
 				continue
 			}
 			for _, d := range f.Decls {
@@ -78,7 +83,8 @@ func named(mod *packages.Module, all map[string]*packages.Package, selected func
 				}
 				at := p.Fset.Position(fd.Name.Pos())
 				fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func)
-				entered[funcKey{at.Filename, at.Line}] = !ok || names[fn.FullName()]
+				harness := test && fd.Recv == nil && (runByPattern(fd.Name.Name) || fd.Name.Name == "TestMain")
+				entered[funcKey{at.Filename, at.Line}] = !ok || harness || names[fn.FullName()]
 			}
 		}
 	}

@@ -182,3 +182,74 @@ func TestProbeWithFunctions(t *testing.T) {
 		t.Errorf("%d functions left unentered, want 0: TestSum enters lib.Unused, TestX the rest", both.Unentered)
 	}
 }
+
+// TestNarrowTests traces a test whose helper, in the test file, loops,
+// given one function by name: without NarrowTests the test files are
+// instrumented whole, helper included; with it only the test function and
+// the named function are, the helper is observed at its call, and the
+// test's failure is still recorded.
+func TestNarrowTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	dir := writeTree(t, map[string][]byte{
+		"go.mod": []byte("module example.com/m\n\ngo 1.22\n"),
+		"p/p.go": []byte("package p\n\nfunc Scale(n int) int {\n\treturn 3 * n\n}\n\nfunc Other(n int) int {\n\treturn n + 1\n}\n"),
+		"p/p_test.go": []byte(`package p
+
+import "testing"
+
+func spin(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += Other(i)
+	}
+	return s
+}
+
+func TestScale(t *testing.T) {
+	_ = spin(50)
+	if got := Scale(2); got != 4 {
+		t.Fatalf("Scale(2) = %d", got)
+	}
+}
+`),
+	})
+	run := func(narrow bool) *trace.Trace {
+		tr, err := Run(context.Background(), Config{Dir: dir, Pkg: "./p", Test: "TestScale", Timeout: time.Minute, TraceDir: t.TempDir(),
+			Functions: map[string]bool{"example.com/m/p.Scale": true}, NarrowTests: narrow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Result.Passed || len(tr.Failures()) == 0 {
+			t.Fatalf("narrow %v: the trace records no failure:\n%s", narrow, tr.Result.Output)
+		}
+		return tr
+	}
+	whole, narrowed := run(false), run(true)
+	for f, want := range map[string][2]bool{ // test files whole, narrowed
+		"example.com/m/p.Scale":     {true, true},
+		"example.com/m/p.Other":     {false, false},
+		"example.com/m/p.spin":      {true, false},
+		"example.com/m/p.TestScale": {true, true},
+	} {
+		if got := whole.Functions()[f]; got != want[0] {
+			t.Errorf("test files whole: %s instrumented: %v, want %v", f, got, want[0])
+		}
+		if got := narrowed.Functions()[f]; got != want[1] {
+			t.Errorf("test files narrowed: %s instrumented: %v, want %v", f, got, want[1])
+		}
+	}
+	loops := func(tr *trace.Trace) int {
+		n := 0
+		for i := range tr.Events {
+			if strings.Contains(tr.SiteOf(i).Text, "s += Other(i)") {
+				n++
+			}
+		}
+		return n
+	}
+	if loops(whole) != 50 || loops(narrowed) != 0 {
+		t.Errorf("the helper's loop recorded %d times with the test files whole (want 50), %d narrowed (want 0)", loops(whole), loops(narrowed))
+	}
+}

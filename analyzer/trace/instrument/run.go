@@ -43,6 +43,11 @@ type Config struct {
 	// takes the probed trace's functions, so that the code both runs enter
 	// is laid out alike, and adds those only its own run enters.
 	Functions map[string]bool
+	// NarrowTests makes Functions name the functions of the test files
+	// too: of those, only the ones Functions names and the ones go test
+	// calls by name (the test itself) are instrumented, and the test's
+	// helpers are left as they are.
+	NarrowTests bool
 	// TraceDir receives the trace and site table; default a new temp dir
 	// (left in place; the caller may remove it).
 	TraceDir string
