@@ -135,7 +135,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		// hunks are, so the test is traced again with only their
 		// functions and the test itself instrumented (FLAKY.md, the
 		// observer effect).
-		if funcs := rootFuncs(ex.sites, res, mod.repoPath); len(funcs) > 0 {
+		if funcs := funcNames(ex.sites, rootFuncs(ex.sites, res, mod.repoPath)); len(funcs) > 0 {
 			cfg.Functions, cfg.NarrowTests = funcs, true
 			if again, err2 := observeFlaky(ctx, req, b, mod, res, cfg); err2 == nil {
 				names := slices.Sorted(maps.Keys(funcs))
@@ -212,7 +212,7 @@ func observeFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		p := sites[id].Pos
 		return slices.Contains(res.Root, hunkAtPath(res.Hunks, mod.repoPath(p.File), p.Line))
 	}
-	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer, TraceLimit: mibLimit(cfg.MaxBytes)}
+	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer, TraceLimit: mibLimit(cfg.MaxBytes), Direct: rootFuncs(sites, res, mod.repoPath)}
 	if req.MaxTrials > 0 {
 		// Traced runs are test runs: they share --max-trials.
 		opt.MaxTotal = req.MaxTrials - b.Runner.Counts().Trials
@@ -236,24 +236,38 @@ func observeFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	return out, nil
 }
 
-// rootFuncs names, as the site table does (types.Func.FullName), the
-// functions that hold the root hunks: those whose declaration spans a
-// root hunk's head lines, or for a hunk that only deletes lines, the
-// place they were deleted from.
-func rootFuncs(sites []trace.Site, res *Result, repo func(string) string) map[string]bool {
-	out := map[string]bool{}
-	for _, id := range res.Root {
-		i := slices.IndexFunc(res.Hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
-		if i < 0 {
+// rootFuncs are the function sites that hold the root hunks: the
+// functions (and function literals) whose declaration spans a root hunk's
+// head lines, or for a hunk that only deletes lines, the place they were
+// deleted from; in the order of the site table.
+func rootFuncs(sites []trace.Site, res *Result, repo func(string) string) []trace.SiteID {
+	var out []trace.SiteID
+	for _, s := range sites {
+		if s.Kind != trace.SiteFunc || s.Func == "" {
 			continue
 		}
-		h := res.Hunks[i]
-		from, to := h.Head.Start, max(h.Head.End, h.Head.Start)
-		for _, s := range sites {
-			if s.Kind == trace.SiteFunc && s.Func != "" && repo(s.Pos.File) == h.File && s.Pos.Line <= to && max(s.Pos.EndLine, s.Pos.Line) >= from {
-				out[s.Func] = true
+		for _, id := range res.Root {
+			i := slices.IndexFunc(res.Hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
+			if i < 0 {
+				continue
+			}
+			h := res.Hunks[i]
+			from, to := h.Head.Start, max(h.Head.End, h.Head.Start)
+			if repo(s.Pos.File) == h.File && s.Pos.Line <= to && max(s.Pos.EndLine, s.Pos.Line) >= from {
+				out = append(out, s.ID)
+				break
 			}
 		}
+	}
+	return out
+}
+
+// funcNames are the qualified names (types.Func.FullName) of function
+// sites ids.
+func funcNames(sites []trace.Site, ids []trace.SiteID) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range ids {
+		out[sites[id].Func] = true
 	}
 	return out
 }

@@ -175,7 +175,7 @@ func shapeTree(r *result.Report) {
 	child := *root.Children[0]
 	child.Statements = slices.Repeat(child.Statements[:1], 3)
 	root.Link, root.Children = "", nil
-	for i, fact := range []string{"interleave", "order", "remote-def", "overlap", "never", "value", "panic", "branch"} {
+	for i, fact := range []string{"interleave", "order", "remote-def", "overlap", "never", "value", "panic", "branch", "timing"} {
 		c := child
 		c.Fact, c.Link = fact, []string{"confirmed", "correlated"}[i%2]
 		root.Children = append(root.Children, &c)

@@ -152,6 +152,8 @@ func flakyWords(n result.Note, hunks string) (string, bool) {
 		return fmt.Sprintf("%d of head's %s filled the %s trace before the test ended and were set aside: a cut trace records neither the failure nor a whole passing run", n.N, plural(n.M, "traced run", "traced runs"), plain(n.Limit)), true
 	case note.TracesNarrowed:
 		return fmt.Sprintf("every one of head's first %s filled its %s trace before the test ended, so head was traced again with only the functions that hold the root hunks (%s) and the test function itself instrumented: calls into other code, the test's helpers included, are observed, not traced", plural(n.N, "traced run", "traced runs"), plain(n.Limit), code(n.Detail)), true
+	case note.DirectIntervention:
+		return fmt.Sprintf("no runtime fact the traced runs recorded told the failing runs from the passing ones, so the calls of each function that holds the root hunks were run one at a time instead: %s stopped the failure (the steps marked timing); which accesses inside interleave is not shown", plural(n.N, "function's serialisation", "functions' serialisations")), true
 	case note.NoDiscriminator:
 		return "no runtime fact (branch, interleaving, order or value) told the failing traced runs from the passing ones: no chain was derived", true
 	case note.Unintervenable:

@@ -271,6 +271,8 @@ func interventionStep(n *result.Node) string {
 	case n.Fact == "overlap" && len(st) == 2:
 		what = fmt.Sprintf("two goroutines ran %s at once: one entered it (%s) while another goroutine's call (%s) had not returned",
 			code(clip(st[0].Text, 80)), code(fmt.Sprintf("%s:%d", st[0].File, st[0].Line)), code(fmt.Sprintf("%s:%d", st[1].File, st[1].Line)))
+	case n.Fact == "timing" && len(st) == 1:
+		what = fmt.Sprintf("calls of the function that holds %s ran at once on two goroutines", at(0))
 	case n.Fact == "never":
 		what = stepWith(n.Target, " never took the way it took in every passing run")
 	case n.Fact == "value":
@@ -283,11 +285,18 @@ func interventionStep(n *result.Node) string {
 	switch n.Link {
 	case "confirmed":
 		what += " — **confirmed** by intervention"
+		if n.Fact == "timing" {
+			what += ": with its calls run one at a time, the failure stopped"
+		}
 		if n.Effect != "" {
 			what += " (failure rate " + plain(n.Effect) + ")"
 		}
 	case "correlated":
-		what += " — _correlated only_: seen in every failing run, not shown to be a cause"
+		if n.Fact == "timing" {
+			what += " — _correlated only_: with its calls run one at a time the failure stopped, but a delay of the same length on entering it stopped it too"
+		} else {
+			what += " — _correlated only_: seen in every failing run, not shown to be a cause"
+		}
 	}
 	return what
 }

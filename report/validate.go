@@ -111,8 +111,9 @@ var (
 	raceOps = setOf("read", "write", "previous read", "previous write")
 	// links are how aid judged a chain's step (result.Node.Link).
 	links = setOf("", "confirmed", "correlated")
-	// facts are the families of aid's predicates (result.Node.Fact).
-	facts = setOf("", "branch", "never", "interleave", "order", "remote-def", "value", "panic", "overlap")
+	// facts are the families of aid's predicates, and timing: a
+	// function's calls serialised directly (result.Node.Fact).
+	facts = setOf("", "branch", "never", "interleave", "order", "remote-def", "value", "panic", "overlap", "timing")
 	// stepOutcomes are a branch's ("true", "false", "no case"; "case n"
 	// is checked apart) and the root's ("failed", "panic", "died").
 	stepOutcomes = setOf("", "true", "false", "no case", "failed", "panic", "died")

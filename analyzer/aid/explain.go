@@ -33,6 +33,10 @@ type Bounds struct {
 	// TraceLimit is the size bound of each run's trace, as the notes
 	// word it ("64 MiB"); a run that filled it is set aside.
 	TraceLimit string
+	// Direct are the function sites that hold the root hunks: when no
+	// observed fact tells the failing runs from the passing ones, their
+	// calls are serialised directly, one function at a time (direct).
+	Direct []trace.SiteID
 }
 
 func (o Bounds) withDefaults() Bounds {
@@ -134,6 +138,12 @@ func Intervene(ctx context.Context, r TracedTest, ob *Observation, opt Bounds) (
 	}
 	if len(d.order) == 0 {
 		ex.Notes.Add(result.Note{Code: note.NoDiscriminator})
+		if len(opt.Direct) > 0 {
+			if err := g.direct(ctx, ex); err != nil {
+				return nil, fmt.Errorf("intervening on the root hunks' functions: %w", err)
+			}
+			return ex, nil
+		}
 	}
 	if n := len(d.order) - len(pool); n > 0 {
 		ex.Notes.Add(result.Note{Code: note.Unintervenable, N: n})

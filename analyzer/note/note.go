@@ -50,6 +50,7 @@ const (
 	TracesFull         Code = "traces-full"         // N traced runs filled their trace (Limit: its size) and were set aside, of M
 	TracesNarrowed     Code = "traces-narrowed"     // every one of N traced runs filled its trace (Limit); head was traced again with only the root hunks' functions (Detail) and the test instrumented
 	NoDiscriminator    Code = "no-discriminator"    // no predicate told the failing traced runs from the passing ones
+	DirectIntervention Code = "direct-intervention" // N functions of the root hunks whose calls, serialised, stopped the failure although no predicate discriminated
 	Unintervenable     Code = "unintervenable"      // N candidates have no safe intervention: correlated at most
 	InterventionBudget Code = "intervention-budget" // N group tests ran before the budget ended; M candidates left open
 	NoPlacebo          Code = "no-placebo"          // N confirmed links not checked against a placebo; M checked

@@ -80,7 +80,10 @@ type Node struct {
 	// last), "remote-def" (the write, then the read of what it wrote),
 	// "overlap" (a goroutine's entry into a function while another
 	// goroutine's call of it had not returned, then that call's entry),
-	// "branch", "never", "value" or "panic"; "" elsewhere.
+	// "branch", "never", "value" or "panic"; "timing" (the call of the
+	// function that holds the root hunks, its Target and only statement,
+	// whose calls run one at a time stopped the failure although no fact
+	// the traced runs recorded discriminated); "" elsewhere.
 	Fact string `json:"fact,omitempty"`
 }
 
