@@ -144,6 +144,8 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 				}
 				again.Notes = append(result.Findings{{Code: note.TracesNarrowed, N: ex.Traced.Full, Limit: mibLimit(bytes), Detail: strings.Join(names, ", ")}}, again.Notes...)
 				ex = again
+			} else if ctx.Err() == nil {
+				ex.Notes.Add(result.Note{Code: note.InterventionFailed, Detail: "tracing only the root hunks' functions: " + firstLine(err2.Error())})
 			}
 		}
 	}

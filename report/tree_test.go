@@ -142,3 +142,41 @@ func TestDeletedStep(t *testing.T) {
 		t.Errorf("flowchart marks %d deleted steps, want 1:\n%s", strings.Count(got, "deleted by the change"), got)
 	}
 }
+
+// TestTimingStep words a step found by serialising a root hunk's function
+// directly (fact timing): the function's statement, what serialising did,
+// and, when a delay of the same length stopped the failure too, that the
+// step is correlated only, for that reason.
+func TestTimingStep(t *testing.T) {
+	for _, tc := range []struct {
+		link, effect string
+		want         []string
+	}{
+		{"confirmed", "0.45 → 0/26", []string{
+			"calls of the function that holds `sum += z + 1` (`calc/calc.go:17`) ran at once on two goroutines",
+			"**confirmed** by intervention: with its calls run one at a time, the failure stopped (failure rate 0.45 → 0/26)",
+		}},
+		{"correlated", "", []string{
+			"calls of the function that holds `sum += z + 1` (`calc/calc.go:17`) ran at once on two goroutines",
+			"_correlated only_: with its calls run one at a time the failure stopped, but a delay of the same length on entering it stopped it too",
+		}},
+	} {
+		t.Run(tc.link, func(t *testing.T) {
+			r := flakyRegression()
+			st := result.Statement{File: "calc/calc.go", Line: 17, Text: "sum += z + 1", Hunk: 3}
+			r.Tree.Children = []*result.Node{{Target: st, Statements: []result.Statement{st}, Link: tc.link, Effect: tc.effect, Fact: "timing"}}
+			if err := validate(r); err != nil {
+				t.Fatalf("the report does not validate: %v", err)
+			}
+			md := Markdown(r)
+			for _, w := range tc.want {
+				if !strings.Contains(md, w) {
+					t.Errorf("the report lacks %q:\n%s", w, md)
+				}
+			}
+			if tc.link == "correlated" && strings.Contains(md, "seen in every failing run") {
+				t.Errorf("a timing step is not seen in runs; the report says it is:\n%s", md)
+			}
+		})
+	}
+}
