@@ -155,6 +155,13 @@ func flakyWords(n result.Note, hunks string) (string, bool) {
 	case note.DirectIntervention:
 		return fmt.Sprintf("no runtime fact the traced runs recorded told the failing runs from the passing ones, so the calls of each function that holds the root hunks were run one at a time instead: %s stopped the failure (the steps marked timing); which accesses inside interleave is not shown", plural(n.N, "function's serialisation", "functions' serialisations")), true
 	case note.NoDiscriminator:
+		if n.M > 0 {
+			which := "the function"
+			if n.M > 1 {
+				which = fmt.Sprintf("each of the %d functions", n.M)
+			}
+			return fmt.Sprintf("no runtime fact (branch, interleaving, order or value) told the failing traced runs from the passing ones, and the failure went on with the calls of %s that hold the root hunks run one at a time: no chain was derived", which), true
+		}
 		return "no runtime fact (branch, interleaving, order or value) told the failing traced runs from the passing ones: no chain was derived", true
 	case note.Unintervenable:
 		return fmt.Sprintf("%s no safe intervention (a value or a panic cannot be undone without side effects): shown as correlated, not as causes", plural(n.N, "step has", "steps have")), true

@@ -68,6 +68,17 @@ func (g *giwp) direct(ctx context.Context, ex *Explanation) error {
 	}
 	ex.Interventions = g.tests
 	if len(root.Children) == 0 {
+		// The note that nothing discriminated says, in M, how many of
+		// these functions were serialised without stopping the failure.
+		for i := range ex.Notes {
+			if ex.Notes[i].Code == note.NoDiscriminator {
+				for _, t := range g.tests {
+					if !t.Placebo && t.Verdict == Persists {
+						ex.Notes[i].M++
+					}
+				}
+			}
+		}
 		return nil
 	}
 	ex.Tree = root

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,6 +113,9 @@ func TestDirect(t *testing.T) {
 				}
 				if len(ex.Interventions) != 1 || ex.Interventions[0].Verdict != Persists {
 					t.Errorf("interventions %+v: want the serialisation, persisting", ex.Interventions)
+				}
+				if i := slices.IndexFunc(ex.Notes, func(n result.Note) bool { return n.Code == note.NoDiscriminator }); ex.Notes[i].M != 1 {
+					t.Errorf("note %+v: want M 1, the function serialised in vain", ex.Notes[i])
 				}
 				return
 			}

@@ -49,7 +49,7 @@ const (
 	ObserveCut         Code = "observe-cut"         // N traced runs, M of them passing, stopped: at those rates the runs of each outcome wanted were out of reach
 	TracesFull         Code = "traces-full"         // N traced runs filled their trace (Limit: its size) and were set aside, of M
 	TracesNarrowed     Code = "traces-narrowed"     // every one of N traced runs filled its trace (Limit); head was traced again with only the root hunks' functions (Detail) and the test instrumented
-	NoDiscriminator    Code = "no-discriminator"    // no predicate told the failing traced runs from the passing ones
+	NoDiscriminator    Code = "no-discriminator"    // no predicate told the failing traced runs from the passing ones; M: root hunks' functions serialised without stopping the failure
 	DirectIntervention Code = "direct-intervention" // N functions of the root hunks whose calls, serialised, stopped the failure although no predicate discriminated
 	Unintervenable     Code = "unintervenable"      // N candidates have no safe intervention: correlated at most
 	InterventionBudget Code = "intervention-budget" // N group tests ran before the budget ended; M candidates left open
