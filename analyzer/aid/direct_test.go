@@ -59,24 +59,9 @@ func (s *timingSim) Run(ctx context.Context, spec string) (Run, error) {
 			return Run{}, fmt.Errorf("timing simulation: unexpected spec item %q", it)
 		}
 	}
-	tr := &trace.Trace{
-		Sites:  simSites(),
-		Frames: []trace.Frame{{}, {ID: 1, Func: simFunc, Goroutine: 1, Call: -1, Exit: -1}},
-	}
-	ev := func(kind trace.EventKind, site trace.SiteID, vals ...trace.Value) {
-		tr.Events = append(tr.Events, trace.Event{Index: len(tr.Events), Kind: kind, Site: site, Frame: 1, Values: vals})
-	}
-	ev(trace.EvEntry, simFunc)
-	ev(trace.EvBranch, simP1, trace.Value{Kind: trace.ValBool, Bits: 1})
-	if fail {
-		ev(trace.EvFail, simFail)
-		tr.Result = trace.RunResult{Failed: true, ExitCode: 1}
-	} else {
-		ev(trace.EvReturn, simFunc)
-		tr.Frames[1].Exit = len(tr.Events) - 1
-		tr.Result = trace.RunResult{Passed: true}
-	}
-	rn.Trace = tr
+	rec := newSimTrace()
+	rec.branch(simP1, true)
+	rn.Trace = rec.end(fail)
 	return rn, nil
 }
 

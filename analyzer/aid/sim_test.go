@@ -102,33 +102,53 @@ func (s *sim) Run(ctx context.Context, spec string) (Run, error) {
 	} else {
 		order = append(order, simL)
 	}
-	tr := &trace.Trace{
-		Sites:  simSites(),
-		Frames: []trace.Frame{{}, {ID: 1, Func: simFunc, Goroutine: 1, Call: -1, Exit: -1}},
-	}
-	ev := func(kind trace.EventKind, site trace.SiteID, vals ...trace.Value) {
-		tr.Events = append(tr.Events, trace.Event{Index: len(tr.Events), Kind: kind, Site: site, Frame: 1, Values: vals})
-	}
-	ev(trace.EvEntry, simFunc)
+	rec := newSimTrace()
 	for _, id := range order {
 		if forced[simX] && id == simX {
-			ev(trace.EvPanic, simCrash)
-			tr.Result = trace.RunResult{Failed: true, ExitCode: 2}
-			return Run{Trace: tr, Applied: applied}, nil
+			rec.ev(trace.EvPanic, simCrash)
+			rec.tr.Result = trace.RunResult{Failed: true, ExitCode: 2}
+			return Run{Trace: rec.tr, Applied: applied}, nil
 		}
-		b := uint64(0)
-		if out[id] {
-			b = 1
-		}
-		ev(trace.EvBranch, id, trace.Value{Kind: trace.ValBool, Bits: b})
+		rec.branch(id, out[id])
 	}
-	if p3 {
-		ev(trace.EvFail, simFail)
-		tr.Result = trace.RunResult{Failed: true, ExitCode: 1}
+	return Run{Trace: rec.end(p3), Applied: applied}, nil
+}
+
+// simTrace records one run of the simulated function.
+type simTrace struct{ tr *trace.Trace }
+
+// newSimTrace starts a run: the function's entry.
+func newSimTrace() *simTrace {
+	r := &simTrace{tr: &trace.Trace{
+		Sites:  simSites(),
+		Frames: []trace.Frame{{}, {ID: 1, Func: simFunc, Goroutine: 1, Call: -1, Exit: -1}},
+	}}
+	r.ev(trace.EvEntry, simFunc)
+	return r
+}
+
+func (r *simTrace) ev(kind trace.EventKind, site trace.SiteID, vals ...trace.Value) {
+	r.tr.Events = append(r.tr.Events, trace.Event{Index: len(r.tr.Events), Kind: kind, Site: site, Frame: 1, Values: vals})
+}
+
+// branch records the branch at site id taking outcome.
+func (r *simTrace) branch(id trace.SiteID, outcome bool) {
+	b := uint64(0)
+	if outcome {
+		b = 1
+	}
+	r.ev(trace.EvBranch, id, trace.Value{Kind: trace.ValBool, Bits: b})
+}
+
+// end ends the run with the failure, or with the function's return.
+func (r *simTrace) end(fail bool) *trace.Trace {
+	if fail {
+		r.ev(trace.EvFail, simFail)
+		r.tr.Result = trace.RunResult{Failed: true, ExitCode: 1}
 	} else {
-		ev(trace.EvReturn, simFunc)
-		tr.Frames[1].Exit = len(tr.Events) - 1
-		tr.Result = trace.RunResult{Passed: true}
+		r.ev(trace.EvReturn, simFunc)
+		r.tr.Frames[1].Exit = len(r.tr.Events) - 1
+		r.tr.Result = trace.RunResult{Passed: true}
 	}
-	return Run{Trace: tr, Applied: applied}, nil
+	return r.tr
 }
