@@ -906,29 +906,3 @@ func TestPathThroughMapTable(t *testing.T) {
 	head := moduleP(fmt.Sprintf(score, ""), test)
 	pathReaches(t, base, head, "TestScore", "p.go:7 n = tenfold(n)")
 }
-
-// TestPathAcrossGoroutines: the changed line writes into a pipe from a
-// goroutine of its own, and the test reads the pipe through io.ReadAll,
-// which the tracer does not enter. The read returns other bytes on
-// arguments not known to differ: the path goes to what the other
-// goroutine did differently meanwhile, the changed write. It does so
-// too when the test's own goroutine wrote, just before, a value that
-// differs in every run (a temporary directory's name, as a server's port
-// would), which explains nothing about the change.
-func TestPathAcrossGoroutines(t *testing.T) {
-	for name, setup := range map[string]string{
-		"alone": "",
-		"beside a value that differs in every run": "\tcfg := &Settings{Dir: t.TempDir()}\n\t_ = cfg\n",
-	} {
-		t.Run(strings.Fields(name)[0], func(t *testing.T) {
-			t.Parallel()
-			src := func(greeting string) map[string]string {
-				return moduleP(
-					"package p\n\nimport \"io\"\n\ntype Settings struct{ Dir string }\n\nfunc Stream() *io.PipeReader {\n\tr, w := io.Pipe()\n\tgo func() {\n\t\tw.Write([]byte(\""+greeting+"\"))\n\t\tw.Close()\n\t}()\n\treturn r\n}\n",
-					"package p\n\nimport (\n\t\"io\"\n\t\"testing\"\n)\n\nfunc TestStream(t *testing.T) {\n\tr := Stream()\n"+setup+"\tb, _ := io.ReadAll(r)\n\tif string(b) != \"hello\" {\n\t\tt.Fatal(string(b))\n\t}\n}\n",
-				)
-			}
-			pathReaches(t, src("hello"), src("hullo"), "TestStream", "io.ReadAll(r)")
-		})
-	}
-}

@@ -280,48 +280,6 @@ func (c *Comparison) memoryWriters(s Side, e int) []int {
 	return out
 }
 
-// otherGoroutines lists, latest first, at most two events of each run
-// before event e of run s (before its counterpart, in the other run), in
-// goroutines other than e's, in the proof's hunks, that ran in their run
-// only or otherwise than their counterpart (ranOtherwise). A call of
-// code the tracer does not enter that returned something else on
-// arguments not known to differ may have waited for another goroutine:
-// bytes written into a pipe or a socket by a goroutine that the change
-// made write otherwise travel out of the trace's sight.
-func (c *Comparison) otherGoroutines(s Side, e int) []item {
-	out := c.otherGoroutinesIn(s, e)
-	if j := c.Counterpart(s, e); j >= 0 {
-		out = append(out, c.otherGoroutinesIn(s.other(), j)...)
-	}
-	return out
-}
-
-func (c *Comparison) otherGoroutinesIn(s Side, e int) []item {
-	r := c.runs[s]
-	tr := r.tr
-	g := tr.Frame(tr.Event(e).Frame).Goroutine
-	var out []item
-	for i := e - 1; i >= 0 && i >= e-memoryWindow && len(out) < 2; i-- {
-		ev := tr.Event(i)
-		if tr.Frame(ev.Frame).Goroutine == g || !isChanged(r.keys[ev.Site]) {
-			continue
-		}
-		if c.ranOtherwise(s, i) {
-			out = append(out, item{side: s, event: i})
-		}
-	}
-	return out
-}
-
-// ranOtherwise reports whether event i of run s ran in its run only, or
-// otherwise than its counterpart: other outputs, other source (a
-// statement the change rewrote, `w.Write([]byte("hullo"))`), or other
-// values read.
-func (c *Comparison) ranOtherwise(s Side, i int) bool {
-	j := c.Counterpart(s, i)
-	return j < 0 || c.relevant(s, i) || c.runs[s].tr.SiteOf(i).Text != c.runs[s.other()].tr.SiteOf(j).Text || c.readsDiffer(s, i, j)
-}
-
 // elementWriters lists the latest events, at most two, between def and
 // event e of run s that stored into an element of the slice v (a write at
 // an address among its first v.Len elements, by the size of what was

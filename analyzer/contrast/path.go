@@ -155,7 +155,7 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 	e := it.event
 	ctr := c.Counterpart(r, e)
 	n := w.work.Len()
-	differentIn, provenIn := c.followReads(w, it, ctr)
+	differentIn := c.followReads(w, it, ctr)
 	if b := c.runs[r].ctl[e]; b >= 0 && c.relevant(r, b) {
 		w.push(item{side: r, event: b})
 	}
@@ -172,23 +172,14 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 			}
 		}
 	}
-	untraced := callsUntraced(c.runs[r].tr, c.runs[r].tr.SiteOf(e)) && c.relevant(r, e)
-	if !differentIn && untraced {
+	if !differentIn && callsUntraced(c.runs[r].tr, c.runs[r].tr.SiteOf(e)) && c.relevant(r, e) {
 		// Code the tracer does not enter behaved differently on
 		// alike arguments: the memory it was handed differs.
-		for _, m := range append(c.memoryWriters(r, e), c.objectCalls(r, e)...) {
+		for _, m := range c.memoryWriters(r, e) {
 			w.push(item{side: r, event: m})
 		}
-	}
-	if !provenIn && untraced {
-		// No argument is known to differ (an interface may hold the
-		// same reader in both runs): the call may also have waited on
-		// another goroutine (a pipe, a socket) whose code the change
-		// made run otherwise. What its own goroutine wrote is no
-		// reason to look no further: a port the system chose differs
-		// in every run.
-		for _, m := range c.otherGoroutines(r, e) {
-			w.push(m)
+		for _, m := range c.objectCalls(r, e) {
+			w.push(item{side: r, event: m})
 		}
 	}
 	if !differentIn && c.relevant(r, e) {
@@ -214,25 +205,24 @@ func (c *Comparison) visit(w *frontier, it item) []Step {
 // followReads queues the definitions of the values event it read that
 // may differ from its counterpart's (ctr, -1 if none), in both runs, and
 // reports whether a read brings in a difference.
-func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn, provenIn bool) {
+func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn bool) {
 	r, o := it.side, it.side.other()
 	e := it.event
 	exit := c.runs[r].tr.Event(e).Kind == trace.EvPanic
 	for _, rd := range c.partReads(r, e, it.part) {
-		alike, proven := false, false
+		alike := false
 		counter := read{def: -1}
 		switch {
 		case ctr >= 0 && rd.text != "":
 			var ok bool
 			if counter, ok = c.counterRead(o, ctr, rd); ok {
 				eq, known := c.sameIn(r, rd.value, counter.value)
-				alike, proven = eq && known, known && !eq
+				alike = eq && known
 			}
 		case rd.text == "" && rd.def >= 0:
 			// A call's result, a parameter binding: alike when the
 			// event that made it is.
 			alike = !c.relevant(r, rd.def)
-			proven = !alike && c.provenDifferent(r, rd.def)
 		}
 		// Whatever the values compare to: the failing run may have
 		// changed what the passing run's read saw where no event pairs
@@ -255,7 +245,6 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn, pr
 			different = rd.def >= 0 && c.relevant(r, rd.def)
 		}
 		differentIn = differentIn || different && (rd.def >= 0 || rd.text != "")
-		provenIn = provenIn || proven && different
 		// A differing part of a whole, or a reference whose contents
 		// the walk needs: what holds it is followed for its contents.
 		content := rd.whole && different || contents
@@ -287,7 +276,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn, pr
 			w.push(item{side: o, event: d2})
 		}
 	}
-	return differentIn, provenIn
+	return differentIn
 }
 
 // guardWindow bounds how far back in a frame passedGuards looks.
