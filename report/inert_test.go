@@ -169,7 +169,7 @@ func shapeHunks(r *result.Report, s string) {
 
 // shapeTree hangs under the root one child of every intervention fact,
 // alternately confirmed and correlated, each with the three statements the
-// longest fact words, and one plain branch.
+// longest fact words (a timing step with its one), and one plain branch.
 func shapeTree(r *result.Report) {
 	root := r.Tree
 	child := *root.Children[0]
@@ -178,6 +178,9 @@ func shapeTree(r *result.Report) {
 	for i, fact := range []string{"interleave", "order", "remote-def", "overlap", "never", "value", "panic", "branch", "timing"} {
 		c := child
 		c.Fact, c.Link = fact, []string{"confirmed", "correlated"}[i%2]
+		if fact == "timing" {
+			c.Statements = c.Statements[:1] // a timing step names one statement
+		}
 		root.Children = append(root.Children, &c)
 	}
 	branch := child
