@@ -135,7 +135,7 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		// hunks are, so the test is traced again with only their
 		// functions and the test itself instrumented (FLAKY.md, the
 		// observer effect).
-		if funcs := funcNames(ex.sites, rootFuncs(ex.sites, res, mod.repoPath)); len(funcs) > 0 {
+		if funcs := funcNames(ex.sites, ex.funcs); len(funcs) > 0 {
 			cfg.Functions, cfg.NarrowTests = funcs, true
 			if again, err2 := observeFlaky(ctx, req, b, mod, res, cfg); err2 == nil {
 				names := slices.Sorted(maps.Keys(funcs))
@@ -193,7 +193,10 @@ func explainFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 // whether its traced runs were perturbed (Interventions.Perturb).
 type flakyExplanation struct {
 	*aid.Explanation
-	sites                  []trace.Site
+	sites []trace.Site
+	// funcs are the build's function sites that hold the root hunks
+	// (rootFuncs).
+	funcs                  []trace.SiteID
 	perturbed, unperturbed int
 }
 
@@ -214,7 +217,8 @@ func observeFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 		p := sites[id].Pos
 		return slices.Contains(res.Root, hunkAtPath(res.Hunks, mod.repoPath(p.File), p.Line))
 	}
-	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer, TraceLimit: mibLimit(cfg.MaxBytes), Direct: rootFuncs(sites, res, mod.repoPath)}
+	funcs := rootFuncs(sites, res, mod.repoPath)
+	opt := aid.Bounds{Workers: req.Workers, Prefer: prefer, TraceLimit: mibLimit(cfg.MaxBytes), Direct: funcs}
 	if req.MaxTrials > 0 {
 		// Traced runs are test runs: they share --max-trials.
 		opt.MaxTotal = req.MaxTrials - b.Runner.Counts().Trials
@@ -224,7 +228,7 @@ func observeFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 	if err != nil {
 		return nil, err
 	}
-	out := &flakyExplanation{Explanation: ex, sites: sites}
+	out := &flakyExplanation{Explanation: ex, sites: sites, funcs: funcs}
 	if ex.Traced.Runs > 0 && ex.Traced.Failures == 0 && ctx.Err() == nil {
 		// Tracing slows the program and can hide a rare interleaving:
 		// the traced runs go again with their schedules perturbed,
@@ -243,22 +247,18 @@ func observeFlaky(ctx context.Context, req Request, b *budget, mod module, res *
 // head lines, or for a hunk that only deletes lines, the place they were
 // deleted from; in the order of the site table.
 func rootFuncs(sites []trace.Site, res *Result, repo func(string) string) []trace.SiteID {
+	roots := slices.DeleteFunc(slices.Clone(res.Hunks), func(h diffhunks.Hunk) bool { return !slices.Contains(res.Root, h.ID) })
 	var out []trace.SiteID
 	for _, s := range sites {
 		if s.Kind != trace.SiteFunc || s.Func == "" {
 			continue
 		}
-		for _, id := range res.Root {
-			i := slices.IndexFunc(res.Hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
-			if i < 0 {
-				continue
-			}
-			h := res.Hunks[i]
+		file := repo(s.Pos.File)
+		if slices.ContainsFunc(roots, func(h diffhunks.Hunk) bool {
 			from, to := h.Head.Start, max(h.Head.End, h.Head.Start)
-			if repo(s.Pos.File) == h.File && s.Pos.Line <= to && max(s.Pos.EndLine, s.Pos.Line) >= from {
-				out = append(out, s.ID)
-				break
-			}
+			return file == h.File && s.Pos.Line <= to && max(s.Pos.EndLine, s.Pos.Line) >= from
+		}) {
+			out = append(out, s.ID)
 		}
 	}
 	return out

@@ -70,13 +70,15 @@ func (g *giwp) direct(ctx context.Context, ex *Explanation) error {
 	if len(root.Children) == 0 {
 		// The note that nothing discriminated says, in M, how many of
 		// these functions were serialised without stopping the failure.
+		persisted := 0
+		for _, t := range g.tests {
+			if !t.Placebo && t.Verdict == Persists {
+				persisted++
+			}
+		}
 		for i := range ex.Notes {
 			if ex.Notes[i].Code == note.NoDiscriminator {
-				for _, t := range g.tests {
-					if !t.Placebo && t.Verdict == Persists {
-						ex.Notes[i].M++
-					}
-				}
+				ex.Notes[i].M = persisted
 			}
 		}
 		return nil
