@@ -3,8 +3,6 @@ package aid
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -38,10 +36,7 @@ func (s *timingSim) Run(ctx context.Context, spec string) (Run, error) {
 	k := s.calls[spec]
 	s.calls[spec]++
 	s.mu.Unlock()
-	h := fnv.New64a()
-	h.Write([]byte(spec))
-	rng := rand.New(rand.NewPCG(h.Sum64(), k))
-	fail := rng.IntN(2) == 0
+	fail := specRNG(0, spec, k).IntN(2) == 0
 	rn := Run{}
 	for _, it := range strings.Split(spec, ";") {
 		switch {

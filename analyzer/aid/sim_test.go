@@ -72,9 +72,7 @@ func (s *sim) Run(ctx context.Context, spec string) (Run, error) {
 	s.calls[spec]++
 	s.specs = append(s.specs, spec)
 	s.mu.Unlock()
-	h := fnv.New64a()
-	h.Write([]byte(spec))
-	rng := rand.New(rand.NewPCG(s.seed^h.Sum64(), k))
+	rng := specRNG(s.seed, spec, k)
 
 	forced := map[trace.SiteID]bool{}
 	applied := 0
@@ -112,6 +110,14 @@ func (s *sim) Run(ctx context.Context, spec string) (Run, error) {
 		rec.branch(id, out[id])
 	}
 	return Run{Trace: rec.end(p3), Applied: applied}, nil
+}
+
+// specRNG is the randomness of run k of spec in a simulation seeded by
+// seed: the same for that run whatever order a batch's goroutines call in.
+func specRNG(seed uint64, spec string, k uint64) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(spec))
+	return rand.New(rand.NewPCG(seed^h.Sum64(), k))
 }
 
 // simTrace records one run of the simulated function.
