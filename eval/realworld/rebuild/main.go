@@ -205,9 +205,8 @@ func exportTree(gitDir, repo string, c *Case, commit string) error {
 			}
 		}
 	}
-	cmd := exec.Command("sh", "-c", `git --git-dir="$1" archive "$2" | tar -x -C "$3"`, "sh", gitDir, commit, repo)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("export %s: %w: %s", commit, err, b)
+	if err := extract(gitDir, commit, repo); err != nil {
+		return err
 	}
 	for path, names := range c.Tests {
 		fix, err := git(gitDir, nil, "show", c.Fix+":"+path)
@@ -314,6 +313,40 @@ func rebuild(mirrors, casesDir, out, name string, check bool, timeout time.Durat
 		return hunks, base, head, fmt.Errorf("copy case: %w", err)
 	}
 	return hunks, base, head, nil
+}
+
+// extract writes commit's tree into dir: git archive piped into tar. Both
+// commands must succeed; a shell pipeline would report only tar's status,
+// and a failed archive would leave a partial tree that looks whole.
+func extract(gitDir, commit, dir string) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	archive := exec.Command("git", "--git-dir="+gitDir, "archive", commit)
+	untar := exec.Command("tar", "-x", "-C", dir)
+	var archiveErr, untarErr bytes.Buffer
+	archive.Stdout, archive.Stderr = w, &archiveErr
+	untar.Stdin, untar.Stderr = r, &untarErr
+	errA := archive.Start()
+	errT := untar.Start()
+	// The children hold the pipe now: closing the parent's ends lets tar
+	// see the end of the archive, and git a broken pipe if tar dies.
+	r.Close()
+	w.Close()
+	if errA == nil {
+		errA = archive.Wait()
+	}
+	if errT == nil {
+		errT = untar.Wait()
+	}
+	if errA != nil {
+		return fmt.Errorf("export %s: git archive: %w: %s", commit, errA, strings.TrimSpace(archiveErr.String()))
+	}
+	if errT != nil {
+		return fmt.Errorf("export %s: tar: %w: %s", commit, errT, strings.TrimSpace(untarErr.String()))
+	}
+	return nil
 }
 
 // synthModule makes go.mod and go.sum for a case whose commits have no
