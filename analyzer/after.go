@@ -59,12 +59,9 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 		if found != nil || err != nil {
 			return found, loop, err
 		}
-	case semanticSpent(semCtx):
-		res.Cost.Semantic = time.Since(start)
-		res.Notes.Add(result.Note{Code: note.SemanticBudget, Limit: req.SemanticBudget.String()})
 	default:
 		res.Cost.Semantic = time.Since(start)
-		res.Notes.Add(result.Note{Code: note.SemanticFailed, Detail: err.Error()})
+		untraced(semCtx, req, res, err)
 	}
 	b.enter(PhaseSearch)
 	opt.Hint = failureOrder(res, loop)
@@ -75,6 +72,16 @@ func explainAfter(ctx context.Context, req Request, mod module, b *budget, res *
 	}
 	found, err := search.Asymmetric(ctx, b, res.Hunks, candidates, opt)
 	return found, loop, err
+}
+
+// untraced says in res why the failing run has no trace to analyse: the
+// semantic share ran out while tracing, or tracing failed (err).
+func untraced(semCtx context.Context, req Request, res *Result, err error) {
+	if semanticSpent(semCtx) {
+		res.Notes.Add(result.Note{Code: note.SemanticBudget, Limit: req.SemanticBudget.String()})
+		return
+	}
+	res.Notes.Add(result.Note{Code: note.SemanticFailed, Detail: err.Error()})
 }
 
 // errSemanticBudget ends the semantic part of an analysis (its context's

@@ -191,6 +191,34 @@ func touches(sts []result.Statement, hunks []diffhunks.ID) bool {
 	return false
 }
 
+// traceFailing traces the failing run on head for a strategy that searched
+// without it (ddmin, one-by-one), so that the hunks such a search proves
+// are told apart (nearest, treeRoots) and explained against the passing
+// run as AFTER's are: the roles and the tree do not depend on which search
+// found the set. It shares the semantic budget as AFTER's trace does, and
+// when it cannot trace, a note says why and the report has no tree. The
+// dynamic strategy is AFTER without tracing, and stays so.
+func traceFailing(ctx context.Context, req Request, mod module, b *budget, res *Result) *afterLoop {
+	start := time.Now()
+	b.enter(PhaseSemantic)
+	defer b.enter(PhaseSearch)
+	semCtx, cancel := context.WithTimeoutCause(ctx, req.SemanticBudget, errSemanticBudget)
+	defer cancel()
+	loop, err := startLoop(semCtx, req, mod, b.Runner, res)
+	res.Cost.Semantic = time.Since(start)
+	if err != nil {
+		untraced(semCtx, req, res, err)
+		return nil
+	}
+	if first, err := loop.an.Failure(); err != nil {
+		res.Notes.Add(result.Note{Code: note.NoFailureInTrace, Detail: err.Error()})
+	} else {
+		loop.failure = first.Failure
+	}
+	loop.an.Release() // no causes are derived: the trace is what is used
+	return loop
+}
+
 // tracePassing traces the passing run in the checkout dir as the failing
 // run was traced, or says why it could not.
 func tracePassing(ctx context.Context, failing *afterLoop, dir string) (*trace.Trace, string) {

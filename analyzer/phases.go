@@ -233,6 +233,10 @@ func (a *analysis) search(ctx context.Context, res *Result) (*searched, error) {
 	case StrategyOneByOne:
 		s.found, err = search.OneByOne(ctx, a.b, res.Hunks, candidates, s.opt)
 	}
+	baseline := a.req.Strategy == StrategyDDMin || a.req.Strategy == StrategyOneByOne
+	if err == nil && baseline && a.req.Mode == trial.ModeGo && s.found != nil && len(s.found.Root) > 0 {
+		s.failing = traceFailing(ctx, a.req, a.mod, a.b, res)
+	}
 	return s, err
 }
 
