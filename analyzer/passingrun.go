@@ -152,14 +152,16 @@ func addPathSteps(tree *result.Node, cmp *contrast.Comparison) {
 
 // pathTree makes a one-node tree of the path of differences when it
 // reaches one of the changed hunks: the failure as target, the path's
-// steps as its statements.
+// steps as its statements. A failure in a changed line (a panic in code
+// the change added) reaches the change itself, as it does for AFTER's
+// causes (afterLoop.touched).
 func pathTree(cmp *contrast.Comparison, path contrast.Path, changed []diffhunks.ID) *result.Node {
 	if len(path.Steps) == 0 {
 		return nil
 	}
 	steps := cmp.Summary(maxTreeSteps + 1)
 	n := &result.Node{Target: steps[len(steps)-1], Outcome: "failed", Statements: steps[:len(steps)-1]}
-	if !touches(n.Statements, changed) {
+	if !touches(steps, changed) {
 		return nil
 	}
 	return n

@@ -633,3 +633,32 @@ func TestTraceWindow(t *testing.T) {
 		t.Errorf("the tree does not reach calc/calc.go:14 with the passing run beside it; notes %+v", res.Notes)
 	}
 }
+
+// TestBaselinePanicInChangedLine: a baseline's tree is the path of
+// differences alone. Where the failing run panics in a line the change
+// added and the passing run never runs that line, the path is that one
+// step; it is the explanation all the same, as the failing statement is
+// for AFTER's causes.
+func TestBaselinePanicInChangedLine(t *testing.T) {
+	t.Parallel()
+	sc, err := scenario.Load("../testdata/sem-panic-in-added-line.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := explain(t, sc, analyzer.StrategyDDMin)
+	if res.Status != result.Explained || res.Tree == nil {
+		t.Fatalf("status %s, tree %v; notes %+v", res.Status, res.Tree, res.Notes)
+	}
+	seen := map[string]bool{}
+	res.Tree.Walk(func(n *result.Node) {
+		seen[loc(n.Target)] = true
+		for _, st := range n.Statements {
+			seen[loc(st)] = true
+		}
+	})
+	for _, want := range strings.Fields(sc.Keys["tree"]) {
+		if !seen[want] {
+			t.Errorf("the tree does not hold %s: %v", want, seen)
+		}
+	}
+}
