@@ -205,7 +205,9 @@ type searched struct {
 
 // search finds a set of hunks whose revert passes, by the request's
 // strategy. The failure's stack, when it shows changed code, guides a
-// large search; AFTER adds what the traced run executed. A fifth of the
+// large search; AFTER adds what the traced run executed. ddmin and
+// one-by-one trace the failing run once they have proven a set
+// (traceFailing), for the roles and the comparison. A fifth of the
 // budget is kept for the proof and the comparison: a large change's
 // minimisation stops short of it.
 func (a *analysis) search(ctx context.Context, res *Result) (*searched, error) {
