@@ -115,10 +115,11 @@ func Explain(ctx context.Context, req Request) (*Result, error) {
 		return answer(res, err)
 	}
 	s, err := a.search(ctx, res)
-	defer s.failing.close()
+	defer func() { s.failing.close() }() // traceBaseline may set it
 	if next, err := a.settle(ctx, res, s, err); !next || err != nil {
 		return answer(res, err)
 	}
+	a.traceBaseline(ctx, res, s)
 	if err := a.roles(ctx, res, s); err != nil {
 		return nil, err
 	}

@@ -195,7 +195,8 @@ func (a *analysis) leaf(ctx context.Context, res *Result) (next bool, err error)
 
 // searched is the search phase's answer: the hunks found, the candidates
 // they were found among, and the failing run's semantic analysis when the
-// strategy made one (the caller closes it).
+// strategy made one, or its trace when traceBaseline did (the caller
+// closes it).
 type searched struct {
 	found      *search.Found
 	candidates []diffhunks.ID
@@ -205,9 +206,7 @@ type searched struct {
 
 // search finds a set of hunks whose revert passes, by the request's
 // strategy. The failure's stack, when it shows changed code, guides a
-// large search; AFTER adds what the traced run executed. ddmin and
-// one-by-one trace the failing run once they have proven a set
-// (traceFailing), for the roles and the comparison. A fifth of the
+// large search; AFTER adds what the traced run executed. A fifth of the
 // budget is kept for the proof and the comparison: a large change's
 // minimisation stops short of it.
 func (a *analysis) search(ctx context.Context, res *Result) (*searched, error) {
@@ -235,11 +234,17 @@ func (a *analysis) search(ctx context.Context, res *Result) (*searched, error) {
 	case StrategyOneByOne:
 		s.found, err = search.OneByOne(ctx, a.b, res.Hunks, candidates, s.opt)
 	}
+	return s, err
+}
+
+// traceBaseline gives the set a baseline search (ddmin, one-by-one)
+// proved the trace of the failing run that AFTER's search makes for
+// itself (traceFailing), for the roles and the comparison that follow.
+func (a *analysis) traceBaseline(ctx context.Context, res *Result, s *searched) {
 	baseline := a.req.Strategy == StrategyDDMin || a.req.Strategy == StrategyOneByOne
-	if err == nil && baseline && a.req.Mode == trial.ModeGo && s.found != nil && len(s.found.Root) > 0 {
+	if baseline && a.req.Mode == trial.ModeGo && s.failing == nil && s.found != nil && len(s.found.Root) > 0 {
 		s.failing = traceFailing(ctx, a.req, a.mod, a.b, res)
 	}
-	return s, err
 }
 
 // settle turns a search that could not finish into the answer: a spent
