@@ -325,6 +325,9 @@ func (a *analysis) roles(ctx context.Context, res *Result, s *searched) error {
 func (a *analysis) explain(ctx context.Context, res *Result, s *searched) error {
 	a.b.enter(PhaseContrast)
 	compare(ctx, a.req, a.b, s.failing, res)
+	if err := wholeRoles(ctx, a.b, res, s.candidates); err != nil && !spent(ctx, err) {
+		return fmt.Errorf("settling the roles of a set that compiles only whole: %w", err)
+	}
 	treeRoots(res, s.candidates)
 	if err := offTreeRoots(ctx, a.b, res); err != nil && !spent(ctx, err) {
 		return fmt.Errorf("checking the root hunks the causal tree does not reach: %w", err)

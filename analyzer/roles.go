@@ -336,3 +336,81 @@ func offTreeRoots(ctx context.Context, b search.Builder, res *Result) error {
 	recountAux(res)
 	return nil
 }
+
+// maxWhole bounds the hunks of a proven set wholeRoles looks at: each
+// root hunk costs a build, and auxNeeds checks at most maxAuxChecked
+// auxiliary hunks.
+const maxWhole = 16
+
+// wholeRoles gives the causal tree the roles of a proven set that
+// compiles only whole. When the revert without any one of the set's hunks
+// (the test's own apart) does not compile, no run can tell which of them
+// the failure depends on: the roles the search named come from the order
+// in which it met the hunks, and another search names the same set's
+// roles otherwise. The tree compared with the passing run is then the one
+// evidence there is: the hunks holding a step that ran otherwise without
+// the change are root, the rest auxiliary, each with the compiler's first
+// error without it as its reason. A hunk that only threads a parameter
+// (search.Plumbing) is auxiliary by construction, on the tree or not: the
+// value it passes on comes from elsewhere. Nothing moves when the tree shows no
+// effect of the change in the set. The proven set is the same, only the
+// roles change.
+func wholeRoles(ctx context.Context, b search.Builder, res *Result, candidates []diffhunks.ID) error {
+	if res.Proof == nil || !res.Proof.Passed() {
+		return nil
+	}
+	inSet := func(id diffhunks.ID) bool { return slices.Contains(candidates, id) }
+	set := slices.Sorted(slices.Values(slices.DeleteFunc(slices.Concat(res.Root, res.Aux), func(id diffhunks.ID) bool { return !inSet(id) })))
+	if len(set) < 2 || len(set) > maxWhole {
+		return nil
+	}
+	on := res.Tree.Hunks(result.Statement.Changed)
+	plumbing := 0
+	root := slices.DeleteFunc(slices.Clone(set), func(id diffhunks.ID) bool {
+		if !on[id] {
+			return true
+		}
+		i := slices.IndexFunc(res.Hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
+		if i >= 0 && search.Plumbing(res.Hunks[i]) {
+			plumbing++
+			return true
+		}
+		return false
+	})
+	if len(root) == 0 || slices.Equal(root, slices.Sorted(slices.Values(res.Root))) {
+		return nil
+	}
+	// auxNeeds built the revert without each auxiliary hunk: every one of
+	// the set's must have failed to compile.
+	for _, id := range res.Aux {
+		if inSet(id) && !slices.ContainsFunc(res.AuxNeeds, func(n result.AuxNeed) bool { return n.Hunk == id }) {
+			return nil
+		}
+	}
+	var needs []result.AuxNeed
+	for _, id := range res.Root {
+		if !inSet(id) {
+			continue
+		}
+		without := slices.DeleteFunc(slices.Clone(res.Proof.Reverted), func(h diffhunks.ID) bool { return h == id })
+		v, err := b.Build(ctx, without)
+		if err != nil {
+			return err
+		}
+		errs := search.CompileErrors(v.Message)
+		if v.Compiled() || len(errs) == 0 {
+			return nil
+		}
+		if !slices.Contains(root, id) {
+			needs = append(needs, result.AuxNeed{Hunk: id, File: errs[0].Path, Line: errs[0].Line, Error: errs[0].Text})
+		}
+	}
+	all := slices.Concat(res.Root, res.Aux)
+	res.Root = root
+	res.Aux = slices.Sorted(slices.Values(slices.DeleteFunc(all, func(id diffhunks.ID) bool { return slices.Contains(root, id) })))
+	res.AuxNeeds = append(res.AuxNeeds, needs...)
+	slices.SortFunc(res.AuxNeeds, func(x, y result.AuxNeed) int { return int(x.Hunk) - int(y.Hunk) })
+	res.Notes.Add(result.Note{Code: note.WholeRoles, Hunks: root, N: plumbing})
+	recountAux(res)
+	return nil
+}

@@ -429,3 +429,90 @@ func TestOffTreeRoots(t *testing.T) {
 		}
 	})
 }
+
+func TestWholeRoles(t *testing.T) {
+	// The tree shows an effect of the change in hunks 4 and 5 (code only
+	// the failing run ran); hunk 6's step ran alike in both runs, and
+	// hunk 9 is the test's own.
+	tree := &result.Node{
+		Target: result.Statement{File: "f_test.go", Line: 9, Hunk: 9, Diverges: true},
+		Statements: []result.Statement{
+			{File: "f.go", Line: 29, Hunk: 5, Passing: &result.Passing{Missing: true}},
+			{File: "f.go", Line: 24, Hunk: 4, Passing: &result.Passing{Missing: true}},
+			{File: "f.go", Line: 34, Hunk: 6, Values: map[string]string{"i": "3"}, Passing: &result.Passing{Values: map[string]string{"i": "3"}}},
+		},
+	}
+	candidates := []diffhunks.ID{1, 4, 5, 6}
+	proof := &trial.Result{Reverted: []diffhunks.ID{1, 4, 5, 6, 9}, Outcome: trial.Pass}
+	needs := func(ids ...diffhunks.ID) []result.AuxNeed {
+		var out []result.AuxNeed
+		for _, id := range ids {
+			out = append(out, result.AuxNeed{Hunk: id, File: "f.go", Line: int(id), Error: "undefined: x"})
+		}
+		return out
+	}
+	t.Run("the tree names the root of a set that compiles only whole", func(t *testing.T) {
+		b := compilerOutput{"[1 5 6 9]": "./f.go:30:2: undefined: numString"}
+		res := &Result{Tree: tree, Root: []diffhunks.ID{4}, Aux: []diffhunks.ID{1, 5, 6, 9}, Proof: proof, AuxNeeds: needs(1, 5, 6)}
+		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{4, 5}) || !slices.Equal(res.Aux, []diffhunks.ID{1, 6, 9}) {
+			t.Errorf("root %v aux %v, want root [4 5] aux [1 6 9]", res.Root, res.Aux)
+		}
+		if i := slices.IndexFunc(res.Notes, func(n result.Note) bool { return n.Code == note.WholeRoles }); i < 0 || !slices.Equal(res.Notes[i].Hunks, []diffhunks.ID{4, 5}) {
+			t.Errorf("notes %+v, want whole-roles naming hunks 4 and 5", res.Notes)
+		}
+	})
+	t.Run("a root hunk off the tree becomes auxiliary with its reason", func(t *testing.T) {
+		b := compilerOutput{"[1 4 5 9]": "./f.go:40:7: undefined: group", "[1 5 6 9]": "./f.go:30:2: undefined: numString"}
+		res := &Result{Tree: tree, Root: []diffhunks.ID{4, 6}, Aux: []diffhunks.ID{1, 5, 9}, Proof: proof, AuxNeeds: needs(1, 5)}
+		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{4, 5}) || !slices.Equal(res.Aux, []diffhunks.ID{1, 6, 9}) {
+			t.Errorf("root %v aux %v, want root [4 5] aux [1 6 9]", res.Root, res.Aux)
+		}
+		want := append(needs(1, 5), result.AuxNeed{Hunk: 6, File: "./f.go", Line: 40, Error: "undefined: group"})
+		slices.SortFunc(want, func(x, y result.AuxNeed) int { return int(x.Hunk) - int(y.Hunk) })
+		if !slices.Equal(res.AuxNeeds, want) {
+			t.Errorf("aux needs %+v, want %+v", res.AuxNeeds, want)
+		}
+	})
+	t.Run("a hunk that only threads a parameter is auxiliary", func(t *testing.T) {
+		threaded := &result.Node{Target: tree.Target, Statements: append(slices.Clone(tree.Statements),
+			result.Statement{File: "f.go", Line: 35, Hunk: 6, Passing: &result.Passing{Text: "pad(s, n)"}})}
+		hunks := []diffhunks.Hunk{{ID: 6, File: "f.go", Diff: "-func padLeft(s string, n int) string {\n-\treturn pad(s, n)\n" +
+			"+func padLeft(s string, n int, r rune) string {\n+\treturn pad(s, n, r)\n"}}
+		b := compilerOutput{"[1 5 6 9]": "./f.go:30:2: undefined: numString"}
+		res := &Result{Tree: threaded, Hunks: hunks, Root: []diffhunks.ID{4}, Aux: []diffhunks.ID{1, 5, 6, 9}, Proof: proof, AuxNeeds: needs(1, 5, 6)}
+		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{4, 5}) || !slices.Equal(res.Aux, []diffhunks.ID{1, 6, 9}) {
+			t.Errorf("root %v aux %v, want root [4 5] aux [1 6 9]", res.Root, res.Aux)
+		}
+		if i := slices.IndexFunc(res.Notes, func(n result.Note) bool { return n.Code == note.WholeRoles }); i < 0 || res.Notes[i].N != 1 {
+			t.Errorf("notes %+v, want whole-roles counting one threading hunk", res.Notes)
+		}
+	})
+	t.Run("a root the rest compiles without keeps the roles", func(t *testing.T) {
+		res := &Result{Tree: tree, Root: []diffhunks.ID{4}, Aux: []diffhunks.ID{1, 5, 6, 9}, Proof: proof, AuxNeeds: needs(1, 5, 6)}
+		if err := wholeRoles(t.Context(), compilerOutput{}, res, candidates); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{4}) || res.Notes.Has(note.WholeRoles) {
+			t.Errorf("root %v notes %+v, want root [4] unchanged", res.Root, res.Notes)
+		}
+	})
+	t.Run("an auxiliary hunk the revert compiles without keeps the roles, with no build", func(t *testing.T) {
+		b := &countingBuilds{}
+		res := &Result{Tree: tree, Root: []diffhunks.ID{4}, Aux: []diffhunks.ID{1, 5, 6, 9}, Proof: proof, AuxNeeds: needs(1, 6)}
+		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
+			t.Fatal(err)
+		}
+		if b.n != 0 || !slices.Equal(res.Root, []diffhunks.ID{4}) {
+			t.Errorf("%d builds, root %v: want none and root [4]", b.n, res.Root)
+		}
+	})
+}

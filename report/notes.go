@@ -203,6 +203,12 @@ func rolesWords(n result.Note, hunks string) (string, bool) {
 			return fmt.Sprintf("%s is shown as auxiliary: the causal tree shows an effect of the change in the other root hunks and none in it, and their revert does not compile without it", hunks), true
 		}
 		return fmt.Sprintf("%s are shown as auxiliary: the causal tree shows an effect of the change in the other root hunks and none in them, and their revert does not compile without them", hunks), true
+	case note.WholeRoles:
+		s := fmt.Sprintf("the proven revert does not compile without any one of its hunks, so no run can tell which of them the failure depends on: the root is %s, where the causal tree shows an effect of the change, and the rest are auxiliary", hunks)
+		if n.N > 0 {
+			s += fmt.Sprintf(", with %s of the tree that only thread a parameter through", plural(n.N, "hunk", "hunks"))
+		}
+		return s, true
 	case note.AuxNotNeeded:
 		if len(n.Hunks) == 1 {
 			return fmt.Sprintf("%s was left out of the auxiliary hunks: without it the reverted code compiles and the test passes, and that run is the proof", hunks), true

@@ -151,4 +151,10 @@ const (
 	// change in the other root hunks and none in them, and the proven
 	// revert does not compile without them: they are shown as auxiliary.
 	OffTreeAux Code = "off-tree-aux"
+	// WholeRoles: the proven revert does not compile without any one of
+	// its hunks (the test's own apart), so no run can tell their roles
+	// apart; Hunks hold the causal tree's steps that ran otherwise without
+	// the change and are root, the rest auxiliary. N: hunks on the tree
+	// that only thread a parameter (search.Plumbing), auxiliary too.
+	WholeRoles Code = "whole-roles"
 )

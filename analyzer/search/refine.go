@@ -182,15 +182,7 @@ func RenamesOnly(hunks []diffhunks.Hunk, ids []diffhunks.ID) bool {
 }
 
 func renameOnly(diff string) bool {
-	var old, new strings.Builder
-	for _, line := range strings.SplitAfter(diff, "\n") {
-		if rest, ok := strings.CutPrefix(line, "-"); ok {
-			old.WriteString(rest)
-		} else if rest, ok := strings.CutPrefix(line, "+"); ok {
-			new.WriteString(rest)
-		}
-	}
-	a, b := goTokens(old.String()), goTokens(new.String())
+	a, b := sideTokens(diff)
 	if len(a) == 0 || len(a) != len(b) {
 		return false
 	}
@@ -221,6 +213,19 @@ func renameOnly(diff string) bool {
 type goToken struct {
 	tok token.Token
 	lit string
+}
+
+// sideTokens scans a hunk's removed lines and its added lines.
+func sideTokens(diff string) (removed, added []goToken) {
+	var old, new strings.Builder
+	for _, line := range strings.SplitAfter(diff, "\n") {
+		if rest, ok := strings.CutPrefix(line, "-"); ok {
+			old.WriteString(rest)
+		} else if rest, ok := strings.CutPrefix(line, "+"); ok {
+			new.WriteString(rest)
+		}
+	}
+	return goTokens(old.String()), goTokens(new.String())
 }
 
 // goTokens scans Go source text, comments left out.
