@@ -410,6 +410,11 @@ func wholeRoles(ctx context.Context, b search.Builder, res *Result, candidates [
 	res.Aux = slices.Sorted(slices.Values(slices.DeleteFunc(all, func(id diffhunks.ID) bool { return slices.Contains(root, id) })))
 	res.AuxNeeds = append(res.AuxNeeds, needs...)
 	slices.SortFunc(res.AuxNeeds, func(x, y result.AuxNeed) int { return int(x.Hunk) - int(y.Hunk) })
+	// The notes on how the search and the failing run labelled the set
+	// are replaced by the one that says how the tree did.
+	res.Notes = slices.DeleteFunc(res.Notes, func(n result.Note) bool {
+		return n.Code == note.RootByRole || n.Code == note.CompileOnly || n.Code == note.ExecutedRoot
+	})
 	res.Notes.Add(result.Note{Code: note.WholeRoles, Hunks: root, N: plumbing})
 	recountAux(res)
 	return nil

@@ -454,6 +454,7 @@ func TestWholeRoles(t *testing.T) {
 	t.Run("the tree names the root of a set that compiles only whole", func(t *testing.T) {
 		b := compilerOutput{"[1 5 6 9]": "./f.go:30:2: undefined: numString"}
 		res := &Result{Tree: tree, Root: []diffhunks.ID{4}, Aux: []diffhunks.ID{1, 5, 6, 9}, Proof: proof, AuxNeeds: needs(1, 5, 6)}
+		res.Notes.Add(result.Note{Code: note.RootByRole, Hunks: []diffhunks.ID{4}})
 		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
 			t.Fatal(err)
 		}
@@ -462,6 +463,9 @@ func TestWholeRoles(t *testing.T) {
 		}
 		if i := slices.IndexFunc(res.Notes, func(n result.Note) bool { return n.Code == note.WholeRoles }); i < 0 || !slices.Equal(res.Notes[i].Hunks, []diffhunks.ID{4, 5}) {
 			t.Errorf("notes %+v, want whole-roles naming hunks 4 and 5", res.Notes)
+		}
+		if res.Notes.Has(note.RootByRole) {
+			t.Errorf("notes %+v: the search's label of hunk 4 as the root is still claimed", res.Notes)
 		}
 	})
 	t.Run("a root hunk off the tree becomes auxiliary with its reason", func(t *testing.T) {
