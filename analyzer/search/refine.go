@@ -39,7 +39,10 @@ const (
 //     (or any rest, past maxRoleAux auxiliary hunks) is built before it
 //     is run. A rest (or, in step 1, a hunk) that a failed run reverted
 //     with more is only built, not run (failsWithMore).
-//  3. Roles again: a root hunk without which the rest does not compile is
+//  3. Closures: a hunk the rest does not compile without leaves together
+//     with the hunks it compiles only with, when that rest passes
+//     (closures).
+//  4. Roles again: a root hunk without which the rest does not compile is
 //     needed with the others only so that they compile, and is auxiliary,
 //     as in reduce; unless every root hunk is, which the runs cannot tell
 //     apart, or the failing run executed it (Plan.Ran). Only verdicts
@@ -112,6 +115,9 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 		case !r.Compiled() && r.Outcome != trial.Timeout:
 			rootNoCompile()
 		}
+	}
+	if set, root, aux, err = s.closures(ctx, set, root, aux); err != nil {
+		return nil, nil, nil, err
 	}
 	var moved []diffhunks.ID
 	for _, h := range root {
