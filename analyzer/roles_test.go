@@ -500,6 +500,17 @@ func TestWholeRoles(t *testing.T) {
 			t.Errorf("notes %+v, want whole-roles counting one threading hunk", res.Notes)
 		}
 	})
+	t.Run("a hunk that only renames is auxiliary", func(t *testing.T) {
+		hunks := []diffhunks.Hunk{{ID: 5, File: "f.go", Diff: "-\tfor i := range xs {\n-\t\tsum += xs[i]\n+\tfor k := range xs {\n+\t\tsum += xs[k]\n"}}
+		b := compilerOutput{"[1 5 6 9]": "./f.go:30:2: undefined: numString", "[1 4 6 9]": "./f.go:30:2: undefined: k"}
+		res := &Result{Tree: tree, Hunks: hunks, Root: []diffhunks.ID{4, 5}, Aux: []diffhunks.ID{1, 6, 9}, Proof: proof, AuxNeeds: needs(1, 6)}
+		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{4}) || !slices.Equal(res.Aux, []diffhunks.ID{1, 5, 6, 9}) {
+			t.Errorf("root %v aux %v, want root [4] aux [1 5 6 9]", res.Root, res.Aux)
+		}
+	})
 	t.Run("a root the rest compiles without keeps the roles", func(t *testing.T) {
 		res := &Result{Tree: tree, Root: []diffhunks.ID{4}, Aux: []diffhunks.ID{1, 5, 6, 9}, Proof: proof, AuxNeeds: needs(1, 5, 6)}
 		if err := wholeRoles(t.Context(), compilerOutput{}, res, candidates); err != nil {
