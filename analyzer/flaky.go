@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"path/filepath"
 	"slices"
 	"time"
@@ -183,35 +182,8 @@ func headRuns(runs []trial.Result) []trial.Result {
 	return out
 }
 
-// runsAfterHead is what the runs after head's measurement cost, in runs,
-// when head's lower rate bound is lo: base's runs to rule out head's rate,
-// the noisy search's passing variants (about one per halving of hunks
-// hunks, each judged by the SPRT's passes) and the proof. Each is priced
-// by lo, so a higher lo makes all of them cheaper.
-func runsAfterHead(lo float64, hunks int) int {
-	if lo <= 0 {
-		return math.MaxInt / 4
-	}
-	passing := bits.Len(uint(max(hunks, 1)))
-	return stats.RunsToRuleOut(lo, baseAlpha) + passing*stats.NewSPRT(lo).PassesNeeded() + stats.RunsToRuleOut(lo, search.ProofAlpha)
-}
-
-// worthMoreHeadRuns reports whether another batch of head runs, once
-// head's rate is known well enough, is expected to save more runs than it
-// costs: at the rate seen so far, the batch raises head's lower bound,
-// and everything after head is priced by that bound (runsAfterHead). At a
-// low rate the saving is large (a bound of 0.085 asks 54 passes of each
-// passing variant, one of 0.11 asks 41); at a high one it is nothing.
-func worthMoreHeadRuns(failures, runs, batch, hunks int) bool {
-	p := stats.Rate(failures, runs)
-	now := runsAfterHead(stats.Wilson(failures, runs, stats.Z95).Lo, hunks)
-	next := runsAfterHead(stats.WilsonAt(p, runs+batch, stats.Z95).Lo, hunks)
-	return now-next > batch
-}
-
 // flaky goes on from head runs with mixed outcomes (FLAKY.md §5): it runs
-// head until its rate is known well enough, and on while each batch is
-// expected to save more runs than it costs (worthMoreHeadRuns), then base until base is shown
+// head until its rate is known well enough, then base until base is shown
 // not to fail like head, or fails. It sets c's status, notes and rates.
 func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.ID, head []trial.Result, workers int) error {
 	batch := atOnce(r, workers)
@@ -236,8 +208,7 @@ func (c *classification) flaky(ctx context.Context, r repeater, all []diffhunks.
 	for {
 		f, _ := count(head)
 		ci := stats.Wilson(f, len(head), stats.Z95)
-		known := f >= minHeadFailures && ci.HalfWidth() <= maxHalfWidth
-		if known && !worthMoreHeadRuns(f, len(head), batch, len(all)) || len(head) >= headCap || c.over() {
+		if f >= minHeadFailures && ci.HalfWidth() <= maxHalfWidth || len(head) >= headCap || c.over() {
 			break
 		}
 		batch = atOnce(r, workers) // runs may have begun to share a worker

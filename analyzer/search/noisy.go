@@ -73,11 +73,6 @@ type Judged struct {
 // passes to decide (a low head rate).
 const maxVariantRuns = 40
 
-// ProofAlpha is the chance a noisy proof leaves that head's rate passes
-// its runs: the proof is stats.RunsToRuleOut(headLower, ProofAlpha)
-// passing runs in a row.
-const ProofAlpha = 0.001
-
 // NewNoisyTester judges variants against head's lower rate bound headLower
 // (> 0), batch runs at a time. A proof is as many passing runs in a row as
 // make head's rate unlikely below 0.001.
@@ -87,7 +82,7 @@ func NewNoisyTester(r Repeater, headLower float64, batch int) *NoisyTester {
 		r: r, sprt: s,
 		Batch:     max(batch, 1),
 		MaxRuns:   max(maxVariantRuns, s.PassesNeeded()),
-		ProofRuns: stats.RunsToRuleOut(headLower, ProofAlpha),
+		ProofRuns: stats.RunsToRuleOut(headLower, 0.001),
 		judged:    map[string]*judgement{},
 	}
 }

@@ -36,17 +36,11 @@ func Rate(failures, runs int) float64 {
 // Wilson is the Wilson score interval for failures in runs at normal
 // quantile z (Z95 for 95 %). With no runs it is [0, 1].
 func Wilson(failures, runs int, z float64) Interval {
-	return WilsonAt(Rate(failures, runs), runs, z)
-}
-
-// WilsonAt is the Wilson score interval of a rate p observed over runs:
-// Wilson's interval where p need not be a whole count over runs, as for
-// the interval that more runs at the rate seen so far would give.
-func WilsonAt(p float64, runs int, z float64) Interval {
 	if runs <= 0 {
 		return Interval{0, 1}
 	}
 	n := float64(runs)
+	p := float64(failures) / n
 	z2 := z * z
 	den := 1 + z2/n
 	mid := (p + z2/(2*n)) / den
