@@ -188,9 +188,16 @@ func RenamesOnly(hunks []diffhunks.Hunk, ids []diffhunks.ID) bool {
 }
 
 func renameOnly(diff string) bool {
+	_, ok := renames(diff)
+	return ok
+}
+
+// renames returns, for a hunk that only renames (renameOnly), each old
+// name's new one and the hunk's added tokens.
+func renames(diff string) (renamed map[string]string, ok bool) {
 	a, b := sideTokens(diff)
 	if len(a) == 0 || len(a) != len(b) {
-		return false
+		return nil, false
 	}
 	oldNames := map[string]bool{}
 	for _, t := range a {
@@ -198,22 +205,20 @@ func renameOnly(diff string) bool {
 			oldNames[t.lit] = true
 		}
 	}
-	renamed := map[string]string{}
-	changed := false
+	renamed = map[string]string{}
 	for i := range a {
 		if a[i] == b[i] {
 			continue
 		}
 		if a[i].tok != token.IDENT || b[i].tok != token.IDENT || oldNames[b[i].lit] {
-			return false
+			return nil, false
 		}
 		if to, ok := renamed[a[i].lit]; ok && to != b[i].lit {
-			return false
+			return nil, false
 		}
 		renamed[a[i].lit] = b[i].lit
-		changed = true
 	}
-	return changed
+	return renamed, len(renamed) > 0
 }
 
 type goToken struct {
