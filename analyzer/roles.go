@@ -351,7 +351,7 @@ const maxWhole = 16
 // evidence there is: the hunks holding a step that ran otherwise without
 // the change are root, the rest auxiliary, each with the compiler's first
 // error without it as its reason. A hunk that only threads a parameter
-// (search.Plumbing) or only renames values (search.RenamesValues) is
+// (search.Plumbing) or only renames identifiers (search.RenamesOnly) is
 // auxiliary by construction, on the tree or not: it changes no value by
 // itself. Nothing moves when the tree shows no
 // effect of the change in the set. The proven set is the same, only the
@@ -372,7 +372,7 @@ func wholeRoles(ctx context.Context, b search.Builder, res *Result, candidates [
 			return true
 		}
 		i := slices.IndexFunc(res.Hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
-		if i >= 0 && (search.Plumbing(res.Hunks[i]) || search.RenamesValues(res.Hunks[i])) {
+		if i >= 0 && (search.Plumbing(res.Hunks[i]) || search.RenamesOnly(res.Hunks, []diffhunks.ID{id})) {
 			plumbing++
 			return true
 		}

@@ -502,7 +502,6 @@ func TestWholeRoles(t *testing.T) {
 	})
 	t.Run("a hunk that only renames is auxiliary", func(t *testing.T) {
 		hunks := []diffhunks.Hunk{{ID: 5, File: "f.go", Diff: "-\tfor i := range xs {\n-\t\tsum += xs[i]\n+\tfor k := range xs {\n+\t\tsum += xs[k]\n"}}
-		// The loop variable renamed: the same values, under another name.
 		b := compilerOutput{"[1 5 6 9]": "./f.go:30:2: undefined: numString", "[1 4 6 9]": "./f.go:30:2: undefined: k"}
 		res := &Result{Tree: tree, Hunks: hunks, Root: []diffhunks.ID{4, 5}, Aux: []diffhunks.ID{1, 6, 9}, Proof: proof, AuxNeeds: needs(1, 6)}
 		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {

@@ -183,26 +183,3 @@ func typeTokens(ts []goToken) bool {
 	}
 	return len(ts) > 0
 }
-
-// RenamesValues reports whether a hunk only renames (RenamesOnly) names
-// of values: parameters, variables, fields. A name the hunk calls or
-// declares as a function under its new name is left out: lexically a
-// call of another function (c.fixReturn(n) made c.optimizeFunc(n)) looks
-// like a rename, and it changes what runs.
-func RenamesValues(h diffhunks.Hunk) bool {
-	renamed, ok := renames(h.Diff)
-	if !ok {
-		return false
-	}
-	newNames := map[string]bool{}
-	for _, to := range renamed {
-		newNames[to] = true
-	}
-	_, b := sideTokens(h.Diff)
-	for i := 0; i+1 < len(b); i++ {
-		if b[i].tok == token.IDENT && b[i+1].tok == token.LPAREN && newNames[b[i].lit] {
-			return false
-		}
-	}
-	return true
-}

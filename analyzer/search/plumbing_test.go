@@ -35,22 +35,3 @@ func TestPlumbing(t *testing.T) {
 		})
 	}
 }
-
-func TestRenamesValues(t *testing.T) {
-	for _, tt := range []struct {
-		name, diff string
-		want       bool
-	}{
-		{"a parameter renamed", "-func (n *node) incrementChildPrio(i int) int {\n-\tn.children[i].priority++\n" +
-			"+func (n *node) incrementChildPrio(pos int) int {\n+\tn.children[pos].priority++\n", true},
-		{"a call of another function", "-\tc.fixReturn(node)\n+\tc.optimizeFunc(node)\n", false},
-		{"a function renamed", "-func fixReturn(n Node) {\n+func optimizeFunc(n Node) {\n", false},
-		{"not a rename", "-\tx := 1\n+\tx := 2\n", false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := RenamesValues(diffhunks.Hunk{Diff: tt.diff}); got != tt.want {
-				t.Errorf("RenamesValues = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}

@@ -188,16 +188,9 @@ func RenamesOnly(hunks []diffhunks.Hunk, ids []diffhunks.ID) bool {
 }
 
 func renameOnly(diff string) bool {
-	_, ok := renames(diff)
-	return ok
-}
-
-// renames returns, for a hunk that only renames (renameOnly), each old
-// name's new one and the hunk's added tokens.
-func renames(diff string) (renamed map[string]string, ok bool) {
 	a, b := sideTokens(diff)
 	if len(a) == 0 || len(a) != len(b) {
-		return nil, false
+		return false
 	}
 	oldNames := map[string]bool{}
 	for _, t := range a {
@@ -205,20 +198,22 @@ func renames(diff string) (renamed map[string]string, ok bool) {
 			oldNames[t.lit] = true
 		}
 	}
-	renamed = map[string]string{}
+	renamed := map[string]string{}
+	changed := false
 	for i := range a {
 		if a[i] == b[i] {
 			continue
 		}
 		if a[i].tok != token.IDENT || b[i].tok != token.IDENT || oldNames[b[i].lit] {
-			return nil, false
+			return false
 		}
 		if to, ok := renamed[a[i].lit]; ok && to != b[i].lit {
-			return nil, false
+			return false
 		}
 		renamed[a[i].lit] = b[i].lit
+		changed = true
 	}
-	return renamed, len(renamed) > 0
+	return changed
 }
 
 type goToken struct {
