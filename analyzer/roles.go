@@ -62,7 +62,7 @@ func preferUses(ctx context.Context, b search.Builder, f *search.Found, hunks []
 func onlyUnused(msg string) bool {
 	errs := search.CompileErrors(msg)
 	for _, e := range errs {
-		if !strings.Contains(e.Text, "declared and not used") && !strings.Contains(e.Text, "imported and not used") {
+		if !search.Unused(e.Text) {
 			return false
 		}
 	}
@@ -351,9 +351,10 @@ const maxWhole = 16
 // evidence there is: the hunks holding a step that ran otherwise without
 // the change are root, the rest auxiliary, each with the compiler's first
 // error without it as its reason. A hunk that only threads a parameter
-// (search.Plumbing) or only renames identifiers (search.RenamesOnly) is
-// auxiliary by construction, on the tree or not: it changes no value by
-// itself. Nothing moves when the tree shows no
+// (search.Plumbing), only renames identifiers (search.RenamesOnly) or
+// only declares what the others use (search.DeclaresOnly) is auxiliary by
+// construction, on the tree or not: it changes no value by itself, or
+// only through the hunks that use it. Nothing moves when the tree shows no
 // effect of the change in the set. The proven set is the same, only the
 // roles change.
 func wholeRoles(ctx context.Context, b search.Builder, res *Result, candidates []diffhunks.ID) error {
@@ -366,14 +367,14 @@ func wholeRoles(ctx context.Context, b search.Builder, res *Result, candidates [
 		return nil
 	}
 	on := res.Tree.Hunks(result.Statement.Changed)
-	plumbing := 0
+	byConstruction := 0
 	root := slices.DeleteFunc(slices.Clone(set), func(id diffhunks.ID) bool {
 		if !on[id] {
 			return true
 		}
 		i := slices.IndexFunc(res.Hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
 		if i >= 0 && (search.Plumbing(res.Hunks[i]) || search.RenamesOnly(res.Hunks, []diffhunks.ID{id})) {
-			plumbing++
+			byConstruction++
 			return true
 		}
 		return false
@@ -389,12 +390,9 @@ func wholeRoles(ctx context.Context, b search.Builder, res *Result, candidates [
 		}
 	}
 	var needs []result.AuxNeed
-	for _, id := range res.Root {
-		if !inSet(id) {
-			continue
-		}
+	for _, id := range set {
 		without := slices.DeleteFunc(slices.Clone(res.Proof.Reverted), func(h diffhunks.ID) bool { return h == id })
-		v, err := b.Build(ctx, without)
+		v, err := b.Build(ctx, without) // the auxiliary hunks' are auxNeeds' builds again
 		if err != nil {
 			return err
 		}
@@ -402,9 +400,19 @@ func wholeRoles(ctx context.Context, b search.Builder, res *Result, candidates [
 		if v.Compiled() || len(errs) == 0 {
 			return nil
 		}
-		if !slices.Contains(root, id) {
+		// A declaration whose uses the others removed (reverting them
+		// leaves it unused) is auxiliary by construction, as preferUses
+		// holds.
+		if slices.Contains(root, id) && search.DeclaresOnly(res.Hunks, without, id, v.Message) {
+			root = slices.DeleteFunc(root, func(h diffhunks.ID) bool { return h == id })
+			byConstruction++
+		}
+		if slices.Contains(res.Root, id) && !slices.Contains(root, id) {
 			needs = append(needs, result.AuxNeed{Hunk: id, File: errs[0].Path, Line: errs[0].Line, Error: errs[0].Text})
 		}
+	}
+	if len(root) == 0 || slices.Equal(root, slices.Sorted(slices.Values(res.Root))) {
+		return nil
 	}
 	all := slices.Concat(res.Root, res.Aux)
 	res.Root = root
@@ -416,7 +424,7 @@ func wholeRoles(ctx context.Context, b search.Builder, res *Result, candidates [
 	res.Notes = slices.DeleteFunc(res.Notes, func(n result.Note) bool {
 		return n.Code == note.RootByRole || n.Code == note.CompileOnly || n.Code == note.ExecutedRoot
 	})
-	res.Notes.Add(result.Note{Code: note.WholeRoles, Hunks: root, N: plumbing})
+	res.Notes.Add(result.Note{Code: note.WholeRoles, Hunks: root, N: byConstruction})
 	recountAux(res)
 	return nil
 }

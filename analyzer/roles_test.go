@@ -3,6 +3,7 @@ package analyzer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -444,6 +445,11 @@ func TestWholeRoles(t *testing.T) {
 	}
 	candidates := []diffhunks.ID{1, 4, 5, 6}
 	proof := &trial.Result{Reverted: []diffhunks.ID{1, 4, 5, 6, 9}, Outcome: trial.Pass}
+	// Without any one hunk of the set, the revert does not compile.
+	whole := compilerOutput{
+		"[4 5 6 9]": "./f.go:30:2: undefined: strings", "[1 5 6 9]": "./f.go:30:2: undefined: numString",
+		"[1 4 6 9]": "./f.go:35:2: undefined: index", "[1 4 5 9]": "./f.go:40:7: undefined: group",
+	}
 	needs := func(ids ...diffhunks.ID) []result.AuxNeed {
 		var out []result.AuxNeed
 		for _, id := range ids {
@@ -452,10 +458,9 @@ func TestWholeRoles(t *testing.T) {
 		return out
 	}
 	t.Run("the tree names the root of a set that compiles only whole", func(t *testing.T) {
-		b := compilerOutput{"[1 5 6 9]": "./f.go:30:2: undefined: numString"}
 		res := &Result{Tree: tree, Root: []diffhunks.ID{4}, Aux: []diffhunks.ID{1, 5, 6, 9}, Proof: proof, AuxNeeds: needs(1, 5, 6)}
 		res.Notes.Add(result.Note{Code: note.RootByRole, Hunks: []diffhunks.ID{4}})
-		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
+		if err := wholeRoles(t.Context(), whole, res, candidates); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(res.Root, []diffhunks.ID{4, 5}) || !slices.Equal(res.Aux, []diffhunks.ID{1, 6, 9}) {
@@ -469,7 +474,7 @@ func TestWholeRoles(t *testing.T) {
 		}
 	})
 	t.Run("a root hunk off the tree becomes auxiliary with its reason", func(t *testing.T) {
-		b := compilerOutput{"[1 4 5 9]": "./f.go:40:7: undefined: group", "[1 5 6 9]": "./f.go:30:2: undefined: numString"}
+		b := whole
 		res := &Result{Tree: tree, Root: []diffhunks.ID{4, 6}, Aux: []diffhunks.ID{1, 5, 9}, Proof: proof, AuxNeeds: needs(1, 5)}
 		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
 			t.Fatal(err)
@@ -488,7 +493,7 @@ func TestWholeRoles(t *testing.T) {
 			result.Statement{File: "f.go", Line: 35, Hunk: 6, Passing: &result.Passing{Text: "pad(s, n)"}})}
 		hunks := []diffhunks.Hunk{{ID: 6, File: "f.go", Diff: "-func padLeft(s string, n int) string {\n-\treturn pad(s, n)\n" +
 			"+func padLeft(s string, n int, r rune) string {\n+\treturn pad(s, n, r)\n"}}
-		b := compilerOutput{"[1 5 6 9]": "./f.go:30:2: undefined: numString"}
+		b := whole
 		res := &Result{Tree: threaded, Hunks: hunks, Root: []diffhunks.ID{4}, Aux: []diffhunks.ID{1, 5, 6, 9}, Proof: proof, AuxNeeds: needs(1, 5, 6)}
 		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
 			t.Fatal(err)
@@ -502,8 +507,27 @@ func TestWholeRoles(t *testing.T) {
 	})
 	t.Run("a hunk that only renames is auxiliary", func(t *testing.T) {
 		hunks := []diffhunks.Hunk{{ID: 5, File: "f.go", Diff: "-\tfor i := range xs {\n-\t\tsum += xs[i]\n+\tfor k := range xs {\n+\t\tsum += xs[k]\n"}}
-		b := compilerOutput{"[1 5 6 9]": "./f.go:30:2: undefined: numString", "[1 4 6 9]": "./f.go:30:2: undefined: k"}
+		b := whole
 		res := &Result{Tree: tree, Hunks: hunks, Root: []diffhunks.ID{4, 5}, Aux: []diffhunks.ID{1, 6, 9}, Proof: proof, AuxNeeds: needs(1, 6)}
+		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Root, []diffhunks.ID{4}) || !slices.Equal(res.Aux, []diffhunks.ID{1, 5, 6, 9}) {
+			t.Errorf("root %v aux %v, want root [4] aux [1 5 6 9]", res.Root, res.Aux)
+		}
+	})
+	t.Run("a declaration the others use is auxiliary", func(t *testing.T) {
+		// Hunk 5 adds bonus := len(xs), which hunk 4 uses: without 5 the
+		// revert leaves bonus declared and not used in 5's own line.
+		hunks := []diffhunks.Hunk{
+			{ID: 1, File: "f.go", Base: diffhunks.LineRange{Start: 3, End: 3}, Head: diffhunks.LineRange{Start: 3, End: 3}},
+			{ID: 4, File: "f.go", Base: diffhunks.LineRange{Start: 24, End: 26}, Head: diffhunks.LineRange{Start: 24, End: 26}},
+			{ID: 5, File: "f.go", Base: diffhunks.LineRange{Start: 29, End: 28}, Head: diffhunks.LineRange{Start: 29, End: 29}, Diff: "+\tbonus := len(xs)\n"},
+			{ID: 6, File: "f.go", Base: diffhunks.LineRange{Start: 34, End: 36}, Head: diffhunks.LineRange{Start: 34, End: 36}},
+		}
+		b := maps.Clone(whole)
+		b["[1 4 6 9]"] = "./f.go:29:2: declared and not used: bonus"
+		res := &Result{Tree: tree, Hunks: hunks, Root: []diffhunks.ID{6}, Aux: []diffhunks.ID{1, 4, 5, 9}, Proof: proof, AuxNeeds: needs(1, 4, 5)}
 		if err := wholeRoles(t.Context(), b, res, candidates); err != nil {
 			t.Fatal(err)
 		}

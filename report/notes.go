@@ -206,7 +206,7 @@ func rolesWords(n result.Note, hunks string) (string, bool) {
 	case note.WholeRoles:
 		s := fmt.Sprintf("the proven revert does not compile without any one of its hunks, so no run can tell which of them the failure depends on: the root is %s, where the causal tree shows an effect of the change, and the rest are auxiliary", hunks)
 		if n.N > 0 {
-			s += fmt.Sprintf(", with %s of the tree that only thread a parameter through or rename", plural(n.N, "hunk", "hunks"))
+			s += fmt.Sprintf(", with %s of the tree that only thread a parameter through, rename, or declare what the others use", plural(n.N, "hunk", "hunks"))
 		}
 		return s, true
 	case note.AuxNotNeeded:

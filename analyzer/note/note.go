@@ -155,7 +155,8 @@ const (
 	// its hunks (the test's own apart), so no run can tell their roles
 	// apart; Hunks hold the causal tree's steps that ran otherwise without
 	// the change and are root, the rest auxiliary. N: hunks on the tree
-	// that only thread a parameter (search.Plumbing) or rename
-	// (search.RenamesOnly), auxiliary too.
+	// that only thread a parameter (search.Plumbing), rename
+	// (search.RenamesOnly) or declare what the others use
+	// (search.DeclaresOnly), auxiliary too.
 	WholeRoles Code = "whole-roles"
 )

@@ -270,3 +270,35 @@ func ErrorsInReverted(hunks []diffhunks.Hunk, revert []diffhunks.ID, msg string)
 	}
 	return len(errs) > 0
 }
+
+// Unused reports whether a compiler error's text is an unused variable or
+// import.
+func Unused(text string) bool {
+	return strings.Contains(text, "declared and not used") || strings.Contains(text, "imported and not used")
+}
+
+// DeclaresOnly reports whether hunk id only adds lines, and msg, the
+// compiler's output for head with revert reverted and id left as head has
+// it, has errors, each an unused variable or import in id's own head
+// lines: id only declares what the reverted code used, a declaration whose
+// uses left with the revert. A hunk that also removed code changed more
+// than a declaration.
+func DeclaresOnly(hunks []diffhunks.Hunk, revert []diffhunks.ID, id diffhunks.ID, msg string) bool {
+	a := newAuxSearch(nil, hunks)
+	h, ok := a.byID[id]
+	if removed, _ := sideTokens(h.Diff); !ok || len(removed) > 0 {
+		return false
+	}
+	errs := CompileErrors(msg)
+	for _, e := range errs {
+		files := a.filesNamed(e.Path)
+		if !Unused(e.Text) || len(files) != 1 || files[0] != h.File {
+			return false
+		}
+		head, _, inside := diffhunks.VariantLine(a.hunks, norm(revert), files[0], e.Line)
+		if inside || !h.Head.Contains(head) {
+			return false
+		}
+	}
+	return len(errs) > 0
+}
