@@ -337,8 +337,9 @@ func offTreeRoots(ctx context.Context, b search.Builder, res *Result) error {
 	return nil
 }
 
-// maxWhole bounds the hunks of a proven set wholeRoles looks at: each
-// root hunk costs a build, and auxNeeds checks at most maxAuxChecked
+// maxWhole bounds the hunks of a proven set wholeRoles looks at: the
+// revert without each is built (an auxiliary hunk's build is auxNeeds',
+// from the runner's cache), and auxNeeds checks at most maxAuxChecked
 // auxiliary hunks.
 const maxWhole = 16
 
