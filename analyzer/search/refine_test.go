@@ -10,22 +10,43 @@ import (
 	"github.com/culprit-dev/culprit/diffhunks"
 )
 
-func TestRenameOnly(t *testing.T) {
+// TestRenameOnlyAndPlumbing: the two lexical tests of a hunk that
+// changes no value by itself, on the same diffs. A rename is no threading,
+// and a threaded parameter no rename.
+func TestRenameOnlyAndPlumbing(t *testing.T) {
 	for _, tt := range []struct {
-		name, diff string
-		want       bool
+		name, diff       string
+		rename, plumbing bool
 	}{
-		{"rename", "-func double(x int) int { return 2 * x }\n+func twice(x int) int { return 2 * x }\n", true},
-		{"rename with comment", "-// double\n-func double(x int) int\n+// twice\n+func twice(x int) int\n", true},
-		{"reordered parameters", "-func clamp(x, lo, hi int) int {\n+func limit(lo, hi, x int) int {\n", false},
-		{"changed constant", "-\treturn double(x) + 1\n+\treturn twice(x) + 2\n", false},
-		{"inconsistent rename", "-\ta, a := f()\n+\tb, c := f()\n", false},
-		{"no change in code", "-// old words\n+// new words\n", false},
-		{"added line", "+\tx++\n", false},
+		{"rename", "-func double(x int) int { return 2 * x }\n+func twice(x int) int { return 2 * x }\n", true, false},
+		{"rename with comment", "-// double\n-func double(x int) int\n+// twice\n+func twice(x int) int\n", true, false},
+		{"reordered parameters", "-func clamp(x, lo, hi int) int {\n+func limit(lo, hi, x int) int {\n", false, false},
+		{"changed constant", "-\treturn double(x) + 1\n+\treturn twice(x) + 2\n", false, false},
+		{"inconsistent rename", "-\ta, a := f()\n+\tb, c := f()\n", false, false},
+		{"no change in code", "-// old words\n+// new words\n", false, false},
+		{"added line", "+\tx++\n", false, false},
+		{"a parameter threaded through a wrapper",
+			"-func padLeft(str string, n int, style *ansi.Style) string {\n-\treturn pad(str, -n, style)\n" +
+				"+func padLeft(str string, n int, style *ansi.Style, r rune) string {\n+\treturn pad(str, -n, style, r)\n", false, true},
+		{"a parameter added, with a comment",
+			"-func pad(str string, n int, style *ansi.Style) string {\n" +
+				"+// r is the rune to pad with.\n+func pad(str string, n int, style *ansi.Style, r rune) string {\n", false, true},
+		{"a parameter removed", "-func f(ctx context.Context, xs ...[]int) {\n+func f(xs ...[]int) {\n", false, true},
+		{"a parameter the only one", "-func f() {\n+func f(opts *Options) {\n", false, true},
+		{"an argument passing a value from elsewhere",
+			"-\t\t\tstr = padLeft(str, leftPadding, st)\n+\t\t\tstr = padLeft(str, leftPadding, st, nbsp)\n", false, false},
+		{"an argument passing a literal",
+			"-\tstr = padRight(str, rightMargin, &style)\n+\tstr = padRight(str, rightMargin, &style, ' ')\n", false, false},
+		{"the use of the new parameter", "-\tsp := strings.Repeat(\" \", abs(n))\n+\tsp := strings.Repeat(string(r), abs(n))\n", false, false},
+		{"arguments replaced", "-\th.Push(&heapItem{point: p, distance: d})\n+\th.Push(p, d)\n", false, false},
+		{"a name added outside parentheses", "-\tx := f()\n+\tx, err := f()\n", false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := renameOnly(tt.diff); got != tt.want {
-				t.Errorf("renameOnly(%q) = %v, want %v", tt.diff, got, tt.want)
+			if got := renameOnly(tt.diff); got != tt.rename {
+				t.Errorf("renameOnly(%q) = %v, want %v", tt.diff, got, tt.rename)
+			}
+			if got := Plumbing(diffhunks.Hunk{Diff: tt.diff}); got != tt.plumbing {
+				t.Errorf("Plumbing(%q) = %v, want %v", tt.diff, got, tt.plumbing)
 			}
 		})
 	}
