@@ -197,9 +197,10 @@ func touches(sts []result.Statement, hunks []diffhunks.ID) bool {
 // without it (ddmin, one-by-one), so that the hunks such a search proves
 // are told apart (nearest, treeRoots) and explained against the passing
 // run as AFTER's are: the same rules decide the roles, and the same
-// comparison makes the tree, whichever search found the set. It shares the semantic budget as AFTER's trace does, and
-// when it cannot trace, a note says why and the report has no tree. The
-// dynamic strategy is AFTER without tracing, and stays so.
+// comparison makes the tree, whichever search found the set. It shares
+// the semantic budget as AFTER's trace does, and when it cannot trace, a
+// note says why and the report has no tree. The dynamic strategy is AFTER
+// without tracing, and stays so.
 func traceFailing(ctx context.Context, req Request, mod module, b *budget, res *Result) *afterLoop {
 	start := time.Now()
 	b.enter(PhaseSemantic)

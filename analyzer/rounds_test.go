@@ -8,7 +8,6 @@ import (
 	"github.com/culprit-dev/culprit/analyzer"
 	"github.com/culprit-dev/culprit/analyzer/result"
 	"github.com/culprit-dev/culprit/analyzer/trial"
-	"github.com/culprit-dev/culprit/internal/scenario"
 	"github.com/culprit-dev/culprit/internal/scenario/request"
 )
 
@@ -18,10 +17,7 @@ import (
 // round, the rounds are stats.rounds, and four at once takes fewer rounds.
 func TestRounds(t *testing.T) {
 	t.Parallel()
-	sc, err := scenario.Load("../testdata/after-example.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "../testdata/after-example.txtar")
 	rounds := map[int]int{}
 	var roots [][]result.HunkID
 	for _, parallel := range []int{1, 4} {

@@ -40,10 +40,7 @@ func TestScenarios(t *testing.T) {
 		t.Fatalf("no scenarios: %v", err)
 	}
 	for _, p := range paths {
-		sc, err := scenario.Load(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := loadScenario(t, p)
 		t.Run(sc.Name, func(t *testing.T) {
 			t.Parallel()
 			checkScenario(t, sc, analyzer.StrategyAfter)
@@ -58,10 +55,7 @@ func TestScenarios(t *testing.T) {
 // run: they have a causal tree; the dynamic strategy traces nothing.
 func TestBaselinesOnAFTERExample(t *testing.T) {
 	t.Parallel()
-	sc, err := scenario.Load("../testdata/after-example.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "../testdata/after-example.txtar")
 	for _, s := range []analyzer.Strategy{analyzer.StrategyDynamic, analyzer.StrategyDDMin, analyzer.StrategyOneByOne} {
 		t.Run(string(s), func(t *testing.T) {
 			t.Parallel()
@@ -228,13 +222,11 @@ func checkScenario(t *testing.T, sc *scenario.Scenario, s analyzer.Strategy) {
 			t.Logf("known semantic gap (%s): %+v", gap, res.Notes)
 			return
 		}
-		seen := map[string]bool{}
+		seen := treeLocs(res.Tree)
 		onlyPassing := map[string]bool{}
 		ranPassing := map[diffhunks.ID]bool{}
 		res.Tree.Walk(func(n *result.Node) {
-			seen[loc(n.Target)] = true
 			for _, st := range n.Statements {
-				seen[loc(st)] = true
 				if st.OnlyPassing {
 					onlyPassing[loc(st)] = true
 					ranPassing[st.Hunk] = true
@@ -483,6 +475,27 @@ func resolve(t *testing.T, hunks []diffhunks.Hunk, refs []string) []diffhunks.ID
 
 func loc(s result.Statement) string { return s.File + ":" + strconv.Itoa(s.Line) }
 
+// loadScenario loads the scenario archive at path.
+func loadScenario(t *testing.T, path string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// treeLocs is the place of every target and step of tree.
+func treeLocs(tree *result.Node) map[string]bool {
+	seen := map[string]bool{}
+	tree.Walk(func(n *result.Node) {
+		for _, s := range append([]result.Statement{n.Target}, n.Statements...) {
+			seen[loc(s)] = true
+		}
+	})
+	return seen
+}
+
 func keys(m map[string]bool) []string {
 	var out []string
 	for k := range m {
@@ -497,10 +510,7 @@ func keys(m map[string]bool) []string {
 // semantic share ran out, and it shows no tree it did not derive.
 func TestSemanticShare(t *testing.T) {
 	t.Parallel()
-	sc, err := scenario.Load("../testdata/after-example.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "../testdata/after-example.txtar")
 	res := explainWith(t, sc, analyzer.StrategyAfter, func(req *analyzer.Request) { req.SemanticBudget = time.Nanosecond })
 	if want := resolve(t, res.Hunks, sc.Root); res.Status != result.Explained || !slices.Equal(res.Root, want) {
 		t.Fatalf("status %s root %v, want explained %v; notes %+v", res.Status, res.Root, want, res.Notes)
@@ -514,10 +524,7 @@ func TestSemanticShare(t *testing.T) {
 // are test runs, so --max-trials bounds them with the others.
 func TestFlakyMaxTrials(t *testing.T) {
 	t.Parallel()
-	sc, err := scenario.Load("../testdata/flaky-lost-update.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "../testdata/flaky-lost-update.txtar")
 	const max = 230
 	res := explainWith(t, sc, analyzer.StrategyAfter, func(r *analyzer.Request) { r.MaxTrials = max })
 	if res.Status != result.FlakyRegression || res.Flakiness == nil {
@@ -546,10 +553,7 @@ func TestFlakyMaxTrials(t *testing.T) {
 // would be no failure to explain. The explanation is TestScenarios's own.
 func TestTraceNarrowed(t *testing.T) {
 	t.Parallel()
-	sc, err := scenario.Load("../testdata/trace-narrowed.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "../testdata/trace-narrowed.txtar")
 	if sc.TraceBytes == 0 || sc.TraceBytes > 1<<20 {
 		t.Fatalf("trace-bytes %d: the scenario must bound its traces below the loop's events", sc.TraceBytes)
 	}
@@ -566,13 +570,7 @@ func TestTraceNarrowed(t *testing.T) {
 	if narrowed == nil || narrowed.Detail != "calc" || res.Notes.Has(note.TraceTruncated) {
 		t.Fatalf("notes %+v: want the trace narrowed to calc and not truncated", res.Notes)
 	}
-	reached := false
-	res.Tree.Walk(func(n *result.Node) {
-		for _, s := range append([]result.Statement{n.Target}, n.Statements...) {
-			reached = reached || loc(s) == "calc/calc.go:5"
-		}
-	})
-	if !reached {
+	if !treeLocs(res.Tree)["calc/calc.go:5"] {
 		t.Errorf("the tree does not reach calc/calc.go:5; notes %+v", res.Notes)
 	}
 }
@@ -586,10 +584,7 @@ func TestTraceNarrowed(t *testing.T) {
 // run's predicates may by chance not discriminate.
 func TestFlakyTracesNarrowed(t *testing.T) {
 	t.Parallel()
-	sc, err := scenario.Load("../testdata/flaky-trace-narrowed.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "../testdata/flaky-trace-narrowed.txtar")
 	res := explainShared(t, sc, analyzer.StrategyAfter)
 	if res.Status != result.FlakyRegression {
 		t.Fatalf("status %s, want flaky-regression; notes %+v", res.Status, res.Notes)
@@ -612,10 +607,7 @@ func TestFlakyTracesNarrowed(t *testing.T) {
 // compared: the tree reaches the change with the passing run's values.
 func TestTraceWindow(t *testing.T) {
 	t.Parallel()
-	sc, err := scenario.Load("../testdata/trace-window.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "../testdata/trace-window.txtar")
 	res := explainShared(t, sc, analyzer.StrategyAfter)
 	if want := resolve(t, res.Hunks, sc.Root); res.Status != result.Explained || !slices.Equal(res.Root, want) {
 		t.Fatalf("status %s root %v, want explained %v; notes %+v", res.Status, res.Root, want, res.Notes)
@@ -641,21 +633,12 @@ func TestTraceWindow(t *testing.T) {
 // for AFTER's causes.
 func TestBaselinePanicInChangedLine(t *testing.T) {
 	t.Parallel()
-	sc, err := scenario.Load("../testdata/sem-panic-in-added-line.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "../testdata/sem-panic-in-added-line.txtar")
 	res := explain(t, sc, analyzer.StrategyDDMin)
 	if res.Status != result.Explained || res.Tree == nil {
 		t.Fatalf("status %s, tree %v; notes %+v", res.Status, res.Tree, res.Notes)
 	}
-	seen := map[string]bool{}
-	res.Tree.Walk(func(n *result.Node) {
-		seen[loc(n.Target)] = true
-		for _, st := range n.Statements {
-			seen[loc(st)] = true
-		}
-	})
+	seen := treeLocs(res.Tree)
 	for _, want := range strings.Fields(sc.Keys["tree"]) {
 		if !seen[want] {
 			t.Errorf("the tree does not hold %s: %v", want, seen)

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/culprit-dev/culprit/analyzer"
-	"github.com/culprit-dev/culprit/internal/scenario"
 	"github.com/culprit-dev/culprit/internal/scenario/request"
 )
 
@@ -38,10 +37,7 @@ func TestSubtestMatchingNothing(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sc, err := scenario.Load(tt.archive)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc := loadScenario(t, tt.archive)
 			repo, err := sc.Materialize(filepath.Join(t.TempDir(), "repo"))
 			if err != nil {
 				t.Fatal(err)
