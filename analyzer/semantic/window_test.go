@@ -28,7 +28,7 @@ package chain
 import "testing"
 
 func TestMix(t *testing.T) {
-	if got := Mix(30); got != 7 {
+	if got := Mix(12); got != 7 {
 		t.Errorf("Mix = %d", got)
 	}
 }
@@ -96,8 +96,8 @@ func TestWindowBound(t *testing.T) {
 	}
 	// The whole chain: every iteration's step, and the definition of s
 	// before the loop, which the cut cause cannot reach.
-	if n, m := countText(texts(full, fc), "s = s + i"), countText(got, "s = s + i"); n != 30 || m >= n {
-		t.Errorf("steps in the cause: %d with the default bound (want 30), %d cut", n, m)
+	if n, m := countText(texts(full, fc), "s = s + i"), countText(got, "s = s + i"); n != 12 || m >= n {
+		t.Errorf("steps in the cause: %d with the default bound (want 12), %d cut", n, m)
 	}
 	if !containsText(texts(full, fc), "s := 1") || containsText(got, "s := 1") {
 		t.Errorf("s := 1 should be in the whole cause only")

@@ -55,7 +55,7 @@ func TestCoreReleasesSolver(t *testing.T) {
 	before := allocated()
 	search()
 	one := max(allocated()-before, 0)
-	const n = 10
+	const n = 5
 	for range n {
 		search()
 	}
