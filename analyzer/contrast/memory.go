@@ -222,21 +222,37 @@ func (c *Comparison) otherLoc(s Side, a, b uint64) bool {
 // An unsigned integer that equals a pointer its run saw is taken for
 // that address (a uintptr made of a pointer) and compared the same way;
 // compared exactly, it would differ between any two runs.
+//
+// Two pointers into the binaries' static data (a type descriptor read
+// through unsafe, a global) compare by shape too: the linker placed those
+// objects, so their addresses move with any change to the binary, and the
+// first event to see one says nothing of which it is, since the whole run
+// shares them (go-json keys its encoders by the type descriptor's address).
 func (c *Comparison) sameIn(s Side, a, b trace.Value) (eq, known bool) {
 	switch {
 	case a.Kind == trace.ValPointer && b.Kind == trace.ValPointer && !a.Nil && !b.Nil:
 		i, j := c.origin(s, a.Bits), c.origin(s.other(), b.Bits)
-		if i < 0 || j < 0 {
+		if i < 0 || j < 0 || c.static(s, a.Bits, b.Bits) {
 			return same(a, b) // not seen by a traced event: compare by shape
 		}
 		return c.Counterpart(s, i) == j, true
 	case a.Kind == trace.ValUint && b.Kind == trace.ValUint && a.Bits != 0 && b.Bits != 0:
 		i, j := c.origin(s, a.Bits), c.origin(s.other(), b.Bits)
-		if i >= 0 && j >= 0 {
+		switch {
+		case i < 0 || j < 0:
+		case c.static(s, a.Bits, b.Bits):
+			return true, true
+		default:
 			return c.Counterpart(s, i) == j, true
 		}
 	}
 	return same(a, b)
+}
+
+// static reports whether address a of run s and b of the other run both
+// lie in their binaries' static data.
+func (c *Comparison) static(s Side, a, b uint64) bool {
+	return c.runs[s].tr.InStatic(a) && c.runs[s.other()].tr.InStatic(b)
 }
 
 // memoryWindow bounds how far back memoryWriters looks.

@@ -49,6 +49,12 @@ type Trace struct {
 	Result RunResult
 	// Intervention counts what the run's intervention hooks did.
 	Intervention Intervened
+	// Static lists, in address order, where the test binary holds its
+	// static data: type descriptors, constants, global variables. The
+	// linker places objects there, not the run, so an address in them
+	// moves with any change to the binary. Nil when the binary could not
+	// say (set by instrument).
+	Static []Span
 
 	// The def-use index, built on first use (see index), also for traces
 	// made in memory.

@@ -28,6 +28,8 @@ type Binary struct {
 	table []byte // the site table as written next to each run's events
 	sites []trace.Site
 	skip  []trace.Skip
+	// static is where the binary holds its static data (trace.Trace.Static).
+	static []trace.Span
 }
 
 // Build instruments cfg.Pkg and its in-module dependencies, as Run does, and
@@ -70,7 +72,7 @@ func buildIn(ctx context.Context, cfg Config, tmp string) (*Binary, error) {
 	if err := json.Unmarshal(js, &tab); err != nil {
 		return nil, fmt.Errorf("decoding site table: %w", err)
 	}
-	return &Binary{cfg: cfg, tmp: tmp, bin: bin, table: js, sites: tab.SiteList(), skip: tab.Skipped}, nil
+	return &Binary{cfg: cfg, tmp: tmp, bin: bin, table: js, sites: tab.SiteList(), skip: tab.Skipped, static: staticSpans(bin)}, nil
 }
 
 // RunOptions are the settings of one run of a Binary.
@@ -136,7 +138,7 @@ func (b *Binary) runIn(ctx context.Context, dir string, opt RunOptions) (*trace.
 	if err != nil {
 		return nil, err
 	}
-	t.Result = res
+	t.Result, t.Static = res, b.static
 	return t, nil
 }
 
