@@ -35,6 +35,9 @@ type Comparison struct {
 	// origins names each run's objects by the event that first saw them
 	// (memory.go), built on first use.
 	origins [2]*origins
+	// unlinked lists, by frame, the frames each run entered from it with
+	// no call event (unlinkedFrames), built on first use.
+	unlinked [2]map[trace.FrameID][]trace.FrameID
 }
 
 // Side names one of the two runs.

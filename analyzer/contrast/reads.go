@@ -74,6 +74,16 @@ func (c *Comparison) reads(s Side, e int) []read {
 		// before the first iteration.
 		out = append(out, read{def: i})
 	}
+	for _, x := range c.unlinkedReturns(s, e) {
+		// The value of a call the statement made that no call event
+		// records: in a literal, or back from code the tracer does
+		// not enter.
+		rd := read{def: x}
+		if vs := tr.Event(x).Values; len(vs) == 1 {
+			rd.value = vs[0]
+		}
+		out = append(out, rd)
+	}
 	for k := n; k < len(out); k++ {
 		out[k].slot = -1
 	}
@@ -525,4 +535,54 @@ func (c *Comparison) callResult(s Side, e int, call trace.SiteID) int {
 		return x
 	}
 	return -1
+}
+
+// unlinkedReturns lists the returns of the calls event e's statement made
+// that the tracer recorded no call event for (trace.Frame.Call < 0): frames
+// entered on e's goroutine from e's frame after that frame's previous
+// event: calls inside a composite literal, whose results the literal
+// holds (a test table whose rows call the code under test inline,
+// `testList{{"1w", RelTime(…), "1 week ago"}}.validate(t)`), and the
+// callbacks of code the tracer does not enter, whose results decided what
+// that code returned (sort.Search's predicate).
+func (c *Comparison) unlinkedReturns(s Side, e int) []int {
+	tr := c.runs[s].tr
+	ev := tr.Event(e)
+	if ev.Kind == trace.EvEntry {
+		return nil
+	}
+	kids := c.unlinkedFrames(s)[ev.Frame]
+	if len(kids) == 0 {
+		return nil
+	}
+	evs := tr.FrameEvents(ev.Frame)
+	k := sort.SearchInts(evs, e) - 1
+	if k < 0 {
+		return nil
+	}
+	prev := evs[k]
+	i := sort.Search(len(kids), func(i int) bool { return tr.Frame(kids[i]).Entry > prev })
+	var out []int
+	for ; i < len(kids) && tr.Frame(kids[i]).Entry < e; i++ {
+		if x := tr.Frame(kids[i]).Exit; x >= 0 && tr.Event(x).Kind == trace.EvReturn && len(tr.Event(x).Values) > 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// unlinkedFrames maps each frame of run s to the frames it entered with
+// no call event, in order of entry; built on first use.
+func (c *Comparison) unlinkedFrames(s Side) map[trace.FrameID][]trace.FrameID {
+	if c.unlinked[s] == nil {
+		tr := c.runs[s].tr
+		m := map[trace.FrameID][]trace.FrameID{}
+		for _, f := range tr.Frames[1:] {
+			if f.Call < 0 && f.Parent != 0 && !f.Cut {
+				m[f.Parent] = append(m[f.Parent], f.ID)
+			}
+		}
+		c.unlinked[s] = m
+	}
+	return c.unlinked[s]
 }

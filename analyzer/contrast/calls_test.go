@@ -1,0 +1,20 @@
+package contrast
+
+import "testing"
+
+// TestPathThroughInlineTableCalls: the test's table calls the code under
+// test inside its rows (a composite literal, whose calls the tracer
+// records no call event for), and the changed line is a predicate that
+// sort.Search, which the tracer does not enter, calls back. The path goes
+// from the failed row through the row's call and the search's callbacks
+// to the changed predicate.
+func TestPathThroughInlineTableCalls(t *testing.T) {
+	src := func(cmp string) string {
+		return "package p\n\nimport \"sort\"\n\nvar limits = []int{10, 20, 30}\n\n" +
+			"// Bucket is the index of the first limit at or above n.\nfunc Bucket(n int) int {\n\treturn sort.Search(len(limits), func(i int) bool {\n\t\treturn limits[i] " + cmp + " n\n\t})\n}\n"
+	}
+	test := "package p\n\nimport \"testing\"\n\ntype row struct {\n\tname      string\n\tgot, want int\n}\n\ntype rows []row\n\n" +
+		"func (rs rows) check(t *testing.T) {\n\tfor _, r := range rs {\n\t\tif r.got != r.want {\n\t\t\tt.Errorf(\"%s: got %d, want %d\", r.name, r.got, r.want)\n\t\t}\n\t}\n}\n\n" +
+		"func TestBucket(t *testing.T) {\n\trows{{\"five\", Bucket(5), 0}, {\"ten\", Bucket(10), 0}}.check(t)\n}\n"
+	pathReaches(t, moduleP(src(">="), test), moduleP(src(">"), test), "TestBucket", "p.go:10 return limits[i] > n", "p_test.go:21 rows{{\"five\", Bucket(5), 0}, {\"ten\", Bucket(10), 0}}.check(t)")
+}
