@@ -241,7 +241,9 @@ func promote(root, aux, moved []diffhunks.ID) (newRoot, newAux []diffhunks.ID) {
 // search could not try each auxiliary hunk as a root (RolesUnchecked), or
 // where the root it settled on only renames identifiers: a rename changes
 // no behaviour, so it is auxiliary by construction and goes to the
-// auxiliary hunks once the tree has named others (RenameRoot). Elsewhere
+// auxiliary hunks once the tree has named others (RenameRoot). A hunk that
+// only threads a parameter or renames stays auxiliary, on the tree or not,
+// as in wholeRoles. Elsewhere
 // the roles the runs settled stand. The proven set is the same, only the
 // roles change; the test's own hunks are never root.
 func treeRoots(res *Result, candidates []diffhunks.ID) {
@@ -252,7 +254,7 @@ func treeRoots(res *Result, candidates []diffhunks.ID) {
 	on := res.Tree.Hunks(result.Statement.Changed)
 	var moved []diffhunks.ID
 	for _, id := range res.Aux {
-		if on[id] && slices.Contains(candidates, id) {
+		if on[id] && slices.Contains(candidates, id) && !threadsOrRenames(res.Hunks, id) {
 			moved = append(moved, id)
 		}
 	}
@@ -337,6 +339,15 @@ func offTreeRoots(ctx context.Context, b search.Builder, res *Result) error {
 	return nil
 }
 
+// threadsOrRenames reports whether hunk id only threads a parameter
+// (search.Plumbing) or only renames identifiers (search.RenamesOnly): it
+// changes no value by itself, so it is auxiliary by construction wherever
+// the tree passes through it.
+func threadsOrRenames(hunks []diffhunks.Hunk, id diffhunks.ID) bool {
+	i := slices.IndexFunc(hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
+	return i >= 0 && (search.Plumbing(hunks[i]) || search.RenamesOnly(hunks, []diffhunks.ID{id}))
+}
+
 // maxWhole bounds the hunks of a proven set wholeRoles looks at: the
 // revert without each is built (an auxiliary hunk's build is auxNeeds',
 // from the runner's cache), and auxNeeds checks at most maxAuxChecked
@@ -373,8 +384,7 @@ func wholeRoles(ctx context.Context, b search.Builder, res *Result, candidates [
 		if !on[id] {
 			return true
 		}
-		i := slices.IndexFunc(res.Hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
-		if i >= 0 && (search.Plumbing(res.Hunks[i]) || search.RenamesOnly(res.Hunks, []diffhunks.ID{id})) {
+		if threadsOrRenames(res.Hunks, id) {
 			byConstruction++
 			return true
 		}

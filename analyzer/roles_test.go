@@ -243,6 +243,18 @@ func TestTreeRoots(t *testing.T) {
 			t.Errorf("root %v notes %+v, want root [4] unchanged", res.Root, res.Notes)
 		}
 	})
+	t.Run("a hunk that only threads a parameter or renames stays auxiliary on the tree", func(t *testing.T) {
+		hunks := []diffhunks.Hunk{
+			{ID: 4, Diff: "-func g(a int) int {\n+func g(a int, opts Options) int {\n"},
+			{ID: 5, Diff: "-\tn := count(xs)\n+\tn := total(xs)\n"},
+		}
+		res := &Result{Tree: tree, Hunks: hunks, Root: []diffhunks.ID{2}, Aux: []diffhunks.ID{1, 4, 5, 6}}
+		res.Notes.Add(result.Note{Code: note.RolesUnchecked, N: 4})
+		treeRoots(res, []diffhunks.ID{1, 2, 3, 4, 5, 6})
+		if !slices.Equal(res.Root, []diffhunks.ID{2}) || !slices.Equal(res.Aux, []diffhunks.ID{1, 4, 5, 6}) || res.Notes.Has(note.TreeRoot) {
+			t.Errorf("root %v aux %v notes %+v, want the roles unchanged", res.Root, res.Aux, res.Notes)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := &Result{Tree: tt.tree, Root: tt.root, Aux: tt.aux}
