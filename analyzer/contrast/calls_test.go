@@ -18,3 +18,16 @@ func TestPathThroughInlineTableCalls(t *testing.T) {
 		"func TestBucket(t *testing.T) {\n\trows{{\"five\", Bucket(5), 0}, {\"ten\", Bucket(10), 0}}.check(t)\n}\n"
 	pathReaches(t, moduleP(src(">="), test), moduleP(src(">"), test), "TestBucket", "p.go:10 return limits[i] > n", "p_test.go:21 rows{{\"five\", Bucket(5), 0}, {\"ten\", Bucket(10), 0}}.check(t)")
 }
+
+// TestPathThroughStringerCallback: fmt, which the tracer does not enter,
+// calls back the String method the change altered; the arguments fmt was
+// handed are alike, its result is not, and the path goes through the
+// callback's result to the changed line.
+func TestPathThroughStringerCallback(t *testing.T) {
+	src := func(format string) string {
+		return "package p\n\nimport \"fmt\"\n\ntype Temp float64\n\nfunc (t Temp) String() string {\n\treturn fmt.Sprintf(\"" + format + "\", float64(t))\n}\n\n" +
+			"// Label names a temperature.\nfunc Label(t Temp) string {\n\treturn fmt.Sprint(\"now \", t)\n}\n"
+	}
+	test := "package p\n\nimport \"testing\"\n\nfunc TestLabel(t *testing.T) {\n\tif got := Label(21.5); got != \"now 21.5°C\" {\n\t\tt.Errorf(\"got %q\", got)\n\t}\n}\n"
+	pathReaches(t, moduleP(src("%.1f°C"), test), moduleP(src("%.0f°C"), test), "TestLabel", "p.go:13 return fmt.Sprint(\"now \", t)")
+}
