@@ -210,7 +210,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 	e := it.event
 	exit := c.runs[r].tr.Event(e).Kind == trace.EvPanic
 	for _, rd := range c.partReads(r, e, it.part) {
-		alike := false
+		alike, crossed := false, false
 		counter := read{def: -1}
 		switch {
 		case ctr >= 0 && rd.text != "":
@@ -218,6 +218,11 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 			if counter, ok = c.counterRead(o, ctr, rd); ok {
 				eq, known := c.sameIn(r, rd.value, counter.value)
 				alike = eq && known
+				// The two reads differ and saw writes that do not
+				// correspond (an entry a cache rewrote, where the other
+				// run read a fresh map): the difference is which write
+				// reached the read, although the write may be alike.
+				crossed = !alike && rd.def >= 0 && (counter.def < 0 || c.Counterpart(o, counter.def) != rd.def)
 			}
 		case rd.text == "" && rd.def >= 0:
 			// A call's result, a parameter binding: alike when the
@@ -248,7 +253,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		// A differing part of a whole, or a reference whose contents
 		// the walk needs: what holds it is followed for its contents.
 		content := rd.whole && different || contents
-		if rd.def >= 0 && (rd.opaque || content || c.relevant(r, rd.def)) {
+		if rd.def >= 0 && (rd.opaque || content || crossed || c.relevant(r, rd.def)) {
 			w.push(item{side: r, event: rd.def, part: c.defPart(r, rd), content: content})
 		}
 		if different && rd.value.Kind == trace.ValSlice && !rd.value.Nil && rd.value.Hash != 0 {
