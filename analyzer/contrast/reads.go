@@ -582,6 +582,9 @@ func (c *Comparison) unlinkedFrames(s Side) map[trace.FrameID][]trace.FrameID {
 				m[f.Parent] = append(m[f.Parent], f.ID)
 			}
 		}
+		for _, kids := range m {
+			slices.SortFunc(kids, func(a, b trace.FrameID) int { return tr.Frame(a).Entry - tr.Frame(b).Entry })
+		}
 		c.unlinked[s] = m
 	}
 	return c.unlinked[s]
