@@ -243,9 +243,9 @@ func promote(root, aux, moved []diffhunks.ID) (newRoot, newAux []diffhunks.ID) {
 // no behaviour, so it is auxiliary by construction and goes to the
 // auxiliary hunks once the tree has named others (RenameRoot). A hunk that
 // only threads a parameter or renames stays auxiliary, on the tree or not,
-// as in wholeRoles. Elsewhere
-// the roles the runs settled stand. The proven set is the same, only the
-// roles change; the test's own hunks are never root.
+// as in wholeRoles. Elsewhere the roles the runs settled stand. The proven
+// set is the same, only the roles change; the test's own hunks are never
+// root.
 func treeRoots(res *Result, candidates []diffhunks.ID) {
 	renames := search.RenamesOnly(res.Hunks, res.Root)
 	if !res.Notes.Has(note.RolesUnchecked) && !renames {
@@ -345,7 +345,7 @@ func offTreeRoots(ctx context.Context, b search.Builder, res *Result) error {
 // the tree passes through it.
 func threadsOrRenames(hunks []diffhunks.Hunk, id diffhunks.ID) bool {
 	i := slices.IndexFunc(hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
-	return i >= 0 && (search.Plumbing(hunks[i]) || search.RenamesOnly(hunks, []diffhunks.ID{id}))
+	return i >= 0 && search.ThreadsOrRenames(hunks[i])
 }
 
 // maxWhole bounds the hunks of a proven set wholeRoles looks at: the

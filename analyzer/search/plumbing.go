@@ -33,6 +33,13 @@ func Plumbing(h diffhunks.Hunk) bool {
 	return threads(dels) && threads(ins)
 }
 
+// ThreadsOrRenames reports whether h only threads a parameter (Plumbing)
+// or only renames identifiers (as RenamesOnly asks of each hunk): either
+// way it changes no value by itself.
+func ThreadsOrRenames(h diffhunks.Hunk) bool {
+	return Plumbing(h) || renameOnly(h.Diff)
+}
+
 // listEdits aligns a and b on their longest common subsequence and
 // returns the runs of tokens only a has (dels) and only b has (ins),
 // each a comma-separated piece of a parenthesised list on its side; ok

@@ -11,9 +11,9 @@ import (
 // staticSpans lists the address ranges of bin's static data: the sections
 // the loader maps that hold no code (read-only data, type descriptors,
 // initialised and zeroed globals; thread-local sections are templates,
-// not addresses). Only a binary loaded where the linker
-// placed it (an ELF executable, not position-independent) has them at
-// run time; for any other, nil, and the comparison goes without.
+// not addresses). Only a binary loaded where the linker placed it (an ELF
+// executable, not position-independent) has them at run time; for any
+// other, nil, and the comparison goes without.
 func staticSpans(bin string) []trace.Span {
 	f, err := elf.Open(bin)
 	if err != nil {
