@@ -342,7 +342,7 @@ func searchFlaky(ctx context.Context, req Request, b *budget, res *Result) error
 		addAll(&res.Notes, found.Notes)
 		return nil
 	}
-	if err := preferUses(ctx, b, found, res.Hunks); err != nil && !spent(ctx, err) {
+	if err := preferUses(ctx, b, found, res.Hunks, candidates); err != nil && !spent(ctx, err) {
 		return fmt.Errorf("telling root from auxiliary hunks: %w", err)
 	}
 	proof := found.Proof

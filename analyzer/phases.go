@@ -301,7 +301,7 @@ func (a *analysis) remeasure(ctx context.Context, res *Result, suspect []diffhun
 // equally small roots the one nearest the failure is kept, and each
 // auxiliary hunk left must be needed to compile (auxNeeds).
 func (a *analysis) roles(ctx context.Context, res *Result, s *searched) error {
-	if err := preferUses(ctx, a.b, s.found, res.Hunks); err != nil && !spent(ctx, err) {
+	if err := preferUses(ctx, a.b, s.found, res.Hunks, s.candidates); err != nil && !spent(ctx, err) {
 		return fmt.Errorf("telling root from auxiliary hunks: %w", err)
 	}
 	found, err := nearest(ctx, a.b, res, s.found, s.candidates, s.failing, s.opt)

@@ -31,8 +31,12 @@ import (
 // declarations that nothing uses (every error an unused variable or import,
 // in the root's own restored lines): such a root changes no behaviour by
 // itself, the auxiliary hunks that used what it declared do.
-func preferUses(ctx context.Context, b search.Builder, f *search.Found, hunks []diffhunks.Hunk) error {
-	if f == nil || len(f.Root) == 0 || len(f.Aux) == 0 {
+//
+// Only candidates (hunks outside the test's own files) become root in a
+// swap; the others stay auxiliary, and with none among the auxiliary
+// hunks nothing swaps.
+func preferUses(ctx context.Context, b search.Builder, f *search.Found, hunks []diffhunks.Hunk, candidates []diffhunks.ID) error {
+	if f == nil || len(f.Root) == 0 || !slices.ContainsFunc(f.Aux, func(id diffhunks.ID) bool { return slices.Contains(candidates, id) }) {
 		return nil
 	}
 	root, err := b.Build(ctx, f.Root)
@@ -40,7 +44,7 @@ func preferUses(ctx context.Context, b search.Builder, f *search.Found, hunks []
 		return err
 	}
 	if onlyUnused(root.Message) && search.ErrorsInReverted(hunks, f.Root, root.Message) {
-		f.Root, f.Aux = f.Aux, f.Root
+		swapRoles(f, candidates)
 		return nil
 	}
 	// Undefined names in the root's own restored lines mean the root
@@ -53,8 +57,22 @@ func preferUses(ctx context.Context, b search.Builder, f *search.Found, hunks []
 	if err != nil || aux.Compiled() || !onlyUnused(aux.Message) {
 		return err
 	}
-	f.Root, f.Aux = f.Aux, f.Root
+	swapRoles(f, candidates)
 	return nil
+}
+
+// swapRoles makes the auxiliary candidates root and the root auxiliary,
+// with the auxiliary hunks that are no candidates.
+func swapRoles(f *search.Found, candidates []diffhunks.ID) {
+	var root, aux []diffhunks.ID
+	for _, id := range f.Aux {
+		if slices.Contains(candidates, id) {
+			root = append(root, id)
+		} else {
+			aux = append(aux, id)
+		}
+	}
+	f.Root, f.Aux = root, slices.Sorted(slices.Values(append(aux, f.Root...)))
 }
 
 // onlyUnused reports whether every compiler error in msg is an unused
@@ -189,7 +207,8 @@ func (l *afterLoop) scanExecuted(hunks []diffhunks.Hunk) *[]diffhunks.ID {
 // failure, the search's own answer kept as an alternative. Then, when the
 // failing run executed none of the root's hunks (the root brings back
 // deleted code) but executed some of the hunks its revert needed to
-// compile (the code that replaced it), those are root too: the proven set
+// compile (the code that replaced it), those are root too, but for hunks
+// that only thread a parameter or rename (as in treeRoots): the proven set
 // is the same, only the roles change.
 func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found, candidates []diffhunks.ID, failing *afterLoop, opt search.Plan) (*search.Found, error) {
 	if f == nil || len(f.Root) == 0 {
@@ -208,7 +227,7 @@ func nearest(ctx context.Context, t search.Tester, res *Result, f *search.Found,
 		if slices.Contains(g.Root, id) {
 			return g, nil // the run executed the root: the roles stand
 		}
-		if slices.Contains(g.Aux, id) && slices.Contains(candidates, id) {
+		if slices.Contains(g.Aux, id) && slices.Contains(candidates, id) && !threadsOrRenames(res.Hunks, id) {
 			moved = append(moved, id)
 		}
 	}

@@ -172,6 +172,26 @@ func TestNearestRoles(t *testing.T) {
 		}
 	})
 
+	t.Run("an executed hunk that only renames stays auxiliary", func(t *testing.T) {
+		// As above, but hunk 2 only renames a receiver and a field: it
+		// ran, yet changes no value by itself, so the roles stand.
+		renamed := slices.Clone(hunks)
+		renamed[1].Diff = "-func (w *rw) Flush() {\n-\tw.ResponseWriter.Flush()\n+func (cw *rw) Flush() {\n+\tcw.w.Flush()\n"
+		tr := &rules{
+			roots:    [][]diffhunks.ID{{1, 2}},
+			compiles: func(r []diffhunks.ID) bool { return !slices.Contains(r, 1) || slices.Contains(r, 2) },
+		}
+		res := &Result{Hunks: renamed, Evidence: crash}
+		f := &search.Found{Root: []diffhunks.ID{1}, Aux: []diffhunks.ID{2}}
+		g, err := nearest(ctx, tr, res, f, []diffhunks.ID{1, 2, 3}, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(g.Root, []diffhunks.ID{1}) || !slices.Equal(g.Aux, []diffhunks.ID{2}) || g.Notes.Has(note.ExecutedRoot) {
+			t.Errorf("root %v aux %v notes %+v, want root [1] aux [2]", g.Root, g.Aux, g.Notes)
+		}
+	})
+
 	t.Run("an executed root keeps its roles", func(t *testing.T) {
 		tr := &rules{roots: [][]diffhunks.ID{{2}}}
 		res := &Result{Hunks: hunks, Evidence: crash}
@@ -328,11 +348,38 @@ func TestPreferUses(t *testing.T) {
 			"[2]": "./cmd.go:10:2: declared and not used: n",
 		}
 		f := &search.Found{Root: []diffhunks.ID{1}, Aux: []diffhunks.ID{2}}
-		if err := preferUses(t.Context(), b, f, hunks); err != nil {
+		if err := preferUses(t.Context(), b, f, hunks, []diffhunks.ID{1, 2, 3}); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(f.Root, []diffhunks.ID{2}) || !slices.Equal(f.Aux, []diffhunks.ID{1}) {
 			t.Errorf("roles = root %v aux %v, want root [2] aux [1]", f.Root, f.Aux)
+		}
+	})
+	t.Run("a swap leaves the test's own hunks auxiliary", func(t *testing.T) {
+		// The root, hunk 1, brings back a deleted import; reverting it
+		// alone leaves the import unused in its own line. The hunks that
+		// dropped its uses are hunk 2 and hunk 3, a test hunk: only hunk 2
+		// becomes root.
+		hunks := []diffhunks.Hunk{
+			{ID: 1, File: "cmd.go", Kind: diffhunks.Modify, Base: base(3, 3), Head: base(3, 2)},
+			{ID: 2, File: "cmd.go", Kind: diffhunks.Modify, Base: base(10, 10), Head: base(11, 11)},
+			{ID: 3, File: "cmd_test.go", Kind: diffhunks.Modify, Base: base(7, 7), Head: base(7, 7)},
+		}
+		b := compilerOutput{"[1]": "./cmd.go:3:2: \"strings\" imported and not used"}
+		f := &search.Found{Root: []diffhunks.ID{1}, Aux: []diffhunks.ID{2, 3}}
+		if err := preferUses(t.Context(), b, f, hunks, []diffhunks.ID{1, 2}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.Root, []diffhunks.ID{2}) || !slices.Equal(f.Aux, []diffhunks.ID{1, 3}) {
+			t.Errorf("roles = root %v aux %v, want root [2] aux [1 3]", f.Root, f.Aux)
+		}
+		// With only test hunks beside it, the root stays.
+		f = &search.Found{Root: []diffhunks.ID{1}, Aux: []diffhunks.ID{3}}
+		if err := preferUses(t.Context(), b, f, hunks, []diffhunks.ID{1, 2}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.Root, []diffhunks.ID{1}) || !slices.Equal(f.Aux, []diffhunks.ID{3}) {
+			t.Errorf("roles = root %v aux %v, want root [1] aux [3]", f.Root, f.Aux)
 		}
 	})
 	t.Run("restored uses stay root", func(t *testing.T) {
@@ -350,7 +397,7 @@ func TestPreferUses(t *testing.T) {
 			"[1]":   "./cmd.go:10:2: declared and not used: matches",
 		}
 		f := &search.Found{Root: []diffhunks.ID{2, 3}, Aux: []diffhunks.ID{1}}
-		if err := preferUses(t.Context(), b, f, hunks); err != nil {
+		if err := preferUses(t.Context(), b, f, hunks, []diffhunks.ID{1, 2, 3}); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(f.Root, []diffhunks.ID{2, 3}) || !slices.Equal(f.Aux, []diffhunks.ID{1}) {

@@ -40,6 +40,25 @@ func ThreadsOrRenames(h diffhunks.Hunk) bool {
 	return Plumbing(h) || renameOnly(h.Diff)
 }
 
+// importsOnly reports whether a hunk's code (both sides, comments left
+// out) is nothing but import paths, each perhaps named: it declares what
+// other hunks use and changes no value. A blank import (`_ "pkg"`) runs
+// the package's init for its effects, and is not only a declaration.
+func importsOnly(h diffhunks.Hunk) bool {
+	a, b := sideTokens(h.Diff)
+	ts := append(a, b...)
+	for i, t := range ts {
+		switch {
+		case t.tok == token.IMPORT || t.tok == token.LPAREN || t.tok == token.RPAREN || t.tok == token.SEMICOLON:
+		case t.tok == token.STRING:
+		case (t.tok == token.IDENT && t.lit != "_" || t.tok == token.PERIOD) && i+1 < len(ts) && ts[i+1].tok == token.STRING:
+		default:
+			return false
+		}
+	}
+	return slices.ContainsFunc(ts, func(t goToken) bool { return t.tok == token.STRING })
+}
+
 // listEdits aligns a and b on their longest common subsequence and
 // returns the runs of tokens only a has (dels) and only b has (ins),
 // each a comma-separated piece of a parenthesised list on its side; ok

@@ -29,8 +29,8 @@ const (
 //  1. Roles: an auxiliary candidate hunk whose revert passes with only the
 //     hunks it needs to compile is a root. When that answer is smaller than
 //     the search's, or as small while the search's root only renames
-//     identifiers (a refactor the real culprit needed to compile), it
-//     replaces it.
+//     identifiers (a refactor the real culprit needed to compile) and the
+//     hunk does more than that, it replaces it.
 //  2. 1-minimality: every hunk of root ∪ aux is left out in turn; if the
 //     rest still compiles and passes, the hunk is dropped for good. A root
 //     is only dropped while another root remains. A rest is not run when
@@ -135,7 +135,8 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 // rootByRole is refine's first step: the first auxiliary candidate hunk
 // (of at most maxRoleChecks) whose revert passes with only the hunks it
 // needs to compile replaces the root, when that answer is smaller, or as
-// small while the root only renames identifiers.
+// small while the root only renames identifiers and the hunk does more
+// than that (declaresOnly).
 func (s *searcher) rootByRole(ctx context.Context, root, aux, candidates []diffhunks.ID, why []result.Note) ([]diffhunks.ID, []diffhunks.ID, []result.Note, error) {
 	checks := 0
 	for _, h := range aux {
@@ -158,13 +159,21 @@ func (s *searcher) rootByRole(ctx context.Context, root, aux, candidates []diffh
 			continue
 		}
 		set := union(union([]diffhunks.ID{h}, v.aux), s.extra)
-		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) {
+		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) && !s.declaresOnly(h) {
 			root, aux = []diffhunks.ID{h}, minus(set, []diffhunks.ID{h})
 			why = append(why, result.Note{Code: note.RootByRole, Hunks: []diffhunks.ID{h}})
 			break
 		}
 	}
 	return root, aux, why, nil
+}
+
+// declaresOnly reports whether hunk h changes no value by itself: it only
+// threads a parameter, renames, or imports what the others use. Such a
+// hunk does not replace a root that only renames.
+func (s *searcher) declaresOnly(h diffhunks.ID) bool {
+	i := slices.IndexFunc(s.aux.hunks, func(x diffhunks.Hunk) bool { return x.ID == h })
+	return i >= 0 && (ThreadsOrRenames(s.aux.hunks[i]) || importsOnly(s.aux.hunks[i]))
 }
 
 // renamesOnly reports whether every hunk in ids changes nothing but the
@@ -174,9 +183,7 @@ func (s *searcher) renamesOnly(ids []diffhunks.ID) bool {
 }
 
 // RenamesOnly reports whether every hunk of hunks named in ids changes
-// nothing but the names of identifiers, each old name consistently to one
-// new name that the old text does not use (so a reordering of parameters
-// is not a rename).
+// nothing but the names of identifiers (renameOnly).
 func RenamesOnly(hunks []diffhunks.Hunk, ids []diffhunks.ID) bool {
 	for _, id := range ids {
 		i := slices.IndexFunc(hunks, func(h diffhunks.Hunk) bool { return h.ID == id })
@@ -187,33 +194,60 @@ func RenamesOnly(hunks []diffhunks.Hunk, ids []diffhunks.ID) bool {
 	return len(ids) > 0
 }
 
+// renameOnly reports whether a hunk's two sides differ only in identifiers,
+// each old name replaced at every one of its occurrences by its own new
+// name, one the old text does not use. Names after a dot (fields and methods)
+// are apart from the others, so a receiver w renamed to cw and a field
+// ResponseWriter renamed to w is a rename; arguments swapped or shifted,
+// or parameters reordered, are not.
 func renameOnly(diff string) bool {
 	a, b := sideTokens(diff)
 	if len(a) == 0 || len(a) != len(b) {
 		return false
 	}
-	oldNames := map[string]bool{}
-	for _, t := range a {
+	type name struct {
+		selector bool // after a dot
+		lit      string
+	}
+	nameAt := func(ts []goToken, i int) name {
+		return name{i > 0 && ts[i-1].tok == token.PERIOD, ts[i].lit}
+	}
+	oldNames := map[name]bool{}
+	for i, t := range a {
 		if t.tok == token.IDENT {
-			oldNames[t.lit] = true
+			oldNames[nameAt(a, i)] = true
 		}
 	}
-	renamed := map[string]string{}
-	changed := false
+	renamed := map[name]string{}
+	kept := map[name]bool{}
 	for i := range a {
 		if a[i] == b[i] {
+			if a[i].tok == token.IDENT {
+				kept[nameAt(a, i)] = true
+			}
 			continue
 		}
-		if a[i].tok != token.IDENT || b[i].tok != token.IDENT || oldNames[b[i].lit] {
+		if a[i].tok != token.IDENT || b[i].tok != token.IDENT {
 			return false
 		}
-		if to, ok := renamed[a[i].lit]; ok && to != b[i].lit {
+		from, to := nameAt(a, i), nameAt(b, i)
+		if to.selector != from.selector || oldNames[to] {
 			return false
 		}
-		renamed[a[i].lit] = b[i].lit
-		changed = true
+		if prev, ok := renamed[from]; ok && prev != to.lit {
+			return false
+		}
+		renamed[from] = to.lit
 	}
-	return changed
+	targets := map[name]bool{}
+	for from, to := range renamed {
+		t := name{from.selector, to}
+		if kept[from] || targets[t] {
+			return false
+		}
+		targets[t] = true
+	}
+	return len(renamed) > 0
 }
 
 type goToken struct {

@@ -23,6 +23,13 @@ func TestRenameOnlyAndPlumbing(t *testing.T) {
 		{"reordered parameters", "-func clamp(x, lo, hi int) int {\n+func limit(lo, hi, x int) int {\n", false, false},
 		{"changed constant", "-\treturn double(x) + 1\n+\treturn twice(x) + 2\n", false, false},
 		{"inconsistent rename", "-\ta, a := f()\n+\tb, c := f()\n", false, false},
+		{"a receiver and a field renamed in a chain",
+			"-func (w *rw) WriteHeader(c int) {\n-\tw.ResponseWriter.WriteHeader(c)\n" +
+				"+func (cw *rw) WriteHeader(c int) {\n+\tcw.w.WriteHeader(c)\n", true, false},
+		{"arguments swapped", "-\treturn sub(a, b)\n+\treturn sub(b, a)\n", false, false},
+		{"arguments shifted", "-\treturn sub(a, b)\n+\treturn sub(b, c)\n", false, false},
+		{"a name renamed at one use only", "-\tx.f(x)\n+\ty.f(x)\n", false, false},
+		{"two names merged", "-\treturn a + b\n+\treturn c + c\n", false, false},
 		{"no change in code", "-// old words\n+// new words\n", false, false},
 		{"added line", "+\tx++\n", false, false},
 		{"a parameter threaded through a wrapper",
@@ -103,6 +110,48 @@ func TestRefineCompileOnlyRoot(t *testing.T) {
 	}
 	if !slices.Equal(root, []diffhunks.ID{1, 2}) || len(aux) != 0 || result.Findings(why).Has(note.CompileOnly) {
 		t.Errorf("refine = root %v aux %v notes %+v, want root [1 2] and no note", root, aux, why)
+	}
+}
+
+// TestRootByRoleSkipsDeclarations: three hunks that compile only
+// together, all needed to pass, and the search settled on hunk 2, which
+// only renames. Among the others of the same size, the import (hunk 1)
+// changes no value by itself; hunk 3, which does, replaces the root.
+func TestRootByRoleSkipsDeclarations(t *testing.T) {
+	hunks := hunksIn(3, 4, 4)
+	hunks[0].Diff = "+\t\"github.com/felixge/httpsnoop\"\n"
+	hunks[1].Diff = "-func (w *rw) Flush() {\n-\tw.ResponseWriter.Flush()\n+func (cw *rw) Flush() {\n+\tcw.w.Flush()\n"
+	hunks[2].Diff = "-\tw = &rw{ResponseWriter: w}\n+\tw = httpsnoop.Wrap(w, hooks)\n"
+	o := &oracle{
+		passes:   subsetRule(1, 2, 3),
+		compiles: func(r set) bool { return r[1] == r[2] && r[2] == r[3] },
+		msg:      func(set) string { return "pkg/f00.go:3:1: undefined: httpsnoop" },
+	}
+	s := newSearcher(o, hunks, Plan{})
+	root, aux, why, err := s.rootByRole(t.Context(), ids(2, 2), []diffhunks.ID{1, 3}, ids(1, 3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(root, []diffhunks.ID{3}) || !slices.Equal(aux, []diffhunks.ID{1, 2}) || !result.Findings(why).Has(note.RootByRole) {
+		t.Errorf("rootByRole = root %v aux %v notes %+v, want root [3] aux [1 2]", root, aux, why)
+	}
+}
+
+func TestImportsOnly(t *testing.T) {
+	for _, tt := range []struct {
+		diff string
+		want bool
+	}{
+		{"+\t\"strings\"\n", true},
+		{"+\tsnoop \"github.com/felixge/httpsnoop\"\n-\t\"io\"\n", true},
+		{"+import (\n+\t\"fmt\"\n+)\n", true},
+		{"+\t_ \"image/png\"\n", false},
+		{"+\tx := \"strings\"\n", false},
+		{"-// old\n+// new\n", false},
+	} {
+		if got := importsOnly(diffhunks.Hunk{Diff: tt.diff}); got != tt.want {
+			t.Errorf("importsOnly(%q) = %v, want %v", tt.diff, got, tt.want)
+		}
 	}
 }
 
