@@ -281,6 +281,14 @@ func rebuild(mirrors, casesDir, out, name string, check bool, timeout time.Durat
 		if err := exportTree(gitDir, repo, c, s.commit); err != nil {
 			return 0, base, head, err
 		}
+		if c.GoMod != "" {
+			// A vendor directory from before modules (dep, glide) does not
+			// match the go.mod made here, and go 1.14 and later would build
+			// from it: the requirements come from the proxy instead.
+			if err := os.RemoveAll(filepath.Join(repo, filepath.FromSlash(c.Module), "vendor")); err != nil {
+				return 0, base, head, fmt.Errorf("remove vendor: %w", err)
+			}
+		}
 		for name, data := range modFiles {
 			if err := os.WriteFile(filepath.Join(repo, filepath.FromSlash(c.Module), name), data, 0o644); err != nil {
 				return 0, base, head, fmt.Errorf("write %s: %w", name, err)
