@@ -31,3 +31,19 @@ func TestPathThroughStringerCallback(t *testing.T) {
 	test := "package p\n\nimport \"testing\"\n\nfunc TestLabel(t *testing.T) {\n\tif got := Label(21.5); got != \"now 21.5°C\" {\n\t\tt.Errorf(\"got %q\", got)\n\t}\n}\n"
 	pathReaches(t, moduleP(src("%.1f°C"), test), moduleP(src("%.0f°C"), test), "TestLabel", "p.go:13 return fmt.Sprint(\"now \", t)")
 }
+
+// TestPathThroughRecoveredCallbackPanic: a String method panics two calls
+// deep, and fmt, which the tracer does not enter, recovers the panic and
+// prints it in place of the value. The failure is the test's comparison
+// of that text; the path goes from fmt's result through the callback's
+// panic and the panic it passed on, to the changed index.
+func TestPathThroughRecoveredCallbackPanic(t *testing.T) {
+	src := func(index string) string {
+		return "package p\n\nimport \"fmt\"\n\ntype Span struct {\n\tparts []string\n\ti     int\n}\n\n" +
+			"func pick(parts []string, i int) string {\n\treturn parts[" + index + "]\n}\n\n" +
+			"func (s Span) String() string {\n\treturn pick(s.parts, s.i)\n}\n\n" +
+			"// Describe prints a span.\nfunc Describe(s Span) string {\n\treturn fmt.Sprint(s)\n}\n"
+	}
+	test := "package p\n\nimport \"testing\"\n\nfunc TestDescribe(t *testing.T) {\n\tif got := Describe(Span{[]string{\"a\"}, 0}); got != \"a\" {\n\t\tt.Errorf(\"got %q\", got)\n\t}\n}\n"
+	pathReaches(t, moduleP(src("i"), test), moduleP(src("i+1"), test), "TestDescribe", "p.go:15 return pick(s.parts, s.i)")
+}

@@ -544,7 +544,10 @@ func (c *Comparison) callResult(s Side, e int, call trace.SiteID) int {
 // holds (a test table whose rows call the code under test inline,
 // `testList{{"1w", RelTime(…), "1 week ago"}}.validate(t)`), and the
 // callbacks of code the tracer does not enter, whose results decided what
-// that code returned (sort.Search's predicate).
+// that code returned (sort.Search's predicate). A callback that panicked
+// counts too: the code that called it may recover the panic and report
+// it (fmt prints it in place of the value, a test framework fails the
+// test), and its panic event is where the path goes on.
 func (c *Comparison) unlinkedReturns(s Side, e int) []int {
 	tr := c.runs[s].tr
 	ev := tr.Event(e)
@@ -564,7 +567,14 @@ func (c *Comparison) unlinkedReturns(s Side, e int) []int {
 	i := sort.Search(len(kids), func(i int) bool { return tr.Frame(kids[i]).Entry > prev })
 	var out []int
 	for ; i < len(kids) && tr.Frame(kids[i]).Entry < e; i++ {
-		if x := tr.Frame(kids[i]).Exit; x >= 0 && tr.Event(x).Kind == trace.EvReturn && len(tr.Event(x).Values) > 0 {
+		x := tr.Frame(kids[i]).Exit
+		if x < 0 {
+			continue
+		}
+		// A callback that panicked hands the panic to the code that
+		// called it, which may recover it and report a failure (a test
+		// framework running a test's closure).
+		if ev := tr.Event(x); ev.Kind == trace.EvPanic || ev.Kind == trace.EvReturn && len(ev.Values) > 0 {
 			out = append(out, x)
 		}
 	}
