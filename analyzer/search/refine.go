@@ -136,7 +136,7 @@ func (s *searcher) refine(ctx context.Context, root, aux, candidates []diffhunks
 // (of at most maxRoleChecks) whose revert passes with only the hunks it
 // needs to compile replaces the root, when that answer is smaller, or as
 // small while the root only renames identifiers and the hunk does more
-// than that (declaresOnly).
+// than that (changesNoValue).
 func (s *searcher) rootByRole(ctx context.Context, root, aux, candidates []diffhunks.ID, why []result.Note) ([]diffhunks.ID, []diffhunks.ID, []result.Note, error) {
 	checks := 0
 	for _, h := range aux {
@@ -159,7 +159,7 @@ func (s *searcher) rootByRole(ctx context.Context, root, aux, candidates []diffh
 			continue
 		}
 		set := union(union([]diffhunks.ID{h}, v.aux), s.extra)
-		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) && !s.declaresOnly(h) {
+		if n := len(union(root, aux)); len(set) < n || len(set) == n && s.renamesOnly(root) && !s.changesNoValue(h) {
 			root, aux = []diffhunks.ID{h}, minus(set, []diffhunks.ID{h})
 			why = append(why, result.Note{Code: note.RootByRole, Hunks: []diffhunks.ID{h}})
 			break
@@ -168,10 +168,11 @@ func (s *searcher) rootByRole(ctx context.Context, root, aux, candidates []diffh
 	return root, aux, why, nil
 }
 
-// declaresOnly reports whether hunk h changes no value by itself: it only
-// threads a parameter, renames, or imports what the others use. Such a
-// hunk does not replace a root that only renames.
-func (s *searcher) declaresOnly(h diffhunks.ID) bool {
+// changesNoValue reports whether hunk h changes no value by itself, as
+// the hunk's own text shows: it only threads a parameter, renames, or
+// imports what the others use. Such a hunk does not replace a root that
+// only renames. (DeclaresOnly, in contrast, reads the compiler's errors.)
+func (s *searcher) changesNoValue(h diffhunks.ID) bool {
 	i := slices.IndexFunc(s.aux.hunks, func(x diffhunks.Hunk) bool { return x.ID == h })
 	return i >= 0 && (ThreadsOrRenames(s.aux.hunks[i]) || importsOnly(s.aux.hunks[i]))
 }
