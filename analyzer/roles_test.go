@@ -145,20 +145,27 @@ func TestNearestRoles(t *testing.T) {
 		}
 	})
 
-	t.Run("a root nobody executed next to the code that replaced it", func(t *testing.T) {
-		// Hunk 1 deletes the old decoder, hunk 2 adds the new one
-		// (on the stack); restoring the old one alone does not compile
-		// (a duplicate method) and deleting the new one alone fails.
+	// replaced runs nearest where hunk 1 deletes the old decoder and
+	// hunk 2 adds the new one (on the stack): restoring the old one alone
+	// does not compile (a duplicate method) and deleting the new one
+	// alone fails. The search named 1 the root and 2 auxiliary.
+	replaced := func(t *testing.T, hs []diffhunks.Hunk) (*rules, *search.Found) {
+		t.Helper()
 		tr := &rules{
 			roots:    [][]diffhunks.ID{{1, 2}},
 			compiles: func(r []diffhunks.ID) bool { return !slices.Contains(r, 1) || slices.Contains(r, 2) },
 		}
-		res := &Result{Hunks: hunks, Evidence: crash}
+		res := &Result{Hunks: hs, Evidence: crash}
 		f := &search.Found{Root: []diffhunks.ID{1}, Aux: []diffhunks.ID{2}}
 		g, err := nearest(ctx, tr, res, f, []diffhunks.ID{1, 2, 3}, nil, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
+		return tr, g
+	}
+
+	t.Run("a root nobody executed next to the code that replaced it", func(t *testing.T) {
+		tr, g := replaced(t, hunks)
 		if !slices.Equal(g.Root, []diffhunks.ID{1, 2}) || len(g.Aux) != 0 || len(g.Alternatives) != 0 {
 			t.Errorf("root %v aux %v alternatives %v, want root [1 2]", g.Root, g.Aux, g.Alternatives)
 		}
@@ -177,16 +184,7 @@ func TestNearestRoles(t *testing.T) {
 		// ran, yet changes no value by itself, so the roles stand.
 		renamed := slices.Clone(hunks)
 		renamed[1].Diff = "-func (w *rw) Flush() {\n-\tw.ResponseWriter.Flush()\n+func (cw *rw) Flush() {\n+\tcw.w.Flush()\n"
-		tr := &rules{
-			roots:    [][]diffhunks.ID{{1, 2}},
-			compiles: func(r []diffhunks.ID) bool { return !slices.Contains(r, 1) || slices.Contains(r, 2) },
-		}
-		res := &Result{Hunks: renamed, Evidence: crash}
-		f := &search.Found{Root: []diffhunks.ID{1}, Aux: []diffhunks.ID{2}}
-		g, err := nearest(ctx, tr, res, f, []diffhunks.ID{1, 2, 3}, nil, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, g := replaced(t, renamed)
 		if !slices.Equal(g.Root, []diffhunks.ID{1}) || !slices.Equal(g.Aux, []diffhunks.ID{2}) || g.Notes.Has(note.ExecutedRoot) {
 			t.Errorf("root %v aux %v notes %+v, want root [1] aux [2]", g.Root, g.Aux, g.Notes)
 		}
