@@ -47,3 +47,40 @@ func TestPathThroughRecoveredCallbackPanic(t *testing.T) {
 	test := "package p\n\nimport \"testing\"\n\nfunc TestDescribe(t *testing.T) {\n\tif got := Describe(Span{[]string{\"a\"}, 0}); got != \"a\" {\n\t\tt.Errorf(\"got %q\", got)\n\t}\n}\n"
 	pathReaches(t, moduleP(src("i"), test), moduleP(src("i+1"), test), "TestDescribe", "p.go:15 return pick(s.parts, s.i)")
 }
+
+// TestPathThroughValueReceiverCopy: the test reads the cursor through a
+// method with a value receiver, which works on a copy of the table that
+// its entry made. The path goes from the copy's field back to the
+// caller's write of that field through a pointer, on the changed line.
+func TestPathThroughValueReceiverCopy(t *testing.T) {
+	src := func(clamp string) string {
+		return "package p\n\n// Table is larger than the values recorded by their bytes.\ntype Table struct {\n\trows   []string\n\tcursor int\n\twidths [4]int\n}\n\n" +
+			"// SetRows replaces the rows and keeps the cursor on one.\nfunc (t *Table) SetRows(rows []string) {\n\tt.rows = rows\n\tif t.cursor > len(t.rows)-1 {\n\t\tt.cursor = " + clamp + "\n\t}\n}\n\n" +
+			"// Cursor is the selected row.\nfunc (t Table) Cursor() int {\n\treturn t.cursor\n}\n"
+	}
+	test := "package p\n\nimport \"testing\"\n\nfunc TestCursor(t *testing.T) {\n\tvar tb Table\n\ttb.SetRows([]string{\"a\", \"b\", \"c\"})\n\ttb.cursor = 2\n\ttb.SetRows(nil)\n" +
+		"\tif got := tb.Cursor(); got < 0 {\n\t\tt.Fatalf(\"cursor %d\", got)\n\t}\n}\n"
+	pathReaches(t, moduleP(src("max(len(t.rows)-1, 0)"), test), moduleP(src("len(t.rows) - 1"), test), "TestCursor", "p.go:20 return t.cursor")
+}
+
+// TestPathThroughValueReceiverLocal: the model is a local the test never
+// takes the address of, replaced whole by what its value methods return.
+// The path goes from the copy's field in Selected back to the local's
+// last whole write, the result of Down, and into Down's changed bound.
+func TestPathThroughValueReceiverLocal(t *testing.T) {
+	src := func(bound string) string {
+		return "package p\n\n// Model is larger than the values recorded by their bytes.\ntype Model struct {\n\titems []string\n\tsel   int\n\tpad   [4]int\n}\n\n" +
+			"// Down moves the selection down one item.\nfunc (m Model) Down() Model {\n\tif m.sel < " + bound + " {\n\t\tm.sel++\n\t}\n\treturn m\n}\n\n" +
+			"// Selected is the selected item's index.\nfunc (m Model) Selected() int {\n\treturn m.sel\n}\n"
+	}
+	test := "package p\n\nimport \"testing\"\n\nfunc TestDown(t *testing.T) {\n\tm := Model{items: []string{\"a\", \"b\"}}\n\tm = m.Down()\n\tm = m.Down()\n" +
+		"\tif got := m.Selected(); got != 1 {\n\t\tt.Fatalf(\"selected %d\", got)\n\t}\n}\n"
+	c, p := pathReaches(t, moduleP(src("len(m.items)-1"), test), moduleP(src("len(m.items)"), test), "TestDown", "p.go:20 return m.sel")
+	// The field's value comes from the local's write, not through
+	// Selected's entry and its call, which ran alike in both runs.
+	for _, s := range p.Steps {
+		if st := c.Statement(s); st.File == "p/p.go" && st.Line == 19 {
+			t.Errorf("the path goes through Selected's entry: %s:%d %s", st.File, st.Line, st.Text)
+		}
+	}
+}

@@ -39,7 +39,7 @@ func (c *Comparison) reads(s Side, e int) []read {
 	tr := r.tr
 	ev := tr.Event(e)
 	site := tr.SiteOf(e)
-	var out []read
+	var out, parts []read // parts: partsSince's, after the operands' own
 	ext := callsUntraced(tr, site)
 	for _, it := range ev.Reads {
 		o, _ := operand(site, it.Slot)
@@ -50,9 +50,14 @@ func (c *Comparison) reads(s Side, e int) []read {
 			def = tr.EnclosingDef(e, it.Slot)
 			whole = def >= 0
 		}
+		if d, w := recvDef(tr, def, o, it.Value); d >= 0 {
+			def, whole = d, w
+		}
 		out = append(out, read{text: o.Text, value: it.Value, def: def, whole: whole, opaque: ext && reference(it.Value),
 			call: o.Obj == 0 && !o.Global && strings.Contains(o.Text, "("), slot: it.Slot, loc: it.Loc})
+		parts = append(parts, partsSince(tr, e, def, it)...)
 	}
+	out = append(out, parts...)
 	n := len(out)
 	if ev.Kind == trace.EvEntry {
 		if call := tr.Frame(ev.Frame).Call; call >= 0 {
@@ -535,4 +540,91 @@ func (c *Comparison) callResult(s Side, e int, call trace.SiteID) int {
 		return x
 	}
 	return -1
+}
+
+// recvDef is the caller's write that gave the value v of operand o, a
+// location below a method's value receiver that the method's entry, def,
+// defined by copying the receiver: the last write before the call of the
+// location the receiver was copied from plus o's path in it, or of a whole
+// holding it (whole). The location is the local or field the call names
+// (trace.Operand.RecvFrom), or the address it read plus o's offset. -1
+// when o is no such location, or the write recorded there did not write
+// v.
+func recvDef(tr *trace.Trace, def int, o trace.Operand, v trace.Value) (int, bool) {
+	if !o.InRecv || def < 0 || tr.Event(def).Kind != trace.EvEntry {
+		return -1, false
+	}
+	call := tr.Frame(tr.Event(def).Frame).Call
+	if call < 0 {
+		return -1, false
+	}
+	loc, ok := recvLoc(tr, call, o)
+	if !ok {
+		return -1, false
+	}
+	d, whole := tr.DefAt(loc, call)
+	if d < 0 || whole {
+		return d, whole
+	}
+	for _, w := range tr.Event(d).Writes {
+		if w.Loc == loc && w.Value.Alike(v) {
+			return d, false
+		}
+	}
+	return -1, false
+}
+
+// recvLoc is the location that call event call copied its value
+// receiver's part o from.
+func recvLoc(tr *trace.Trace, call int, o trace.Operand) (trace.Loc, bool) {
+	site := tr.SiteOf(call)
+	for _, a := range site.Operands {
+		if a.RecvFrom && a.Obj != 0 {
+			loc := trace.Loc{Kind: trace.LocLocal, Frame: tr.Event(call).Frame, Obj: a.Obj, Path: a.Path + o.Path}
+			if a.Global {
+				loc.Frame = 0
+			}
+			return loc, true
+		}
+	}
+	for _, it := range tr.Event(call).Reads {
+		if a, ok := operand(site, it.Slot); ok && a.RecvFrom && it.Value.Kind == trace.ValPointer && !it.Value.Nil {
+			return trace.Loc{Kind: trace.LocAddr, Addr: it.Value.Bits + uint64(o.Offset)}, true
+		}
+	}
+	return trace.Loc{}, false
+}
+
+// partsWindow bounds how far back in a frame partsSince looks.
+const partsWindow = 4096
+
+// partsSince are the writes, after def and before event e, of the parts
+// of the local that e's read it took whole (a field set after the struct
+// was, which a read of the struct saw as well), the latest of each part.
+func partsSince(tr *trace.Trace, e, def int, it trace.Item) []read {
+	loc := it.Loc
+	if loc.Kind != trace.LocLocal || loc.Frame == 0 || def < 0 {
+		return nil
+	}
+	var out []read
+	seen := map[string]bool{}
+	evs := tr.FrameEvents(loc.Frame)
+	at := sort.SearchInts(evs, e)
+	for k := at - 1; k >= 0 && k >= at-partsWindow && evs[k] > def; k-- {
+		for _, w := range tr.Event(evs[k]).Writes {
+			l := w.Loc
+			if l.Kind != trace.LocLocal || l.Frame != loc.Frame || l.Obj != loc.Obj || !below(l.Path, loc.Path) || seen[l.Path] {
+				continue
+			}
+			seen[l.Path] = true
+			out = append(out, read{def: evs[k], value: w.Value, slot: it.Slot})
+		}
+	}
+	return out
+}
+
+// below reports whether path p lies strictly below path whole (".a.b"
+// below ".a", "[2]" below "").
+func below(p, whole string) bool {
+	return len(p) > len(whole) && strings.HasPrefix(p, whole) && (p[len(whole)] == '.' || p[len(whole)] == '[')
 }

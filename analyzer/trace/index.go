@@ -155,6 +155,26 @@ func (t *Trace) ExtCallsIn(pos Pos) []SiteID {
 // does not break that value down, so the part is not checked against it.
 // It returns -1 when there is none, or when the part itself was written
 // after it.
+// DefAt is the last write before event i of location loc, or of a whole
+// that holds it (a parent path, a struct written whole at its address),
+// with whole set then: the event that defined what a read of loc at i
+// saw. -1 when none is recorded.
+func (t *Trace) DefAt(loc Loc, i int) (int, bool) {
+	t.index()
+	best := -1
+	for p := loc; p.Path != ""; {
+		p.Path = parentPath(p.Path)
+		best = max(best, t.LastDef(p, i))
+	}
+	if loc.Kind == LocAddr {
+		best = max(best, t.structAround(loc.Addr, i))
+	}
+	if own := t.LastDef(loc, i); own >= best {
+		return own, false
+	}
+	return best, true
+}
+
 func (t *Trace) EnclosingDef(i, slot int) int {
 	it, ok := t.Events[i].Read(slot)
 	if !ok || it.Loc.Kind == LocNone {

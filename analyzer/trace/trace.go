@@ -231,6 +231,20 @@ type Operand struct {
 	// of that struct type has the same Field, whatever variable, embedding
 	// or generic instance it goes through. Zero for other operands.
 	Field int `json:",omitempty"`
+	// RecvFrom marks, at a traced call of a method with a value receiver,
+	// where the receiver is copied from: a read of its address (&tbl for
+	// tbl.Cursor() when tbl's writes are recorded by address, p for
+	// p.Cursor() with p a pointer), or, for a local of the frame or a
+	// global, that variable's Obj and Path, with nothing read.
+	RecvFrom bool `json:",omitempty"`
+	// InRecv marks a location below a method's value receiver (Obj is
+	// the receiver, Path a field or constant index of it), and Offset is
+	// the byte offset of Path in the receiver. The receiver is a copy of
+	// the location its call names (RecvFrom): the caller's last write of
+	// that location's part at Path, or at the address plus Offset, is
+	// where the value came from.
+	InRecv bool `json:",omitempty"`
+	Offset int  `json:",omitempty"`
 }
 
 // TypeKind classifies a Go type for the encoder.

@@ -207,6 +207,9 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 		// The receiver is a call's result, read as the call's own: the
 		// mark goes before the receiver is evaluated.
 		r.es.wrap(r.off(x.Pos()), r.off(x.End()), fmt.Sprintf("%s.R(%s.N(%s), ", rtName, rtName, r.fa()), ")")
+	} else if x, from := r.valueReceiver(c.Fun); marked && kind == trace.SiteCall && r.recvOperand(cs, x, from) {
+		// A method with a value receiver works on a copy: the call
+		// read the address the copy is made from (recv.go).
 	} else if marked {
 		r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.M(%s, ", rtName, r.fa()), ")")
 	}

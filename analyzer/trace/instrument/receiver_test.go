@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
@@ -161,4 +162,96 @@ func readsBySite(tr *trace.Trace, fn string) map[string][]operandRead {
 		}
 	}
 	return out
+}
+
+// TestValueReceiverOffsets: a method with a value receiver works on a
+// copy. Its reads of the receiver's fields carry their byte offsets in
+// the receiver, and its call reads the address the copy is made from: that
+// address plus a field's offset is where the caller wrote the field
+// through a pointer.
+func TestValueReceiverOffsets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a traced test binary")
+	}
+	dir := writeTree(t, moduleP(`package p
+
+type Table struct {
+	rows   []string
+	cursor int
+	widths [4]int
+}
+
+func (t *Table) Move(n int) {
+	t.cursor = n
+	t.widths[2] = n * 10
+}
+
+func (t Table) Cursor() int {
+	return t.cursor + t.widths[2]
+}
+
+func Use(p *Table) int {
+	return p.Cursor()
+}
+
+func Local() int {
+	var t Table
+	t.cursor = 1
+	return t.Cursor()
+}
+`, `package p
+
+import "testing"
+
+func TestCursor(t *testing.T) {
+	var tb Table
+	tb.Move(2)
+	if tb.Cursor() != 22 || Use(&tb) != 22 || Local() != 1 {
+		t.Fatal("cursor")
+	}
+}
+`))
+	tr := tracePassing(t, dir, "./p", "TestCursor")
+	offsets := map[string]int{}
+	writes := map[string]uint64{} // field written by Move → address
+	var recvAddrs []uint64
+	for _, e := range tr.Events {
+		s := tr.Site(e.Site)
+		for _, it := range e.Reads {
+			switch o := s.Operands[it.Slot]; {
+			case o.InRecv:
+				offsets[o.Text] = o.Offset
+			case o.RecvFrom:
+				recvAddrs = append(recvAddrs, it.Value.Bits)
+			}
+		}
+		if strings.HasSuffix(s.Func, "Move") {
+			for _, w := range e.Writes {
+				writes[s.Operands[w.Slot].Text] = w.Loc.Addr
+			}
+		}
+	}
+	if offsets["t.cursor"] != 24 || offsets["t.widths[2]"] != 48 {
+		t.Errorf("offsets in the receiver %v, want t.cursor 24 and t.widths[2] 48", offsets)
+	}
+	if len(recvAddrs) != 2 {
+		t.Fatalf("%d receiver addresses read, want 2 (tb.Cursor() and p.Cursor())", len(recvAddrs))
+	}
+	// The local t of Local is no memory: the call names it.
+	var named []string
+	for _, s := range tr.Sites {
+		for _, o := range s.Operands {
+			if o.RecvFrom && o.Obj != 0 {
+				named = append(named, s.Text+" "+o.Text)
+			}
+		}
+	}
+	if len(named) != 1 || named[0] != "t.Cursor() t" {
+		t.Errorf("receivers named by their variable %q, want [\"t.Cursor() t\"]", named)
+	}
+	for _, a := range recvAddrs {
+		if a == 0 || writes["t.cursor"] != a+24 || writes["t.widths[2]"] != a+48 {
+			t.Errorf("receiver copied from %#x; Move wrote t.cursor at %#x and t.widths[2] at %#x", a, writes["t.cursor"], writes["t.widths[2]"])
+		}
+	}
 }

@@ -43,7 +43,11 @@ type rewriter struct {
 	frame string // frame variable in scope ("_ctf", or the file's init frame)
 	fsig  *types.Signature
 	fbody *ast.BlockStmt // the enclosing function's body
-	watch bool           // the enclosing function's frame watches for failures (rt/watch.go)
+	// recv is the enclosing method's value receiver when its fields are
+	// locals of the frame (a struct or array never address-taken), whose
+	// reads carry their offset in it (trace.Operand.InRecv); nil otherwise.
+	recv  *types.Var
+	watch bool // the enclosing function's frame watches for failures (rt/watch.go)
 	gvar  string
 	ntmp  int // temporaries declared: hoisted locations (_ctpN, _ctmN, _ctkN), ranged maps (_cthN)
 }
@@ -241,8 +245,8 @@ func (r *rewriter) untypedOrigin(e ast.Expr) bool {
 
 // function instruments a function or closure body.
 func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt, n ast.Node) {
-	saveF, saveSig, saveBody, saveWatch := r.frame, r.fsig, r.fbody, r.watch
-	r.frame, r.fbody = fr, body
+	saveF, saveSig, saveBody, saveWatch, saveRecv := r.frame, r.fsig, r.fbody, r.watch, r.recv
+	r.frame, r.fbody, r.recv = fr, body, r.valueRecv(recv)
 	if tv, ok := r.info.Types[ft]; ok {
 		r.fsig, _ = tv.Type.(*types.Signature)
 	}
@@ -297,7 +301,7 @@ func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.Blo
 	if r.fsig == nil || r.fsig.Results().Len() == 0 {
 		r.es.pre(r.off(body.Rbrace), fmt.Sprintf("; %s.R = %d; ", fr, end.ID))
 	}
-	r.frame, r.fsig, r.fbody, r.watch = saveF, saveSig, saveBody, saveWatch
+	r.frame, r.fsig, r.fbody, r.watch, r.recv = saveF, saveSig, saveBody, saveWatch, saveRecv
 }
 
 // testingParam returns the name of the *testing.T parameter among params
@@ -341,6 +345,9 @@ func (r *rewriter) addOperand(s *trace.Site, e ast.Expr, t types.Type, li locInf
 	}
 	if f := r.fieldOf(e); f != nil {
 		op.Field = r.tab.obj(f)
+	}
+	if li.kind == trace.LocLocal && li.path != "" && r.recv != nil && li.obj == r.tab.obj(r.recv) {
+		op.Offset, op.InRecv = r.recvOffset(e)
 	}
 	s.Operands = append(s.Operands, op)
 	return op.Slot

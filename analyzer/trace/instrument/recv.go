@@ -1,0 +1,167 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/types"
+
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// A method with a value receiver works on a copy: its reads of the
+// receiver's fields are defined by the copy its entry made, not by the
+// caller's writes that gave them their values. Two records join them.
+// The call reads the address the copy is made from (valueReceiver), and
+// the method's reads of the receiver's fields carry their byte offsets in
+// it (recvOffset). The comparison then finds the caller's last write at
+// the address plus the offset.
+
+// valueRecv returns the value receiver declared by recv when its fields
+// are locals of the method's frame: a struct or array whose layout no
+// type parameter decides, never address-taken (then its fields are
+// memory, recorded by address).
+func (r *rewriter) valueRecv(recv *ast.FieldList) *types.Var {
+	if recv == nil || len(recv.List) != 1 || len(recv.List[0].Names) != 1 {
+		return nil
+	}
+	v := r.varOf(recv.List[0].Names[0])
+	if v == nil || r.addr[v] || r.tab.sizes == nil || dependsOnTypeParam(v.Type()) {
+		return nil
+	}
+	switch v.Type().Underlying().(type) {
+	case *types.Struct, *types.Array:
+		return v
+	}
+	return nil
+}
+
+// recvOffset returns the byte offset of location e in the receiver
+// r.recv: e is the receiver, a field of a location in it (not through a
+// pointer), or an element at a constant index of an array in it.
+func (r *rewriter) recvOffset(e ast.Expr) (int, bool) {
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		return 0, r.varOf(x) == r.recv
+	case *ast.SelectorExpr:
+		sel := r.info.Selections[x]
+		if sel == nil || sel.Kind() != types.FieldVal || sel.Indirect() {
+			return 0, false
+		}
+		off, ok := r.recvOffset(x.X)
+		if !ok {
+			return 0, false
+		}
+		t := r.info.TypeOf(x.X)
+		for _, i := range sel.Index() {
+			st, ok := t.Underlying().(*types.Struct)
+			if !ok {
+				return 0, false
+			}
+			fields := make([]*types.Var, st.NumFields())
+			for k := range fields {
+				fields[k] = st.Field(k)
+			}
+			off += int(r.tab.sizes.Offsetsof(fields)[i])
+			t = fields[i].Type()
+		}
+		return off, true
+	case *ast.IndexExpr:
+		a, ok := r.under(x.X).(*types.Array)
+		c := r.info.Types[x.Index].Value
+		if !ok || c == nil || c.Kind() != constant.Int {
+			return 0, false
+		}
+		i, exact := constant.Int64Val(c)
+		off, ok := r.recvOffset(x.X)
+		if !ok || !exact {
+			return 0, false
+		}
+		return off + int(i*r.tab.sizes.Sizeof(a.Elem())), true
+	}
+	return 0, false
+}
+
+// recvFrom is how a call names the location its value receiver is
+// copied from.
+type recvFrom int
+
+const (
+	recvNone    recvFrom = iota
+	recvPointer          // the receiver is a pointer's target: read the pointer
+	recvAddress          // memory whose writes are recorded by address: read &x
+	recvLocal            // a local of the frame or a global: named statically
+)
+
+// valueReceiver returns the receiver x of a call of a method with a value
+// receiver of struct or array type, declared on the receiver's own type
+// (not promoted from an embedded field), when x is a variable or a field,
+// and how the call names the location the receiver is copied from.
+func (r *rewriter) valueReceiver(fun ast.Expr) (ast.Expr, recvFrom) {
+	sel, isSel := unparen(fun).(*ast.SelectorExpr)
+	if !isSel || r.tab.sizes == nil {
+		return nil, recvNone
+	}
+	s := r.info.Selections[sel]
+	if s == nil || s.Kind() != types.MethodVal || len(s.Index()) != 1 {
+		return nil, recvNone
+	}
+	sig, isSig := s.Obj().Type().(*types.Signature)
+	if !isSig || sig.Recv() == nil {
+		return nil, recvNone
+	}
+	switch sig.Recv().Type().Underlying().(type) {
+	case *types.Struct, *types.Array:
+	default:
+		return nil, recvNone
+	}
+	switch y := unparen(sel.X).(type) {
+	case *ast.Ident:
+		if _, isVar := r.info.Uses[y].(*types.Var); !isVar {
+			return nil, recvNone
+		}
+	case *ast.SelectorExpr:
+		if f := r.info.Selections[y]; f == nil || f.Kind() != types.FieldVal {
+			return nil, recvNone
+		}
+	default:
+		return nil, recvNone
+	}
+	if !r.pure(sel.X) {
+		return nil, recvNone
+	}
+	if _, ptr := r.info.TypeOf(sel.X).Underlying().(*types.Pointer); ptr {
+		return sel.X, recvPointer
+	}
+	switch r.loc(sel.X).kind {
+	case trace.LocAddr:
+		return sel.X, recvAddress
+	case trace.LocLocal:
+		return sel.X, recvLocal
+	}
+	return nil, recvNone
+}
+
+// recvOperand adds to call site cs the operand that names where the value
+// receiver x is copied from, and wraps x to read its address when that is
+// how it is named: after the call's mark, as the call's own read. It
+// reports whether it wrapped x (which then carries the mark).
+func (r *rewriter) recvOperand(cs *trace.Site, x ast.Expr, from recvFrom) bool {
+	switch from {
+	case recvLocal:
+		slot := r.addOperand(cs, x, r.info.TypeOf(x), r.loc(x), false)
+		cs.Operands[slot].RecvFrom = true
+		return false
+	case recvPointer, recvAddress:
+		t, amp := r.info.TypeOf(x), ""
+		if from == recvAddress {
+			t, amp = types.NewPointer(t), "&"
+		}
+		slot := r.addOperand(cs, x, t, locInfo{}, false)
+		cs.Operands[slot].Text = amp + cs.Operands[slot].Text
+		cs.Operands[slot].RecvFrom = true
+		r.es.wrap(r.off(x.Pos()), r.off(x.End()), fmt.Sprintf("%s.R(%s.N(%s), %s.V(%s, %d, %s", rtName, rtName, r.fa(), rtName, r.fa(), slot, amp), "))")
+		return true
+	}
+	return false
+}
