@@ -84,3 +84,17 @@ func TestPathThroughValueReceiverLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestPathThroughStructParameter: a function takes the options by value,
+// a copy its entry makes; the caller set the field through a pointer
+// method. The path goes from the copy's field back to that write.
+func TestPathThroughStructParameter(t *testing.T) {
+	src := func(set string) string {
+		return "package p\n\n// Options is larger than the values recorded by their bytes.\ntype Options struct {\n\tname  string\n\tlimit int\n\tpad   [4]int\n}\n\n" +
+			"// SetLimit sets the number of items allowed.\nfunc (o *Options) SetLimit(n int) {\n\to.limit = " + set + "\n}\n\n" +
+			"// Allowed reports whether item k is within the limit.\nfunc Allowed(o Options, k int) bool {\n\treturn k < o.limit\n}\n"
+	}
+	test := "package p\n\nimport \"testing\"\n\nfunc TestAllowed(t *testing.T) {\n\tvar o Options\n\to.SetLimit(3)\n" +
+		"\tif !Allowed(o, 2) {\n\t\tt.Fatal(\"item 2 not allowed\")\n\t}\n}\n"
+	pathReaches(t, moduleP(src("n"), test), moduleP(src("n - 1"), test), "TestAllowed", "p.go:17 return k < o.limit")
+}

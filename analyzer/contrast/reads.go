@@ -50,7 +50,7 @@ func (c *Comparison) reads(s Side, e int) []read {
 			def = tr.EnclosingDef(e, it.Slot)
 			whole = def >= 0
 		}
-		if d, w := recvDef(tr, def, o, it.Value); d >= 0 {
+		if d, w := copyDef(tr, def, o, it.Value); d >= 0 {
 			def, whole = d, w
 		}
 		out = append(out, read{text: o.Text, value: it.Value, def: def, whole: whole, opaque: ext && reference(it.Value),
@@ -542,23 +542,21 @@ func (c *Comparison) callResult(s Side, e int, call trace.SiteID) int {
 	return -1
 }
 
-// recvDef is the caller's write that gave the value v of operand o, a
-// location below a method's value receiver that the method's entry, def,
-// defined by copying the receiver: the last write before the call of the
-// location the receiver was copied from plus o's path in it, or of a whole
-// holding it (whole). The location is the local or field the call names
-// (trace.Operand.RecvFrom), or the address it read plus o's offset. -1
-// when o is no such location, or the write recorded there did not write
-// v.
-func recvDef(tr *trace.Trace, def int, o trace.Operand, v trace.Value) (int, bool) {
-	if !o.InRecv || def < 0 || tr.Event(def).Kind != trace.EvEntry {
+// copyDef is the caller's write that gave the value v of operand o, a
+// location below a copy the function's entry, def, made of what its call
+// passed (a value receiver, a parameter of struct type): the last write
+// before the call of the same part of what the call passed, or of a whole
+// holding it (whole). -1 when o is no such location, or the write
+// recorded there did not write v.
+func copyDef(tr *trace.Trace, def int, o trace.Operand, v trace.Value) (int, bool) {
+	if !o.InCopy || def < 0 || tr.Event(def).Kind != trace.EvEntry {
 		return -1, false
 	}
 	call := tr.Frame(tr.Event(def).Frame).Call
 	if call < 0 {
 		return -1, false
 	}
-	loc, ok := recvLoc(tr, call, o)
+	loc, ok := copiedFrom(tr, call, o)
 	if !ok {
 		return -1, false
 	}
@@ -574,22 +572,45 @@ func recvDef(tr *trace.Trace, def int, o trace.Operand, v trace.Value) (int, boo
 	return -1, false
 }
 
-// recvLoc is the location that call event call copied its value
-// receiver's part o from.
-func recvLoc(tr *trace.Trace, call int, o trace.Operand) (trace.Loc, bool) {
+// copiedFrom is the location that call event call copied part o of a
+// receiver or argument from: below the local or field the call names for
+// its receiver (trace.Operand.RecvFrom) or at the address it read for it,
+// or below the location of the argument it read.
+func copiedFrom(tr *trace.Trace, call int, o trace.Operand) (trace.Loc, bool) {
 	site := tr.SiteOf(call)
+	below := func(l trace.Loc) (trace.Loc, bool) {
+		switch l.Kind {
+		case trace.LocLocal:
+			l.Path += o.Path
+			return l, true
+		case trace.LocAddr:
+			l.Addr += uint64(o.Offset)
+			return l, true
+		}
+		return trace.Loc{}, false
+	}
+	if o.Param > 0 {
+		k := o.Param - 1
+		if k >= len(site.Exprs) || site.Exprs[k].Op != trace.ExprRead {
+			return trace.Loc{}, false
+		}
+		if it, ok := tr.Event(call).Read(site.Exprs[k].Slot); ok {
+			return below(it.Loc)
+		}
+		return trace.Loc{}, false
+	}
 	for _, a := range site.Operands {
 		if a.RecvFrom && a.Obj != 0 {
-			loc := trace.Loc{Kind: trace.LocLocal, Frame: tr.Event(call).Frame, Obj: a.Obj, Path: a.Path + o.Path}
+			loc := trace.Loc{Kind: trace.LocLocal, Frame: tr.Event(call).Frame, Obj: a.Obj, Path: a.Path}
 			if a.Global {
 				loc.Frame = 0
 			}
-			return loc, true
+			return below(loc)
 		}
 	}
 	for _, it := range tr.Event(call).Reads {
 		if a, ok := operand(site, it.Slot); ok && a.RecvFrom && it.Value.Kind == trace.ValPointer && !it.Value.Nil {
-			return trace.Loc{Kind: trace.LocAddr, Addr: it.Value.Bits + uint64(o.Offset)}, true
+			return below(trace.Loc{Kind: trace.LocAddr, Addr: it.Value.Bits})
 		}
 	}
 	return trace.Loc{}, false

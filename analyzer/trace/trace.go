@@ -237,13 +237,15 @@ type Operand struct {
 	// p.Cursor() with p a pointer), or, for a local of the frame or a
 	// global, that variable's Obj and Path, with nothing read.
 	RecvFrom bool `json:",omitempty"`
-	// InRecv marks a location below a method's value receiver (Obj is
-	// the receiver, Path a field or constant index of it), and Offset is
-	// the byte offset of Path in the receiver. The receiver is a copy of
-	// the location its call names (RecvFrom): the caller's last write of
-	// that location's part at Path, or at the address plus Offset, is
-	// where the value came from.
-	InRecv bool `json:",omitempty"`
+	// InCopy marks a location below a copy the function's entry made of
+	// what its call passed: a value receiver (Param 0) or parameter
+	// Param-1, of struct or array type. Obj is the copy, Path a field or
+	// constant index of it, and Offset the byte offset of Path in it. The
+	// caller's last write of that part of what it passed (the receiver the
+	// call names, RecvFrom, or the argument read) is where the value came
+	// from.
+	InCopy bool `json:",omitempty"`
+	Param  int  `json:",omitempty"`
 	Offset int  `json:",omitempty"`
 }
 

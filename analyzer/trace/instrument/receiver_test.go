@@ -1,6 +1,8 @@
 package instrument
 
 import (
+	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -165,10 +167,10 @@ func readsBySite(tr *trace.Trace, fn string) map[string][]operandRead {
 }
 
 // TestValueReceiverOffsets: a method with a value receiver works on a
-// copy. Its reads of the receiver's fields carry their byte offsets in
-// the receiver, and its call reads the address the copy is made from: that
-// address plus a field's offset is where the caller wrote the field
-// through a pointer.
+// copy, as a function does on a struct parameter. Their reads of the
+// copy's fields carry their byte offsets in it, and a method's call reads
+// the address its receiver is copied from: that address plus a field's
+// offset is where the caller wrote the field through a pointer.
 func TestValueReceiverOffsets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a traced test binary")
@@ -194,6 +196,10 @@ func Use(p *Table) int {
 	return p.Cursor()
 }
 
+func Width(n int, t Table) int {
+	return n * t.widths[1]
+}
+
 func Local() int {
 	var t Table
 	t.cursor = 1
@@ -206,7 +212,7 @@ import "testing"
 func TestCursor(t *testing.T) {
 	var tb Table
 	tb.Move(2)
-	if tb.Cursor() != 22 || Use(&tb) != 22 || Local() != 1 {
+	if tb.Cursor() != 22 || Use(&tb) != 22 || Local() != 1 || Width(2, tb) != 0 {
 		t.Fatal("cursor")
 	}
 }
@@ -219,8 +225,8 @@ func TestCursor(t *testing.T) {
 		s := tr.Site(e.Site)
 		for _, it := range e.Reads {
 			switch o := s.Operands[it.Slot]; {
-			case o.InRecv:
-				offsets[o.Text] = o.Offset
+			case o.InCopy:
+				offsets[fmt.Sprintf("%s %d", o.Text, o.Param)] = o.Offset
 			case o.RecvFrom:
 				recvAddrs = append(recvAddrs, it.Value.Bits)
 			}
@@ -231,8 +237,10 @@ func TestCursor(t *testing.T) {
 			}
 		}
 	}
-	if offsets["t.cursor"] != 24 || offsets["t.widths[2]"] != 48 {
-		t.Errorf("offsets in the receiver %v, want t.cursor 24 and t.widths[2] 48", offsets)
+	// Param 0 is the receiver, Param 2 Width's second parameter.
+	want := map[string]int{"t.cursor 0": 24, "t.widths[2] 0": 48, "t.widths[1] 2": 40}
+	if !maps.Equal(offsets, want) {
+		t.Errorf("offsets in the copies %v, want %v", offsets, want)
 	}
 	if len(recvAddrs) != 2 {
 		t.Fatalf("%d receiver addresses read, want 2 (tb.Cursor() and p.Cursor())", len(recvAddrs))

@@ -9,46 +9,73 @@ import (
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
 
-// A method with a value receiver works on a copy: its reads of the
-// receiver's fields are defined by the copy its entry made, not by the
-// caller's writes that gave them their values. Two records join them.
-// The call reads the address the copy is made from (valueReceiver), and
-// the method's reads of the receiver's fields carry their byte offsets in
-// it (recvOffset). The comparison then finds the caller's last write at
-// the address plus the offset.
+// A method with a value receiver works on a copy, and so does a function
+// on a parameter of struct or array type: their reads of the copy's parts
+// are defined by the copy the entry made, not by the caller's writes that
+// gave those parts their values. Two records join them. The reads of the
+// parts carry their byte offsets in the copy (copyOffset), and the call
+// names what it copied: its argument reads do, and for a receiver, which
+// is no argument, the call reads the address the receiver is copied from
+// or names the variable (valueReceiver). The comparison then finds the
+// caller's last write of the same part.
 
-// valueRecv returns the value receiver declared by recv when its fields
-// are locals of the method's frame: a struct or array whose layout no
-// type parameter decides, never address-taken (then its fields are
+// copiesOf returns the value receiver declared by recv and the parameters
+// of params whose parts are locals of the function's frame, by their Obj,
+// each with its trace.Operand.Param: structs or arrays whose layout no
+// type parameter decides, never address-taken (then their parts are
 // memory, recorded by address).
-func (r *rewriter) valueRecv(recv *ast.FieldList) *types.Var {
-	if recv == nil || len(recv.List) != 1 || len(recv.List[0].Names) != 1 {
+func (r *rewriter) copiesOf(recv, params *ast.FieldList) map[int]int {
+	if r.tab.sizes == nil {
 		return nil
 	}
-	v := r.varOf(recv.List[0].Names[0])
-	if v == nil || r.addr[v] || r.tab.sizes == nil || dependsOnTypeParam(v.Type()) {
-		return nil
+	out := map[int]int{}
+	note := func(name *ast.Ident, param int) {
+		v := r.varOf(name)
+		if v == nil || name.Name == "_" || r.addr[v] || dependsOnTypeParam(v.Type()) {
+			return
+		}
+		switch v.Type().Underlying().(type) {
+		case *types.Struct, *types.Array:
+			out[r.tab.obj(v)] = param
+		}
 	}
-	switch v.Type().Underlying().(type) {
-	case *types.Struct, *types.Array:
-		return v
+	if recv != nil && len(recv.List) == 1 && len(recv.List[0].Names) == 1 {
+		note(recv.List[0].Names[0], 0)
 	}
-	return nil
+	if params != nil {
+		k := 0
+		for _, f := range params.List {
+			if len(f.Names) == 0 {
+				k++
+			}
+			for _, name := range f.Names {
+				k++
+				note(name, k)
+			}
+		}
+	}
+	return out
 }
 
-// recvOffset returns the byte offset of location e in the receiver
-// r.recv: e is the receiver, a field of a location in it (not through a
-// pointer), or an element at a constant index of an array in it.
-func (r *rewriter) recvOffset(e ast.Expr) (int, bool) {
+// copyOffset returns the byte offset of location e in the copy it lies
+// in (rewriter.copies): e is the copy, a field of a location in it (not
+// through a pointer), or an element at a constant index of an array in
+// it.
+func (r *rewriter) copyOffset(e ast.Expr) (int, bool) {
 	switch x := unparen(e).(type) {
 	case *ast.Ident:
-		return 0, r.varOf(x) == r.recv
+		v := r.varOf(x)
+		if v == nil {
+			return 0, false
+		}
+		_, ok := r.copies[r.tab.obj(v)]
+		return 0, ok
 	case *ast.SelectorExpr:
 		sel := r.info.Selections[x]
 		if sel == nil || sel.Kind() != types.FieldVal || sel.Indirect() {
 			return 0, false
 		}
-		off, ok := r.recvOffset(x.X)
+		off, ok := r.copyOffset(x.X)
 		if !ok {
 			return 0, false
 		}
@@ -73,7 +100,7 @@ func (r *rewriter) recvOffset(e ast.Expr) (int, bool) {
 			return 0, false
 		}
 		i, exact := constant.Int64Val(c)
-		off, ok := r.recvOffset(x.X)
+		off, ok := r.copyOffset(x.X)
 		if !ok || !exact {
 			return 0, false
 		}

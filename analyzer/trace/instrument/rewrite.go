@@ -43,13 +43,14 @@ type rewriter struct {
 	frame string // frame variable in scope ("_ctf", or the file's init frame)
 	fsig  *types.Signature
 	fbody *ast.BlockStmt // the enclosing function's body
-	// recv is the enclosing method's value receiver when its fields are
-	// locals of the frame (a struct or array never address-taken), whose
-	// reads carry their offset in it (trace.Operand.InRecv); nil otherwise.
-	recv  *types.Var
-	watch bool // the enclosing function's frame watches for failures (rt/watch.go)
-	gvar  string
-	ntmp  int // temporaries declared: hoisted locations (_ctpN, _ctmN, _ctkN), ranged maps (_cthN)
+	// copies are the enclosing function's value receiver and parameters
+	// whose fields are locals of the frame (structs or arrays never
+	// address-taken), by Obj, each with its trace.Operand.Param: their
+	// parts' reads carry their offsets in them (recv.go).
+	copies map[int]int
+	watch  bool // the enclosing function's frame watches for failures (rt/watch.go)
+	gvar   string
+	ntmp   int // temporaries declared: hoisted locations (_ctpN, _ctmN, _ctkN), ranged maps (_cthN)
 }
 
 func (r *rewriter) off(p token.Pos) int { return int(p) - r.base }
@@ -245,8 +246,8 @@ func (r *rewriter) untypedOrigin(e ast.Expr) bool {
 
 // function instruments a function or closure body.
 func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt, n ast.Node) {
-	saveF, saveSig, saveBody, saveWatch, saveRecv := r.frame, r.fsig, r.fbody, r.watch, r.recv
-	r.frame, r.fbody, r.recv = fr, body, r.valueRecv(recv)
+	saveF, saveSig, saveBody, saveWatch, saveCopies := r.frame, r.fsig, r.fbody, r.watch, r.copies
+	r.frame, r.fbody, r.copies = fr, body, r.copiesOf(recv, ft.Params)
 	if tv, ok := r.info.Types[ft]; ok {
 		r.fsig, _ = tv.Type.(*types.Signature)
 	}
@@ -301,7 +302,7 @@ func (r *rewriter) function(recv *ast.FieldList, ft *ast.FuncType, body *ast.Blo
 	if r.fsig == nil || r.fsig.Results().Len() == 0 {
 		r.es.pre(r.off(body.Rbrace), fmt.Sprintf("; %s.R = %d; ", fr, end.ID))
 	}
-	r.frame, r.fsig, r.fbody, r.watch, r.recv = saveF, saveSig, saveBody, saveWatch, saveRecv
+	r.frame, r.fsig, r.fbody, r.watch, r.copies = saveF, saveSig, saveBody, saveWatch, saveCopies
 }
 
 // testingParam returns the name of the *testing.T parameter among params
@@ -346,8 +347,9 @@ func (r *rewriter) addOperand(s *trace.Site, e ast.Expr, t types.Type, li locInf
 	if f := r.fieldOf(e); f != nil {
 		op.Field = r.tab.obj(f)
 	}
-	if li.kind == trace.LocLocal && li.path != "" && r.recv != nil && li.obj == r.tab.obj(r.recv) {
-		op.Offset, op.InRecv = r.recvOffset(e)
+	if param, ok := r.copies[li.obj]; ok && li.kind == trace.LocLocal && !li.global && li.path != "" {
+		op.Offset, op.InCopy = r.copyOffset(e)
+		op.Param = param
 	}
 	s.Operands = append(s.Operands, op)
 	return op.Slot
