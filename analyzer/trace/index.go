@@ -144,17 +144,6 @@ func (t *Trace) ExtCallsIn(pos Pos) []SiteID {
 	return out
 }
 
-// EnclosingDef returns, for a read in operand slot of event i that Def
-// finds no definition for, the latest write before i of a whole value
-// holding the part read: the variable or field whose field was read
-// (`seg` for `seg.Padding`), a struct written in memory around the
-// address read (a struct parameter read through a pointer), or else the
-// latest event that recorded a slice whose backing array holds the
-// element read (the return of a composite literal `[]T{…}`, whose
-// elements no traced write stored). The trace
-// does not break that value down, so the part is not checked against it.
-// It returns -1 when there is none, or when the part itself was written
-// after it.
 // DefAt is the last write before event i of location loc, or of a whole
 // that holds it (a parent path, a struct written whole at its address),
 // with whole set then: the event that defined what a read of loc at i
@@ -175,6 +164,17 @@ func (t *Trace) DefAt(loc Loc, i int) (int, bool) {
 	return best, true
 }
 
+// EnclosingDef returns, for a read in operand slot of event i that Def
+// finds no definition for, the latest write before i of a whole value
+// holding the part read: the variable or field whose field was read
+// (`seg` for `seg.Padding`), a struct written in memory around the
+// address read (a struct parameter read through a pointer), or else the
+// latest event that recorded a slice whose backing array holds the
+// element read (the return of a composite literal `[]T{…}`, whose
+// elements no traced write stored). The trace
+// does not break that value down, so the part is not checked against it.
+// It returns -1 when there is none, or when the part itself was written
+// after it.
 func (t *Trace) EnclosingDef(i, slot int) int {
 	it, ok := t.Events[i].Read(slot)
 	if !ok || it.Loc.Kind == LocNone {

@@ -197,6 +197,14 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 	case kind == trace.SiteCallExt && at.IsValid():
 		r.receiverRead(c.Fun, cs)
 	}
+	// A method with a value receiver works on a copy: the call names
+	// where the copy is made from (recv.go). When it reads the address,
+	// the read goes after the call's mark, and so carries it.
+	recvMarked := false
+	if marked && kind == trace.SiteCall {
+		x, from := r.valueReceiver(c.Fun)
+		recvMarked = r.recvOperand(cs, x, from)
+	}
 	if x, ok := r.ifaceReceiver(c.Fun); ok && marked && evBefore {
 		// A call through an interface: the receiver's dynamic value
 		// decides where it goes. The mark goes around the receiver, so
@@ -207,10 +215,7 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 		// The receiver is a call's result, read as the call's own: the
 		// mark goes before the receiver is evaluated.
 		r.es.wrap(r.off(x.Pos()), r.off(x.End()), fmt.Sprintf("%s.R(%s.N(%s), ", rtName, rtName, r.fa()), ")")
-	} else if x, from := r.valueReceiver(c.Fun); marked && kind == trace.SiteCall && r.recvOperand(cs, x, from) {
-		// A method with a value receiver works on a copy: the call
-		// read the address the copy is made from (recv.go).
-	} else if marked {
+	} else if marked && !recvMarked {
 		r.es.wrap(r.off(c.Fun.Pos()), r.off(c.Fun.End()), fmt.Sprintf("%s.M(%s, ", rtName, r.fa()), ")")
 	}
 	if evBefore {
