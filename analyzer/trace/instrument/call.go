@@ -197,14 +197,8 @@ func (r *rewriter) call(c *ast.CallExpr, st *trace.Site, at token.Pos) *trace.Ex
 	case kind == trace.SiteCallExt && at.IsValid():
 		r.receiverRead(c.Fun, cs)
 	}
-	// A method with a value receiver works on a copy: the call names
-	// where the copy is made from (recv.go). When it reads the address,
-	// the read goes after the call's mark, and so carries it.
-	recvMarked := false
-	if marked && kind == trace.SiteCall {
-		x, from := r.valueReceiver(c.Fun)
-		recvMarked = r.recvOperand(cs, x, from)
-	}
+	// Where a value receiver is copied from (recv.go).
+	recvMarked := marked && kind == trace.SiteCall && r.recvOperand(cs, c.Fun)
 	if x, ok := r.ifaceReceiver(c.Fun); ok && marked && evBefore {
 		// A call through an interface: the receiver's dynamic value
 		// decides where it goes. The mark goes around the receiver, so
@@ -319,16 +313,7 @@ func (r *rewriter) addressedReceiver(fun ast.Expr) (ast.Expr, bool) {
 	if s == nil || s.Kind() != types.MethodVal || s.Indirect() {
 		return nil, false
 	}
-	switch x := unparen(sel.X).(type) {
-	case *ast.Ident:
-		if _, isVar := r.info.Uses[x].(*types.Var); !isVar {
-			return nil, false
-		}
-	case *ast.SelectorExpr:
-		if f := r.info.Selections[x]; f == nil || f.Kind() != types.FieldVal {
-			return nil, false
-		}
-	default:
+	if !r.varOrField(sel.X) {
 		return nil, false
 	}
 	sig, ok := s.Obj().Type().(*types.Signature)
@@ -342,6 +327,19 @@ func (r *rewriter) addressedReceiver(fun ast.Expr) (ast.Expr, bool) {
 		return nil, false
 	}
 	return sel.X, true
+}
+
+// varOrField reports whether x is a variable or a field selection.
+func (r *rewriter) varOrField(x ast.Expr) bool {
+	switch y := unparen(x).(type) {
+	case *ast.Ident:
+		_, isVar := r.info.Uses[y].(*types.Var)
+		return isVar
+	case *ast.SelectorExpr:
+		f := r.info.Selections[y]
+		return f != nil && f.Kind() == types.FieldVal
+	}
+	return false
 }
 
 // copyableReceiver returns the receiver of a method call fun when reading

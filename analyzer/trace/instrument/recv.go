@@ -142,19 +142,7 @@ func (r *rewriter) valueReceiver(fun ast.Expr) (ast.Expr, recvFrom) {
 	default:
 		return nil, recvNone
 	}
-	switch y := unparen(sel.X).(type) {
-	case *ast.Ident:
-		if _, isVar := r.info.Uses[y].(*types.Var); !isVar {
-			return nil, recvNone
-		}
-	case *ast.SelectorExpr:
-		if f := r.info.Selections[y]; f == nil || f.Kind() != types.FieldVal {
-			return nil, recvNone
-		}
-	default:
-		return nil, recvNone
-	}
-	if !r.pure(sel.X) {
+	if !r.varOrField(sel.X) || !r.pure(sel.X) {
 		return nil, recvNone
 	}
 	if _, ptr := r.info.TypeOf(sel.X).Underlying().(*types.Pointer); ptr {
@@ -169,11 +157,13 @@ func (r *rewriter) valueReceiver(fun ast.Expr) (ast.Expr, recvFrom) {
 	return nil, recvNone
 }
 
-// recvOperand adds to call site cs the operand that names where the value
-// receiver x is copied from, and wraps x to read its address when that is
-// how it is named: after the call's mark, as the call's own read. It
-// reports whether it wrapped x (which then carries the mark).
-func (r *rewriter) recvOperand(cs *trace.Site, x ast.Expr, from recvFrom) bool {
+// recvOperand adds to call site cs, of a call of fun, the operand that
+// names where a value receiver x is copied from (valueReceiver), and wraps
+// x to read its address when that is how it is named: after the call's
+// mark, as the call's own read. It reports whether it wrapped x (which
+// then carries the mark).
+func (r *rewriter) recvOperand(cs *trace.Site, fun ast.Expr) bool {
+	x, from := r.valueReceiver(fun)
 	switch from {
 	case recvLocal:
 		slot := r.addOperand(cs, x, r.info.TypeOf(x), r.loc(x), false)
