@@ -93,9 +93,11 @@ const partsWindow = 4096
 // partsSince are the writes, after def and before event e, of the parts
 // of the local that e's read it took whole (a field set after the struct
 // was, which a read of the struct saw as well), the latest of each part.
-func partsSince(tr *trace.Trace, e, def int, it trace.Item) []read {
+// Only a struct or an array, of type t, has parts: other reads are not
+// looked back from.
+func partsSince(tr *trace.Trace, e, def int, it trace.Item, t trace.Type) []read {
 	loc := it.Loc
-	if loc.Kind != trace.LocLocal || loc.Frame == 0 || def < 0 {
+	if loc.Kind != trace.LocLocal || loc.Frame == 0 || def < 0 || t.Kind != trace.TypeStruct && t.Kind != trace.TypeArray {
 		return nil
 	}
 	var out []read

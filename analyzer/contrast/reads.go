@@ -55,7 +55,7 @@ func (c *Comparison) reads(s Side, e int) []read {
 		}
 		out = append(out, read{text: o.Text, value: it.Value, def: def, whole: whole, opaque: ext && reference(it.Value),
 			call: o.Obj == 0 && !o.Global && strings.Contains(o.Text, "("), slot: it.Slot, loc: it.Loc})
-		parts = append(parts, partsSince(tr, e, def, it)...)
+		parts = append(parts, partsSince(tr, e, def, it, o.Type)...)
 	}
 	out = append(out, parts...)
 	n := len(out)

@@ -149,6 +149,17 @@ func (t *Trace) ExtCallsIn(pos Pos) []SiteID {
 // with whole set then: the event that defined what a read of loc at i
 // saw. -1 when none is recorded.
 func (t *Trace) DefAt(loc Loc, i int) (int, bool) {
+	best := t.wholeDef(loc, i)
+	if own := t.LastDef(loc, i); own >= best {
+		return own, false
+	}
+	return best, true
+}
+
+// wholeDef is the last write before event i of a whole that holds
+// location loc: a parent path, or a struct written whole in memory around
+// its address; -1 if none.
+func (t *Trace) wholeDef(loc Loc, i int) int {
 	t.index()
 	best := -1
 	for p := loc; p.Path != ""; {
@@ -158,10 +169,7 @@ func (t *Trace) DefAt(loc Loc, i int) (int, bool) {
 	if loc.Kind == LocAddr {
 		best = max(best, t.structAround(loc.Addr, i))
 	}
-	if own := t.LastDef(loc, i); own >= best {
-		return own, false
-	}
-	return best, true
+	return best
 }
 
 // EnclosingDef returns, for a read in operand slot of event i that Def
@@ -180,17 +188,9 @@ func (t *Trace) EnclosingDef(i, slot int) int {
 	if !ok || it.Loc.Kind == LocNone {
 		return -1
 	}
-	t.index()
-	best := -1
-	for p := it.Loc; p.Path != ""; {
-		p.Path = parentPath(p.Path)
-		best = max(best, t.LastDef(p, i))
-	}
-	if it.Loc.Kind == LocAddr {
-		best = max(best, t.structAround(it.Loc.Addr, i))
-		if site := int(t.Events[i].Site); best < 0 && site < len(t.Sites) && slot < len(t.Sites[site].Operands) {
-			best = t.sliceAround(it.Loc.Addr, t.Sites[site].Operands[slot].Type.Size(), i)
-		}
+	best := t.wholeDef(it.Loc, i)
+	if site := int(t.Events[i].Site); best < 0 && it.Loc.Kind == LocAddr && site < len(t.Sites) && slot < len(t.Sites[site].Operands) {
+		best = t.sliceAround(it.Loc.Addr, t.Sites[site].Operands[slot].Type.Size(), i)
 	}
 	own := t.LastDef(it.Loc, i)
 	if own > best || own == best && own >= 0 && !t.writesStruct(own, it.Loc) {

@@ -85,12 +85,8 @@ func (r *rewriter) copyOffset(e ast.Expr) (int, bool) {
 			if !ok {
 				return 0, false
 			}
-			fields := make([]*types.Var, st.NumFields())
-			for k := range fields {
-				fields[k] = st.Field(k)
-			}
-			off += int(r.tab.sizes.Offsetsof(fields)[i])
-			t = fields[i].Type()
+			off += int(r.tab.offsetsof(st)[i])
+			t = st.Field(i).Type()
 		}
 		return off, true
 	case *ast.IndexExpr:

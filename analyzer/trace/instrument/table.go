@@ -182,13 +182,9 @@ func (tab *table) layoutOf(t types.Type) *trace.Layout {
 			l = &trace.Layout{Size: int(size)}
 			switch u := t.(type) {
 			case *types.Struct:
-				fields := make([]*types.Var, u.NumFields())
-				for i := range fields {
-					fields[i] = u.Field(i)
-				}
-				offs := tab.sizes.Offsetsof(fields)
-				for i, f := range fields {
-					if f.Name() != "_" {
+				offs := tab.offsetsof(u)
+				for i := range u.NumFields() {
+					if f := u.Field(i); f.Name() != "_" {
 						l.Fields = append(l.Fields, trace.Field{Name: f.Name(), Offset: int(offs[i]), Type: tab.typeOf(f.Type())})
 					}
 				}
@@ -206,6 +202,15 @@ func (tab *table) layoutOf(t types.Type) *trace.Layout {
 	}
 	tab.layouts[t] = l
 	return l
+}
+
+// offsetsof is the byte offset of each field of struct st on the target.
+func (tab *table) offsetsof(st *types.Struct) []int64 {
+	fields := make([]*types.Var, st.NumFields())
+	for i := range fields {
+		fields[i] = st.Field(i)
+	}
+	return tab.sizes.Offsetsof(fields)
 }
 
 // dependsOnTypeParam reports whether the size or layout of t depends on a
