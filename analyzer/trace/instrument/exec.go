@@ -205,7 +205,7 @@ func build(ctx context.Context, cfg Config, in *instrumented, tmp, bin string) e
 		var buf bytes.Buffer
 		res, err := proc.GoInvocation{
 			Verb:       "test",
-			BuildFlags: append([]string{"-c", "-o", bin, "-overlay", ov, "-vet=off"}, buildFlags(fast, proc.GoFlags(cfg.environ()), in.modPath)...),
+			BuildFlags: append([]string{"-c", "-o", bin, "-overlay", ov, "-vet=off"}, buildFlags(fast, in.trim, proc.GoFlags(cfg.environ()), in.modPath)...),
 			Args:       []string{cfg.Pkg},
 			Env:        cfg.Env, Passthrough: cfg.Passthrough, Dir: cfg.Dir,
 			Stdout: &buf, Stderr: &buf,
@@ -276,10 +276,11 @@ func runtimeGoidUsable(ctx context.Context, cfg Config) bool {
 // the runtime gets goroutine ids, and leave debug information out of the
 // binary: neither a trace nor a panic's traceback reads it, and not
 // writing it saves a seventh of kong's traced build (4.99 s -> 4.29 s).
-// Flags given on the command line replace the same flag in GOFLAGS, so the
-// values from GOFLAGS are kept in them; a -gcflags of GOFLAGS is left
-// alone.
-func buildFlags(fast bool, goflags []string, modPath string) []string {
+// With trim the paths are trimmed too, so that builds share what they
+// compile (trimpath.go). Flags given on the command line replace the same
+// flag in GOFLAGS, so the values from GOFLAGS are kept in them; a -gcflags
+// of GOFLAGS is left alone.
+func buildFlags(fast, trim bool, goflags []string, modPath string) []string {
 	var tags string
 	gcflags := false
 	for _, f := range goflags {
@@ -290,6 +291,9 @@ func buildFlags(fast bool, goflags []string, modPath string) []string {
 		gcflags = gcflags || strings.HasPrefix(f, "gcflags=")
 	}
 	var flags []string
+	if trim {
+		flags = append(flags, "-trimpath")
+	}
 	if !gcflags {
 		flags = append(flags, "-gcflags="+modPath+"/...=-dwarf=false")
 	}

@@ -38,6 +38,15 @@ type instrumented struct {
 	tab     *table
 	overlay map[string]string // original path -> rewritten path
 	modPath string
+	// trim says the build may use -trimpath (trimpath.go).
+	trim bool
+}
+
+// newInstrumented is an empty rewrite of mod, whose packages in the
+// test's build are all.
+func newInstrumented(mod *packages.Module, all map[string]*packages.Package) *instrumented {
+	_, reads := readsSourcePaths(all)
+	return &instrumented{tab: newTable(), overlay: map[string]string{}, modPath: mod.Path, trim: !reads}
 }
 
 // instrument loads pkg with its tests and rewrites every in-module file in
@@ -84,7 +93,7 @@ func instrument(ctx context.Context, dir, pkg, tmp string, env goEnv, only []str
 		}
 		return ids[i] < ids[j]
 	})
-	in := &instrumented{tab: newTable(), overlay: map[string]string{}, modPath: mod.Path}
+	in := newInstrumented(mod, all)
 	leave := largeFuncs(all, selected)
 	var idle map[string]bool // files built as an empty package
 	if runs != nil {

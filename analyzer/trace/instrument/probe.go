@@ -104,7 +104,7 @@ func probe(ctx context.Context, cfg Config, mod *packages.Module, all map[string
 		return nil
 	}
 	defer os.RemoveAll(tmp)
-	in := &instrumented{tab: newTable(), overlay: map[string]string{}, modPath: mod.Path}
+	in := newInstrumented(mod, all)
 	var keys []funcKey           // by mark number
 	byFile := map[string][]int{} // file -> the marks of its functions
 	size := 0
