@@ -6,7 +6,8 @@
 // writes the rewritten files to a temporary directory and runs `go test` with
 // an -overlay that also adds a small runtime package (rt). The working tree
 // is never modified: rewrites are text insertions only, so every line keeps
-// its number and test output and panics point at the original source.
+// its number and test output and panics point at the original source (by
+// module path when the build trims its paths, trimpath.go).
 //
 // The runtime appends events to a memory-mapped file in the directory named
 // by the CULPRIT_TRACE environment variable (see package trace for what it
