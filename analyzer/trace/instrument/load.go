@@ -45,8 +45,7 @@ type instrumented struct {
 // newInstrumented is an empty rewrite of mod, whose packages in the
 // test's build are all.
 func newInstrumented(mod *packages.Module, all map[string]*packages.Package) *instrumented {
-	_, reads := readsSourcePaths(all)
-	return &instrumented{tab: newTable(), overlay: map[string]string{}, modPath: mod.Path, trim: !reads}
+	return &instrumented{tab: newTable(), overlay: map[string]string{}, modPath: mod.Path, trim: !readsSourcePaths(all)}
 }
 
 // instrument loads pkg with its tests and rewrites every in-module file in

@@ -3,6 +3,7 @@ package instrument
 import (
 	"go/ast"
 	"path"
+	"slices"
 	"strconv"
 
 	"golang.org/x/tools/go/packages"
@@ -31,20 +32,17 @@ var pathReaders = map[string]map[string]bool{
 }
 
 // readsSourcePaths reports whether a file of the module's packages refers
-// to one of pathReaders (or dot-imports their package), and names the
-// first such file.
-func readsSourcePaths(pkgs map[string]*packages.Package) (string, bool) {
+// to one of pathReaders (or dot-imports their package).
+func readsSourcePaths(pkgs map[string]*packages.Package) bool {
 	for _, p := range pkgs {
 		if p.Module == nil || !p.Module.Main {
 			continue
 		}
-		for i, f := range p.Syntax {
-			if fileReadsPaths(f) {
-				return p.CompiledGoFiles[i], true
-			}
+		if slices.ContainsFunc(p.Syntax, fileReadsPaths) {
+			return true
 		}
 	}
-	return "", false
+	return false
 }
 
 // fileReadsPaths reports whether f refers to one of pathReaders through
