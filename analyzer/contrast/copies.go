@@ -35,10 +35,8 @@ func copyDef(tr *trace.Trace, def int, o trace.Operand, v trace.Value) (int, boo
 	if d < 0 || whole {
 		return d, whole
 	}
-	for _, w := range tr.Event(d).Writes {
-		if w.Loc == loc && w.Value.Alike(v) {
-			return d, false
-		}
+	if _, ok := tr.WriteOf(d, loc, v); ok {
+		return d, false
 	}
 	return -1, false
 }
@@ -49,7 +47,7 @@ func copyDef(tr *trace.Trace, def int, o trace.Operand, v trace.Value) (int, boo
 // or below the location of the argument it read.
 func copiedFrom(tr *trace.Trace, call int, o trace.Operand) (trace.Loc, bool) {
 	site := tr.SiteOf(call)
-	below := func(l trace.Loc) (trace.Loc, bool) {
+	part := func(l trace.Loc) (trace.Loc, bool) {
 		switch l.Kind {
 		case trace.LocLocal:
 			l.Path += o.Path
@@ -66,7 +64,7 @@ func copiedFrom(tr *trace.Trace, call int, o trace.Operand) (trace.Loc, bool) {
 			return trace.Loc{}, false
 		}
 		if it, ok := tr.Event(call).Read(site.Exprs[k].Slot); ok {
-			return below(it.Loc)
+			return part(it.Loc)
 		}
 		return trace.Loc{}, false
 	}
@@ -76,12 +74,12 @@ func copiedFrom(tr *trace.Trace, call int, o trace.Operand) (trace.Loc, bool) {
 			if a.Global {
 				loc.Frame = 0
 			}
-			return below(loc)
+			return part(loc)
 		}
 	}
 	for _, it := range tr.Event(call).Reads {
 		if a, ok := operand(site, it.Slot); ok && a.RecvFrom && it.Value.Kind == trace.ValPointer && !it.Value.Nil {
-			return below(trace.Loc{Kind: trace.LocAddr, Addr: it.Value.Bits})
+			return part(trace.Loc{Kind: trace.LocAddr, Addr: it.Value.Bits})
 		}
 	}
 	return trace.Loc{}, false

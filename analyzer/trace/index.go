@@ -118,12 +118,22 @@ func (t *Trace) DefWrite(i, slot int) (int, Item) {
 			return -1, Item{}
 		}
 	}
-	for _, w := range t.Events[d].Writes {
-		if w.Loc == loc && w.Value.Alike(it.Value) {
-			return d, w
-		}
+	if w, ok := t.WriteOf(d, loc, it.Value); ok {
+		return d, w
 	}
 	return -1, Item{}
+}
+
+// WriteOf is the write of location loc that event d recorded, when the
+// value it wrote is alike v: false when d wrote loc another value (an
+// untraced write came between) or did not write it.
+func (t *Trace) WriteOf(d int, loc Loc, v Value) (Item, bool) {
+	for _, w := range t.Events[d].Writes {
+		if w.Loc == loc && w.Value.Alike(v) {
+			return w, true
+		}
+	}
+	return Item{}, false
 }
 
 // ExtCallsIn returns the sites of calls the tracer does not enter that
