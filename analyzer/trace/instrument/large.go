@@ -9,14 +9,17 @@ import (
 )
 
 // maxFuncStmts bounds the statements of a function the tracer
-// instruments. The compiler's time on an instrumented function grows much
-// faster than its statement count: a generated interpreter loop of
-// thousands of statements took minutes to build. Longer functions run
-// uninstrumented and are observed at their calls, like code outside the
-// module. Lines are no measure: a table-driven test of thousands of lines
-// is mostly one composite literal and a few dozen statements, and its
-// failure must be traced.
-const maxFuncStmts = 1500
+// instruments without knowing that the test enters it. The compiler's time
+// on an instrumented function grows much faster than its statement count:
+// a generated interpreter loop of 3,924 statements (go-json's vm.Run)
+// adds about 45 s to a traced build, and its package has four such loops
+// of which a test enters one or two. So a longer function is instrumented
+// only when a probe run (probe.go) saw the test enter it; a probe runs for
+// that reason alone. Otherwise it runs uninstrumented and is observed at
+// its calls, like code outside the module. Lines are no measure: a
+// table-driven test of thousands of lines is mostly one composite literal
+// and a few dozen statements, and its failure must be traced.
+var maxFuncStmts = 1500
 
 // funcKey names a function declaration by file and the line of its name,
 // the same in every variant of a package (with or without its tests).
@@ -26,9 +29,9 @@ type funcKey struct {
 }
 
 // largeFuncs returns the function declarations of more than maxFuncStmts
-// statements in the packages to instrument, each with the reason it is
-// left alone.
-func largeFuncs(all map[string]*packages.Package, selected func(string) bool) map[funcKey]string {
+// statements in the packages to instrument that ran does not say the test
+// enters (ran nil: no probe told), each with the reason it is left alone.
+func largeFuncs(all map[string]*packages.Package, selected func(string) bool, ran map[funcKey]bool) map[funcKey]string {
 	large := map[funcKey]string{}
 	why := fmt.Sprintf("function of more than %d statements", maxFuncStmts)
 	for _, p := range all {
@@ -41,9 +44,10 @@ func largeFuncs(all map[string]*packages.Package, selected func(string) bool) ma
 				if !ok || fd.Body == nil {
 					continue
 				}
-				if countStmts(fd.Body) > maxFuncStmts {
-					name := p.Fset.Position(fd.Name.Pos())
-					large[funcKey{name.Filename, name.Line}] = why
+				name := p.Fset.Position(fd.Name.Pos())
+				key := funcKey{name.Filename, name.Line}
+				if !ran[key] && countStmts(fd.Body) > maxFuncStmts {
+					large[key] = why
 				}
 			}
 		}

@@ -1,9 +1,11 @@
 package instrument
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 )
@@ -90,5 +92,75 @@ func TestSmall(t *testing.T) {
 	}
 	if !found {
 		t.Error("no frame of double")
+	}
+}
+
+// TestLargeFunctionEntered: with the probe, a function longer than
+// maxFuncStmts that the test enters is traced like any other (a generated
+// interpreter loop is where a failure often shows), and one it never
+// enters is still left alone and said so. The module is far smaller than
+// probeMinBytes: the long functions alone make the probe run.
+func TestLargeFunctionEntered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	defer func(n int) { maxFuncStmts = n }(maxFuncStmts)
+	maxFuncStmts = 40
+	long := func(name string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "func %s(n int) int {\n\ts := 0\n", name)
+		for i := 0; i < maxFuncStmts; i++ {
+			fmt.Fprintf(&b, "\ts += n * %d\n", i%7+1)
+		}
+		b.WriteString("\treturn s\n}\n")
+		return b.String()
+	}
+	dir := writeTree(t, map[string][]byte{
+		"go.mod":   []byte("module example.com/l\n\ngo 1.22\n"),
+		"l/big.go": []byte("package l\n\n" + long("Big") + "\n" + long("Idle")),
+		"l/l.go": []byte(`package l
+
+func Small(n int) int {
+	return Big(n) + 1
+}
+`),
+		"l/l_test.go": []byte(`package l
+
+import "testing"
+
+func TestSmall(t *testing.T) {
+	if Small(1) != 156 {
+		t.Fatal("small", Small(1))
+	}
+}
+`),
+	})
+	tr, err := Run(context.Background(), Config{Dir: dir, Pkg: "./l", Test: "TestSmall", Timeout: time.Minute, TraceDir: t.TempDir(), Probe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Result.Passed {
+		t.Fatalf("TestSmall should pass under tracing:\n%s", tr.Result.Output)
+	}
+	big := 0
+	for i := range tr.Events {
+		if s := tr.SiteOf(i); s.Pos.File == "l/big.go" {
+			if s.Pos.Line > maxFuncStmts+5 {
+				t.Fatalf("event in the function never entered: %s", describe(tr, i))
+			}
+			big++
+		}
+	}
+	if big < maxFuncStmts {
+		t.Errorf("the long function the test enters has %d events, want at least %d", big, maxFuncStmts)
+	}
+	idle := false
+	for _, s := range tr.Skipped {
+		if s.Pos.File == "l/big.go" && strings.Contains(s.Reason, "statements") {
+			idle = true
+		}
+	}
+	if !idle {
+		t.Errorf("Idle not reported as left untraced for its length: %v", tr.Skipped)
 	}
 }

@@ -93,14 +93,18 @@ func instrument(ctx context.Context, dir, pkg, tmp string, env goEnv, only []str
 		return ids[i] < ids[j]
 	})
 	in := newInstrumented(mod, all)
-	leave := largeFuncs(all, selected)
+	var ran map[funcKey]bool // nil: every function may run
+	if entered != nil {
+		ran = entered(mod, all, target, selected)
+	}
+	leave := largeFuncs(all, selected, ran)
 	var idle map[string]bool // files built as an empty package
 	if runs != nil {
 		unrunTests(all, target, runs, leave)
 		idle = idleExternalTest(all, target, runs)
 	}
-	if entered != nil {
-		for key, ran := range entered(mod, all, target, selected) {
+	if ran != nil {
+		for key, ran := range ran {
 			if _, ok := leave[key]; !ok && !ran {
 				leave[key] = ""
 				in.tab.Unentered++

@@ -94,7 +94,8 @@ func named(mod *packages.Module, all map[string]*packages.Package, selected func
 // probe builds and runs cfg's test (in package target) once with every function declaration of
 // the non-test files of the packages to instrument marking its entry, and
 // reports for each whether the run entered it. It returns nil when the
-// probe is not worth its cost (less than probeMinBytes of source) or
+// probe is not worth its cost (less than probeMinBytes of source, and no
+// function longer than maxFuncStmts, large.go) or
 // cannot tell: the build or the run failed to start, or the run timed out.
 // A file that does not compile with the marks is built as it is, and its
 // functions count as entered.
@@ -108,6 +109,7 @@ func probe(ctx context.Context, cfg Config, mod *packages.Module, all map[string
 	var keys []funcKey           // by mark number
 	byFile := map[string][]int{} // file -> the marks of its functions
 	size := 0
+	large := false // a function too long to instrument unless it runs
 	for _, p := range all {
 		path := strings.TrimSuffix(p.PkgPath, "_test")
 		if strings.HasSuffix(path, ".test") || !selected(path) {
@@ -136,6 +138,7 @@ func probe(ctx context.Context, cfg Config, mod *packages.Module, all map[string
 				if !ok || fd.Body == nil {
 					continue
 				}
+				large = large || countStmts(fd.Body) > maxFuncStmts
 				at := p.Fset.Position(fd.Name.Pos())
 				n := len(keys)
 				keys = append(keys, funcKey{at.Filename, at.Line})
@@ -156,7 +159,7 @@ func probe(ctx context.Context, cfg Config, mod *packages.Module, all map[string
 			in.overlay[name] = dst
 		}
 	}
-	if size < probeMinBytes || len(keys) == 0 {
+	if size < probeMinBytes && !large || len(keys) == 0 {
 		return nil
 	}
 	if err := writeRuntime(filepath.Join(mod.Dir, rtDir), tmp, in.overlay, needsRuntimeUpgrade(mod.GoVersion)); err != nil {

@@ -34,7 +34,8 @@ type Config struct {
 	Packages []string
 	// Probe, when set, instruments only the functions of non-test files
 	// that the test enters in a probe run beforehand (probe.go), when the
-	// source to instrument is large enough for that to pay.
+	// source to instrument is large enough for that to pay or holds a
+	// function too long to instrument unless it runs (large.go).
 	Probe bool
 	// Functions, when not nil, names the functions of non-test files to
 	// instrument (qualified, as trace.Site.Func); the others are left as
