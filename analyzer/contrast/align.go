@@ -119,7 +119,12 @@ func same(a, b trace.Value) (eq, known bool) {
 		// numbers or strings (sampled when long); other slices compare
 		// by shape.
 		return a.Nil == b.Nil && a.Len == b.Len && a.Cap == b.Cap && a.Hash == b.Hash, true
-	case trace.ValOpaque, trace.ValNone:
+	case trace.ValOpaque:
+		// A struct recorded by its bytes: alike when every field is a
+		// bool or number and they are equal; known to differ when what
+		// is shown of them differs.
+		return trace.SameStruct(a, b)
+	case trace.ValNone:
 		return false, false
 	}
 	return a == b, true

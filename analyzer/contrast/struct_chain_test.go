@@ -41,3 +41,25 @@ func TestStatementShowsDifferingFields(t *testing.T) {
 		t.Errorf("no step shows the segment as %q against %q: %v", want[0], want[1], shown)
 	}
 }
+
+// TestPathSkipsAlikeStructs: a struct of numbers that both runs made
+// alike is handed to the call whose other argument the change altered.
+// The comparison sees the two structs are one value, so the path goes
+// back through the differing argument only, not through the struct's
+// making.
+func TestPathSkipsAlikeStructs(t *testing.T) {
+	src := func(scale string) map[string]string {
+		return moduleP(
+			"package p\n\ntype Box struct {\n\tW, H int32\n\tOn   bool\n}\n\n"+
+				"func area(b Box, k int32) int32 { return b.W * b.H * k }\n\n"+
+				"func Area(n int32) int32 {\n\tb := Box{W: n, H: 3, On: true}\n\tc := b\n\treturn area(c, "+scale+")\n}\n",
+			"package p\n\nimport \"testing\"\n\nfunc TestArea(t *testing.T) {\n\tif got := Area(2); got != 6 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+		)
+	}
+	c, p := pathReaches(t, src("1"), src("2"), "TestArea")
+	for _, s := range p.Steps {
+		if st := c.Statement(s); st.Text == "b := Box{W: n, H: 3, On: true}" || st.Text == "c := b" {
+			t.Errorf("the path goes through the alike struct's making, at %s:%d %s", st.File, st.Line, st.Text)
+		}
+	}
+}

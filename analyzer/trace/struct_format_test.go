@@ -185,3 +185,45 @@ func TestBoxedValues(t *testing.T) {
 		}
 	}
 }
+
+// TestSameStruct: two structs compare by what a reader is shown of them.
+// Shown bytes that differ make them known to differ; the same bytes make
+// them alike only when the layout shows all of the value (no pointer,
+// whose target may differ, and no string, of which only the length is
+// shown).
+func TestSameStruct(t *testing.T) {
+	decode := func(w []uint64, l *Layout) Value {
+		t.Helper()
+		v, _ := decodeValue(valStruct, w)
+		return v.masked(l)
+	}
+	a := decode(recordSegment(-3, 1, true, 0.5, 0xc000012345, 0xc000099999, 3), segment)
+	b := decode(recordSegment(-3, 1, true, 0.5, 0xc000054321, 0xc000011111, 3), segment)
+	c := decode(recordSegment(-3, 1, true, 0.75, 0xc000054321, 0xc000011111, 3), segment)
+	if eq, known := SameStruct(a, b); eq || known {
+		t.Errorf("segments alike in what is shown, with a pointer and a string: SameStruct = %v, %v; want unknown", eq, known)
+	}
+	if eq, known := SameStruct(a, c); eq || !known {
+		t.Errorf("segments of other ratios: SameStruct = %v, %v; want known to differ", eq, known)
+	}
+	// The first 8 bytes alone (Start, Kind, Open, Ratio) are all shown.
+	numbers := &Layout{Size: 8, Fields: segment.Fields[:4]}
+	head := func(w []uint64) []uint64 { return []uint64{8, w[1]} }
+	x := decode(head(recordSegment(-3, 1, true, 0.5, 0, 0, 0)), numbers)
+	y := decode(head(recordSegment(-3, 1, true, 0.5, 1, 1, 1)), numbers)
+	z := decode(head(recordSegment(-3, 2, true, 0.5, 0, 0, 0)), numbers)
+	if eq, known := SameStruct(x, y); !eq || !known {
+		t.Errorf("equal structs of numbers: SameStruct = %v, %v; want alike", eq, known)
+	}
+	if eq, known := SameStruct(x, z); eq || !known {
+		t.Errorf("structs of numbers of other kinds: SameStruct = %v, %v; want known to differ", eq, known)
+	}
+	if eq, known := SameStruct(x, Value{Kind: ValOpaque}); eq || known {
+		t.Errorf("a struct against an unrecorded value: SameStruct = %v, %v; want unknown", eq, known)
+	}
+	// Nested: a struct field whose own fields are all numbers is shown whole.
+	nested := &Layout{Size: 8, Fields: []Field{{Name: "In", Offset: 0, Type: Type{Kind: TypeStruct, Layout: numbers}}}}
+	if !nested.showsAll() || segment.showsAll() {
+		t.Errorf("showsAll: nested numbers %v, segment %v; want true, false", nested.showsAll(), segment.showsAll())
+	}
+}

@@ -249,7 +249,42 @@ func (v Value) masked(l *Layout) Value {
 	b := make([]byte, len(v.Prefix))
 	maskFields(b, v.Prefix, l, 0)
 	v.Prefix = string(b)
+	v.Bits = 0
+	if l.showsAll() {
+		v.Bits = 1
+	}
 	return v
+}
+
+// showsAll reports whether what a reader is shown of a value laid out as l
+// is all of it: each field a bool or a number, or a struct or array of
+// such fields. Two such values with the same masked bytes are equal.
+func (l *Layout) showsAll() bool {
+	for _, f := range l.Fields {
+		switch f.Type.Kind {
+		case TypeBool, TypeInt, TypeUint, TypeFloat, TypeComplex:
+			continue
+		}
+		if f.Type.Layout == nil || !f.Type.Layout.showsAll() {
+			return false
+		}
+	}
+	return true
+}
+
+// SameStruct compares two structs recorded by their bytes and masked by
+// their layouts (Value.masked): known to differ when what a reader is
+// shown of them differs, and known alike when it is the same and is all of
+// them (Bits 1). known is false otherwise: two strings of one length, or
+// two non-nil pointers, may still differ.
+func SameStruct(a, b Value) (eq, known bool) {
+	if !a.isStruct() || !b.isStruct() || a.Len != b.Len {
+		return false, false
+	}
+	if a.Prefix != b.Prefix {
+		return false, true
+	}
+	return a.Bits == 1 && b.Bits == 1, a.Bits == 1 && b.Bits == 1
 }
 
 // maskFields writes what is shown of the fields of layout l, placed at
