@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -440,7 +441,7 @@ func (x *indexer) control(fs *frameState, e *trace.Event, loop bool) int {
 func (x *indexer) iterate(fs *frameState, i int, e *trace.Event, key int32) {
 	r, t := x.r, x.t
 	at := func(k int32) step {
-		if mk, ok := mapKey(e); ok {
+		if mk, ok := mapKey(r.tr, e); ok {
 			return step{kind: 'M', key: key, n: int32(mk ^ mk>>32)}
 		}
 		return step{kind: 'L', key: key, n: k}
@@ -459,16 +460,57 @@ func (x *indexer) iterate(fs *frameState, i int, e *trace.Event, key int32) {
 }
 
 // mapKey is the digest of the key that iteration e of a range over a map
-// binds, when it names the same key in every run (trace.Loc.StableKey):
-// map order is random per run, so such iterations align by key
-// (COMPARATIVE.md, "Map order"), and others by their count.
-func mapKey(e *trace.Event) (uint64, bool) {
+// binds, when it names the same key in every run (trace.Loc.StableKey, or
+// a bool, number or string written to the loop's key variable): map order
+// is random per run, so such iterations align by key (COMPARATIVE.md,
+// "Map order"), and others by their count.
+func mapKey(tr *trace.Trace, e *trace.Event) (uint64, bool) {
 	for _, it := range e.Reads {
 		if it.Loc.StableKey() {
 			return it.Loc.Key, true
 		}
 	}
+	return boundKey(tr, e)
+}
+
+// boundKey is the digest of the key iteration e of a range over a map
+// wrote to its key variable. An iteration that binds the element records
+// it as a read of its entry, m[k], which names the key; one that binds the
+// key alone (`for t := range m`) reads nothing, and its key is known by
+// its write only.
+func boundKey(tr *trace.Trace, e *trace.Event) (uint64, bool) {
+	site := tr.Site(e.Site)
+	if site.Kind != trace.SiteRange || len(site.Exprs) == 0 || site.Exprs[0].Type.Kind != trace.TypeMap {
+		return 0, false
+	}
+	key := rangeKeyText(site.Text)
+	for _, w := range e.Writes {
+		o, ok := operand(site, w.Slot)
+		if !ok || key == "" || o.Text != key {
+			continue
+		}
+		switch v := w.Value; v.Kind {
+		case trace.ValBool, trace.ValInt, trace.ValUint, trace.ValFloat:
+			return v.Bits, true
+		case trace.ValString:
+			return v.Hash ^ uint64(v.Len)<<1, true
+		}
+	}
 	return 0, false
+}
+
+// rangeKeyText is the key variable of a range statement's header
+// (`for k, v := range m {` gives k), "" when there is none or it is blank.
+func rangeKeyText(header string) string {
+	lhs, _, ok := strings.Cut(strings.TrimPrefix(header, "for "), "= range ")
+	if !ok {
+		return ""
+	}
+	key, _, _ := strings.Cut(strings.TrimSuffix(lhs, ":"), ",")
+	if key = strings.TrimSpace(key); key == "_" {
+		return ""
+	}
+	return key
 }
 
 // leaf is the node naming event e below cur: its kind and site key, and

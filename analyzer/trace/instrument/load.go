@@ -104,8 +104,8 @@ func instrument(ctx context.Context, dir, pkg, tmp string, env goEnv, only []str
 		idle = idleExternalTest(all, target, runs)
 	}
 	if ran != nil {
-		for key, ran := range ran {
-			if _, ok := leave[key]; !ok && !ran {
+		for key, hit := range ran {
+			if _, ok := leave[key]; !ok && !hit {
 				leave[key] = ""
 				in.tab.Unentered++
 			}
