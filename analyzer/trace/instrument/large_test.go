@@ -3,6 +3,7 @@ package instrument
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,13 +58,7 @@ func TestSmall(t *testing.T) {
 		"l/table_test.go": []byte(table.String()),
 	})
 	tr := tracePassing(t, dir, "./l", "TestSmall")
-	skipped := false
-	for _, s := range tr.Skipped {
-		if s.Pos.File == "l/big.go" && strings.Contains(s.Reason, "statements") {
-			skipped = true
-		}
-	}
-	if !skipped {
+	if !leftForLength(tr, "l/big.go") {
 		t.Errorf("Big not reported as left untraced: %v", tr.Skipped)
 	}
 	for i := range tr.Events {
@@ -154,13 +149,15 @@ func TestSmall(t *testing.T) {
 	if big < maxFuncStmts {
 		t.Errorf("the long function the test enters has %d events, want at least %d", big, maxFuncStmts)
 	}
-	idle := false
-	for _, s := range tr.Skipped {
-		if s.Pos.File == "l/big.go" && strings.Contains(s.Reason, "statements") {
-			idle = true
-		}
-	}
-	if !idle {
+	if !leftForLength(tr, "l/big.go") {
 		t.Errorf("Idle not reported as left untraced for its length: %v", tr.Skipped)
 	}
+}
+
+// leftForLength reports whether tr lists a function of file as left
+// untraced for its number of statements.
+func leftForLength(tr *trace.Trace, file string) bool {
+	return slices.ContainsFunc(tr.Skipped, func(s trace.Skip) bool {
+		return s.Pos.File == file && strings.Contains(s.Reason, "statements")
+	})
 }
