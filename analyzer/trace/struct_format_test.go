@@ -221,6 +221,15 @@ func TestSameStruct(t *testing.T) {
 	if eq, known := SameStruct(x, Value{Kind: ValOpaque}); eq || known {
 		t.Errorf("a struct against an unrecorded value: SameStruct = %v, %v; want unknown", eq, known)
 	}
+	// A struct decoded but not masked holds its pointers' addresses:
+	// bytes that differ prove nothing.
+	raw := func(next uint64) Value {
+		v, _ := decodeValue(valStruct, recordSegment(-3, 1, true, 0.5, next, 0xc000011111, 3))
+		return v
+	}
+	if eq, known := SameStruct(raw(0xc000012345), raw(0xc000054321)); eq || known {
+		t.Errorf("unmasked segments at other addresses: SameStruct = %v, %v; want unknown", eq, known)
+	}
 	// Nested: a struct field whose own fields are all numbers is shown whole.
 	nested := &Layout{Size: 8, Fields: []Field{{Name: "In", Offset: 0, Type: Type{Kind: TypeStruct, Layout: numbers}}}}
 	if !nested.showsAll() || segment.showsAll() {

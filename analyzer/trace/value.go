@@ -249,12 +249,20 @@ func (v Value) masked(l *Layout) Value {
 	b := make([]byte, len(v.Prefix))
 	maskFields(b, v.Prefix, l, 0)
 	v.Prefix = string(b)
-	v.Bits = 0
+	v.Bits = shownPart
 	if l.showsAll() {
-		v.Bits = 1
+		v.Bits = shownAll
 	}
 	return v
 }
+
+// A struct masked by its layout has Bits shownAll when what a reader is
+// shown of it is all of it, else shownPart; one decoded but not masked
+// (a result value, recorded with its pointers and padding) has Bits 0.
+const (
+	shownAll  = 1
+	shownPart = 2
+)
 
 // showsAll reports whether what a reader is shown of a value laid out as l
 // is all of it: each field a bool or a number, or a struct or array of
@@ -275,16 +283,18 @@ func (l *Layout) showsAll() bool {
 // SameStruct compares two structs recorded by their bytes and masked by
 // their layouts (Value.masked): known to differ when what a reader is
 // shown of them differs, and known alike when it is the same and is all of
-// them (Bits 1). known is false otherwise: two strings of one length, or
-// two non-nil pointers, may still differ.
+// them. known is false otherwise: two strings of one length, or two
+// non-nil pointers, may still differ, and a struct not masked holds
+// addresses and padding that differ from run to run.
 func SameStruct(a, b Value) (eq, known bool) {
-	if !a.isStruct() || !b.isStruct() || a.Len != b.Len {
+	if !a.isStruct() || !b.isStruct() || a.Len != b.Len || a.Bits == 0 || b.Bits == 0 {
 		return false, false
 	}
 	if a.Prefix != b.Prefix {
 		return false, true
 	}
-	return a.Bits == 1 && b.Bits == 1, a.Bits == 1 && b.Bits == 1
+	all := a.Bits == shownAll && b.Bits == shownAll
+	return all, all
 }
 
 // maskFields writes what is shown of the fields of layout l, placed at
