@@ -247,10 +247,10 @@ func (v Value) masked(l *Layout) Value {
 		return Value{Kind: ValOpaque}
 	}
 	b := make([]byte, len(v.Prefix))
-	maskFields(b, v.Prefix, l, 0)
+	all := maskFields(b, v.Prefix, l, 0)
 	v.Prefix = string(b)
 	v.Bits = shownPart
-	if l.showsAll() {
+	if all {
 		v.Bits = shownAll
 	}
 	return v
@@ -263,22 +263,6 @@ const (
 	shownAll  = 1
 	shownPart = 2
 )
-
-// showsAll reports whether what a reader is shown of a value laid out as l
-// is all of it: each field a bool or a number, or a struct or array of
-// such fields. Two such values with the same masked bytes are equal.
-func (l *Layout) showsAll() bool {
-	for _, f := range l.Fields {
-		switch f.Type.Kind {
-		case TypeBool, TypeInt, TypeUint, TypeFloat, TypeComplex:
-			continue
-		}
-		if f.Type.Layout == nil || !f.Type.Layout.showsAll() {
-			return false
-		}
-	}
-	return true
-}
 
 // SameStruct compares two structs recorded by their bytes and masked by
 // their layouts (Value.masked): known to differ when what a reader is
@@ -298,20 +282,25 @@ func SameStruct(a, b Value) (eq, known bool) {
 }
 
 // maskFields writes what is shown of the fields of layout l, placed at
-// off in src, to dst.
-func maskFields(dst []byte, src string, l *Layout, off int) {
+// off in src, to dst, and reports whether that is all of them: each field
+// a bool or a number, or a struct or array of such fields, so that two
+// values with the same masked bytes are equal.
+func maskFields(dst []byte, src string, l *Layout, off int) (all bool) {
+	all = true
 	for _, f := range l.Fields {
 		at := off + f.Offset
 		if f.Type.Layout != nil {
-			maskFields(dst, src, f.Type.Layout, at)
+			all = maskFields(dst, src, f.Type.Layout, at) && all
 			continue
 		}
 		if at+fieldSize(f.Type) > len(src) {
+			all = false
 			continue
 		}
 		switch f.Type.Kind {
 		case TypeBool, TypeInt, TypeUint, TypeFloat, TypeComplex:
 			copy(dst[at:], src[at:at+fieldSize(f.Type)])
+			continue
 		case TypeString:
 			copy(dst[at+8:], src[at+8:at+16])
 		case TypeSlice:
@@ -322,7 +311,9 @@ func maskFields(dst []byte, src string, l *Layout, off int) {
 				dst[at] = 1
 			}
 		}
+		all = false
 	}
+	return all
 }
 
 // fieldSize is how many bytes of a field of type t are read to show it:
