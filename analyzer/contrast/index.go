@@ -484,9 +484,11 @@ func boundKey(tr *trace.Trace, e *trace.Event) (uint64, bool) {
 		return 0, false
 	}
 	key := rangeKeyText(site.Text)
+	if key == "" {
+		return 0, false
+	}
 	for _, w := range e.Writes {
-		o, ok := operand(site, w.Slot)
-		if !ok || key == "" || o.Text != key {
+		if o, ok := operand(site, w.Slot); !ok || o.Text != key {
 			continue
 		}
 		switch v := w.Value; v.Kind {
