@@ -91,6 +91,11 @@ type run struct {
 	objs   trace.Objects
 	last   []int32     // lazily, by node: the last event under it, -1 if none
 	when   map[int]int // memo of Comparison.when for passing events
+	// writers memoises writersIn: the sites in a statement that write
+	// an operand, by statement and operand text; fileSites holds each
+	// file's sites by line, for it.
+	writers   map[writersKey][]trace.SiteID
+	fileSites map[string][]trace.SiteID
 }
 
 // event returns the event named by n in this run.

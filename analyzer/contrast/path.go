@@ -263,6 +263,13 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 				w.push(item{side: r, event: u})
 			}
 		}
+		if different {
+			// A write that did not happen: a condition between the
+			// write read and the read skipped one.
+			for _, b := range c.untakenWrites(r, e, rd) {
+				w.push(item{side: r, event: b})
+			}
+		}
 		if different && rd.def < 0 {
 			for _, d := range c.unwrittenOrigins(r, e, rd) {
 				w.push(item{side: r, event: d})

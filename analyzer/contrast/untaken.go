@@ -1,0 +1,93 @@
+package contrast
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/culprit-dev/culprit/analyzer/trace"
+)
+
+// untakenWrites lists, latest first, the if statements of event e's frame
+// that ran after the write e's read rd saw (rd.def, in the same frame),
+// hold a statement that writes rd's operand, and did not run it: had
+// their condition gone the other way, e would have read another value.
+// This is a potential dependence, the way an omission shows in a run: a
+// separator not appended because `if i > 1` was false at i = 1 leaves no
+// write to follow. Only relevant conditions count (one-sided, or proven
+// to differ from their counterpart): one that went the same way in both
+// runs explains no difference.
+func (c *Comparison) untakenWrites(s Side, e int, rd read) []int {
+	r := c.runs[s]
+	tr := r.tr
+	if rd.def < 0 || rd.text == "" || rd.call || tr.Event(rd.def).Frame != tr.Event(e).Frame {
+		return nil
+	}
+	evs := tr.FrameEvents(tr.Event(e).Frame)
+	at := sort.SearchInts(evs, e)
+	from := sort.SearchInts(evs, rd.def)
+	// No event between the two wrote the operand (rd.def is the latest
+	// write): a condition whose statement holds a write of it skipped
+	// that write.
+	var out []int
+	for k := at - 1; k > from && k >= at-guardWindow; k-- {
+		i := evs[k]
+		ev := tr.Event(i)
+		if ev.Kind != trace.EvBranch || tr.Site(ev.Site).Kind != trace.SiteIf {
+			continue
+		}
+		if sp, ok := r.spans[ev.Site]; ok && len(r.writersIn(sp, rd.text)) > 0 && c.relevant(s, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// writesOperand reports whether site writes an operand of source text t.
+func writesOperand(site *trace.Site, t string) bool {
+	for _, op := range site.Operands {
+		if op.Write && op.Text == t {
+			return true
+		}
+	}
+	return false
+}
+
+// writersKey names a statement and an operand's source text.
+type writersKey struct {
+	sp span
+	t  string
+}
+
+// writersIn lists the sites inside sp that write an operand of source
+// text t, memoised by the statement and text.
+func (r *run) writersIn(sp span, t string) []trace.SiteID {
+	if r.writers == nil {
+		r.writers = map[writersKey][]trace.SiteID{}
+		r.fileSites = map[string][]trace.SiteID{}
+		for id := 1; id < len(r.tr.Sites); id++ {
+			f := r.tr.Sites[id].Pos.File
+			r.fileSites[f] = append(r.fileSites[f], trace.SiteID(id))
+		}
+		for _, ids := range r.fileSites {
+			slices.SortFunc(ids, func(a, b trace.SiteID) int { return r.tr.Sites[a].Pos.Line - r.tr.Sites[b].Pos.Line })
+		}
+	}
+	k := writersKey{sp, t}
+	if w, ok := r.writers[k]; ok {
+		return w
+	}
+	ids := r.fileSites[sp.file]
+	at, _ := slices.BinarySearchFunc(ids, sp.start[0], func(id trace.SiteID, line int) int { return r.tr.Sites[id].Pos.Line - line })
+	var out []trace.SiteID
+	for _, id := range ids[at:] {
+		site := &r.tr.Sites[id]
+		if site.Pos.Line > sp.end[0] {
+			break
+		}
+		if sp.holds(site.Pos) && writesOperand(site, t) {
+			out = append(out, id)
+		}
+	}
+	r.writers[k] = out
+	return out
+}
