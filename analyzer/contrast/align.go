@@ -38,6 +38,9 @@ type Comparison struct {
 	// unlinked lists, by frame, the frames each run entered from it with
 	// no call event (unlinkedFrames), built on first use.
 	unlinked [2]map[trace.FrameID][]trace.FrameID
+	// outside names the hunk outside the proof of each event crossedCause
+	// reached there.
+	outside map[item]diffhunks.ID
 }
 
 // Side names one of the two runs.

@@ -1,6 +1,7 @@
 package contrast
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func (c *Comparison) Statement(s Step) result.Statement {
 		Text:    site.Text,
 		Values:  c.values(s.Side, s.Event),
 		Outcome: c.outcome(s.Side, s.Event),
-		Hunk:    r.hunkOf[r.tr.Event(s.Event).Site],
+		Hunk:    c.hunkOf(s),
 	}
 	if s.Side == Failing {
 		st.Passing, _ = c.Annotate(s.Event)
@@ -156,7 +157,7 @@ func (c *Comparison) chainRows(p *Path) []*chainRow {
 		// Steps that ran on one side only are kept, except the failing
 		// run's own reporting of the failure (the calls that format it).
 		omission := ctr < 0 && !(s.Side == Failing && failure.Side == Failing && r.ctl[s.Event] == r.ctl[failure.Event])
-		inHunk := r.hunkOf[ev.Site] != 0 && ev.Kind != trace.EvCallExt // a call's result shows in its statement
+		inHunk := c.hunkOf(s) != 0 && ev.Kind != trace.EvCallExt // a call's result shows in its statement
 		must := k == p.Divergence || k == last || inHunk || omission || s.Const != nil
 		key := siteKey{s.Side, ev.Site, ""}
 		if s.Const != nil {
@@ -323,13 +324,14 @@ func (c *Comparison) chainStatements(chosen []*chainRow) []result.Statement {
 	return out
 }
 
-// hunkOf is the proof hunk a step lies in, 0 if none.
+// hunkOf is the hunk a step lies in: a proof hunk, or one outside the
+// proof that crossedCause reached (outsideHunk); 0 if none.
 func (c *Comparison) hunkOf(s Step) diffhunks.ID {
 	if s.Const != nil {
 		return c.constStatement(s.Const).Hunk
 	}
 	r := c.runs[s.Side]
-	return r.hunkOf[r.tr.Event(s.Event).Site]
+	return cmp.Or(r.hunkOf[r.tr.Event(s.Event).Site], c.outsideHunk(s.Side, s.Event))
 }
 
 // place is a step's head file and line.

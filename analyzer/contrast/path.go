@@ -256,6 +256,11 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 		if rd.def >= 0 && (rd.opaque || content || crossed || c.relevant(r, rd.def)) {
 			w.push(item{side: r, event: rd.def, part: c.defPart(r, rd), content: content})
 		}
+		if crossed {
+			for _, a := range c.crossedCause(r, rd.def) {
+				w.push(item{side: r, event: a})
+			}
+		}
 		if different && rd.value.Kind == trace.ValSlice && !rd.value.Nil && rd.value.Hash != 0 {
 			// A slice whose elements differ: the stores into them
 			// came after its header was made.

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
+	"github.com/culprit-dev/culprit/diffhunks"
 )
 
 // untakenWrites lists, latest first, the if statements of event e's frame
@@ -90,4 +91,64 @@ func (r *run) writersIn(sp span, t string) []trace.SiteID {
 	}
 	r.writers[k] = out
 	return out
+}
+
+// maxCrossedHops bounds how far up its control crossedCause looks.
+const maxCrossedHops = 16
+
+// crossedCause explains a write d that a read of run s saw where its
+// counterpart read saw another write, although d itself may be alike in
+// both runs (a cache entry that both runs filled, read by code that, in
+// the other run, computes its own): d's value differs from the other
+// read's for the reason d ran. It lists d and its control ancestry (the
+// branches and calls it ran under), nearest first, up to the nearest one
+// in a hunk the proof keeps, which both runs ran; that one is noted
+// (outsideHunk) and shown as the change's all the same. nil when the
+// ancestry reaches a hunk the proof reverts first, whose steps the
+// comparison of the runs judges, or none within maxCrossedHops: the path
+// is left as it was.
+func (c *Comparison) crossedCause(s Side, d int) []int {
+	r := c.runs[s]
+	var out []int
+	for a, n := d, 0; a >= 0 && n < maxCrossedHops; a, n = r.ctl[a], n+1 {
+		out = append(out, a)
+		site := r.tr.Event(a).Site
+		if r.hunkOf[site] != 0 {
+			return nil // the proof's hunk: the runs' comparison speaks for it
+		}
+		if h := r.anyHunk(site); h != 0 {
+			if c.outside == nil {
+				c.outside = map[item]diffhunks.ID{}
+			}
+			c.outside[item{side: s, event: a}] = h
+			return out
+		}
+	}
+	return nil
+}
+
+// outsideHunk is the hunk, outside the proof, that holds event e of run
+// s when crossedCause reached it; 0 otherwise.
+func (c *Comparison) outsideHunk(s Side, e int) diffhunks.ID {
+	return c.outside[item{side: s, event: e}]
+}
+
+// anyHunk is the hunk of the change whose head lines hold site id, when
+// the proof does not revert it (those are hunkOf's); 0 if none.
+func (r *run) anyHunk(id trace.SiteID) diffhunks.ID {
+	sd := r.side
+	pos := r.tr.Sites[id].Pos
+	file := sd.repoPath(pos.File)
+	line := pos.Line
+	if sd.revert {
+		head, _, inside := diffhunks.VariantLine(sd.hunks, sd.proof, file, line)
+		if inside {
+			return 0
+		}
+		line = head
+	}
+	if h := diffhunks.HeadAt(sd.hunks, file, line); !slices.Contains(sd.proof, h) {
+		return h
+	}
+	return 0
 }
