@@ -568,22 +568,30 @@ func (c *Comparison) baseDefs(s Side, e int) []int {
 		if k <= 0 {
 			continue
 		}
-		base := o.Text[:k]
-		evs := tr.FrameEvents(ev.Frame)
-		for n := sort.SearchInts(evs, e) - 1; n >= 0; n-- {
-			d := tr.Event(evs[n])
-			if d.Kind != trace.EvAssign && d.Kind != trace.EvEntry {
-				continue
-			}
-			ds := tr.SiteOf(evs[n])
-			if slices.ContainsFunc(d.Writes, func(x trace.Item) bool {
-				op, ok := operand(ds, x.Slot)
-				return ok && op.Text == base
-			}) {
-				out = append(out, evs[n])
-				break
-			}
+		if d := latestWrite(tr, e, o.Text[:k]); d >= 0 {
+			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// latestWrite is the latest event of event e's frame before e that wrote
+// an operand of source text t (an assignment, or the entry that bound a
+// parameter); -1 if none did.
+func latestWrite(tr *trace.Trace, e int, t string) int {
+	evs := tr.FrameEvents(tr.Event(e).Frame)
+	for n := sort.SearchInts(evs, e) - 1; n >= 0; n-- {
+		d := tr.Event(evs[n])
+		if d.Kind != trace.EvAssign && d.Kind != trace.EvEntry {
+			continue
+		}
+		ds := tr.SiteOf(evs[n])
+		if slices.ContainsFunc(d.Writes, func(x trace.Item) bool {
+			op, ok := operand(ds, x.Slot)
+			return ok && op.Text == t
+		}) {
+			return evs[n]
+		}
+	}
+	return -1
 }

@@ -260,6 +260,7 @@ func (c *Comparison) followReads(w *frontier, it item, ctr int) (differentIn boo
 			for _, a := range c.crossedCause(r, rd.def) {
 				w.push(item{side: r, event: a})
 			}
+			w.push(item{side: r, event: c.readBase(r, e, rd)})
 		}
 		if different && rd.value.Kind == trace.ValSlice && !rd.value.Nil && rd.value.Hash != 0 {
 			// A slice whose elements differ: the stores into them
@@ -424,9 +425,10 @@ const writerWindow = 20000
 // untracedWriters lists, latest first, at most two calls of code the
 // tracer does not enter that ran before event e of run s, in e's
 // goroutine, and may have written what e read: a call in the proof's
-// hunks (its receiver may not be recorded), or one the other run did not
-// make that was handed a reference (a pointer, slice, interface, or a
-// struct such as reflect.Value).
+// hunks (its receiver may not be recorded), or one that was handed a
+// reference (a pointer, slice, interface, or a struct such as
+// reflect.Value) and that the other run did not make, or made with
+// callbacks that answered otherwise (sort.Slice with a changed less).
 func (c *Comparison) untracedWriters(s Side, e int) []int {
 	r := c.runs[s]
 	tr := r.tr
@@ -438,7 +440,7 @@ func (c *Comparison) untracedWriters(s Side, e int) []int {
 			continue
 		}
 		changed := r.hunkOf[ev.Site] != 0
-		if !changed && c.Counterpart(s, i) >= 0 {
+		if !changed && c.Counterpart(s, i) >= 0 && !c.calledBackOtherwise(s, i) {
 			continue
 		}
 		if changed || slices.ContainsFunc(ev.Reads, func(it trace.Item) bool { return handle(it.Value) }) {

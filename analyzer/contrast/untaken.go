@@ -1,8 +1,10 @@
 package contrast
 
 import (
+	"go/token"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/culprit-dev/culprit/analyzer/trace"
 	"github.com/culprit-dev/culprit/diffhunks"
@@ -151,4 +153,27 @@ func (r *run) anyHunk(id trace.SiteID) diffhunks.ID {
 		return h
 	}
 	return 0
+}
+
+// readBase is the latest write, in event e's frame, of the variable at
+// the base of rd's operand (`old` in `old.key`, `s` in `s[i].v`), when the
+// operand reaches memory through it: a read that saw another write than
+// its counterpart may have gone through a pointer to another object, and
+// that difference lies in where the pointer came from. -1 when the
+// operand is the variable itself, or the latest write of it in the frame
+// (a parameter's is its entry) is not proven to differ from its
+// counterpart: a copy that only may differ (a struct too large to
+// compare) is left to the read's own definition.
+func (c *Comparison) readBase(s Side, e int, rd read) int {
+	base := rd.text
+	if k := strings.IndexAny(base, ".["); k > 0 {
+		base = base[:k]
+	}
+	if base == rd.text || !token.IsIdentifier(base) {
+		return -1
+	}
+	if d := latestWrite(c.runs[s].tr, e, base); d >= 0 && c.provenDifferent(s, d) {
+		return d
+	}
+	return -1
 }
