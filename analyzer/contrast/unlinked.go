@@ -69,3 +69,11 @@ func (c *Comparison) unlinkedFrames(s Side) map[trace.FrameID][]trace.FrameID {
 	}
 	return c.unlinked[s]
 }
+
+// calledBackOtherwise reports whether a callback that the untraced call
+// at event i of run s made (unlinkedReturns) returned what its
+// counterpart did not, or ran in run s only: the code it called back
+// then acted on other answers, whatever its arguments.
+func (c *Comparison) calledBackOtherwise(s Side, i int) bool {
+	return slices.ContainsFunc(c.unlinkedReturns(s, i), func(x int) bool { return c.relevant(s, x) })
+}
