@@ -419,50 +419,6 @@ func (c *Comparison) calledFromAligned(fr *trace.Frame) bool {
 // maxCallDepth bounds how many frames calledFromAligned climbs.
 const maxCallDepth = 64
 
-// writerWindow bounds how far back untracedWriters looks.
-const writerWindow = 20000
-
-// untracedWriters lists, latest first, at most two calls of code the
-// tracer does not enter that ran before event e of run s, in e's
-// goroutine, and may have written what e read: a call in the proof's
-// hunks (its receiver may not be recorded), or one that was handed a
-// reference (a pointer, slice, interface, or a struct such as
-// reflect.Value) and that the other run did not make, or made with
-// callbacks that answered otherwise (sort.Slice with a changed less).
-func (c *Comparison) untracedWriters(s Side, e int) []int {
-	r := c.runs[s]
-	tr := r.tr
-	g := tr.Frame(tr.Event(e).Frame).Goroutine
-	var out []int
-	for i := e - 1; i >= 0 && i >= e-writerWindow && len(out) < 2; i-- {
-		ev := tr.Event(i)
-		if ev.Kind != trace.EvCallExt || tr.Frame(ev.Frame).Goroutine != g {
-			continue
-		}
-		changed := r.hunkOf[ev.Site] != 0
-		if !changed && c.Counterpart(s, i) >= 0 && !c.calledBackOtherwise(s, i) {
-			continue
-		}
-		if changed || slices.ContainsFunc(ev.Reads, func(it trace.Item) bool { return handle(it.Value) }) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// handle reports whether a value passed to a call lets it write memory
-// the caller sees: a non-nil pointer, slice or interface, or a struct
-// (which may hold one).
-func handle(v trace.Value) bool {
-	switch v.Kind {
-	case trace.ValPointer, trace.ValSlice, trace.ValIface:
-		return !v.Nil
-	case trace.ValOpaque:
-		return true
-	}
-	return false
-}
-
 // callsUntraced reports whether the site is, or its expressions hold, a
 // call of a function the tracer does not enter.
 func callsUntraced(tr *trace.Trace, s *trace.Site) bool {
