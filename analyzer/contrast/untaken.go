@@ -16,9 +16,11 @@ import (
 // their condition gone the other way, e would have read another value.
 // This is a potential dependence, the way an omission shows in a run: a
 // separator not appended because `if i > 1` was false at i = 1 leaves no
-// write to follow. Only relevant conditions count (one-sided, or proven
-// to differ from their counterpart): one that went the same way in both
-// runs explains no difference.
+// write to follow. Only a condition that went the other way in the other
+// run counts (aligned, its outcome proven to differ): that run is the
+// evidence that the write could happen. One that went the same way
+// explains no difference, and one the other run never evaluated (new
+// code) says nothing of what that run wrote.
 func (c *Comparison) untakenWrites(s Side, e int, rd read) []int {
 	r := c.runs[s]
 	tr := r.tr
@@ -38,7 +40,7 @@ func (c *Comparison) untakenWrites(s Side, e int, rd read) []int {
 		if ev.Kind != trace.EvBranch || tr.Site(ev.Site).Kind != trace.SiteIf {
 			continue
 		}
-		if sp, ok := r.spans[ev.Site]; ok && len(r.writersIn(sp, rd.text)) > 0 && c.relevant(s, i) {
+		if sp, ok := r.spans[ev.Site]; ok && len(r.writersIn(sp, rd.text)) > 0 && c.Counterpart(s, i) >= 0 && c.provenDifferent(s, i) {
 			out = append(out, i)
 		}
 	}
