@@ -1,5 +1,10 @@
 package contrast
 
+// This file holds the walk's sources of a read's value beyond the write it
+// saw: a write a condition skipped (untakenWrites), the changed code that
+// made a crossed write run (crossedCause), and where the pointer a field
+// was read through came from (readBase).
+
 import (
 	"go/token"
 	"slices"
