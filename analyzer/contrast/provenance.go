@@ -143,20 +143,17 @@ func (c *Comparison) outsideHunk(s Side, e int) diffhunks.ID {
 }
 
 // anyHunk is the hunk of the change whose head lines hold site id, when
-// the proof does not revert it (those are hunkOf's); 0 if none.
+// the proof does not revert it (those are hunkOf's); 0 if none. The site's
+// line is mapped to head as headLine maps it.
 func (r *run) anyHunk(id trace.SiteID) diffhunks.ID {
 	sd := r.side
 	pos := r.tr.Sites[id].Pos
 	file := sd.repoPath(pos.File)
-	line := pos.Line
-	if sd.revert {
-		head, _, inside := diffhunks.VariantLine(sd.hunks, sd.proof, file, line)
-		if inside {
-			return 0
-		}
-		line = head
+	head, inProof := sd.headLine(file, pos.Line)
+	if inProof != 0 {
+		return 0
 	}
-	if h := diffhunks.HeadAt(sd.hunks, file, line); !slices.Contains(sd.proof, h) {
+	if h := diffhunks.HeadAt(sd.hunks, file, head); !slices.Contains(sd.proof, h) {
 		return h
 	}
 	return 0
