@@ -98,13 +98,18 @@ func (c *Comparison) untracedWriters(s Side, e int) []int {
 		if ev.Kind != trace.EvCallExt || tr.Frame(ev.Frame).Goroutine != g {
 			continue
 		}
-		changed := r.hunkOf[ev.Site] != 0
-		if !changed && c.Counterpart(s, i) >= 0 && !c.calledBackOtherwise(s, i) {
-			continue
+		// A call outside the proof's hunks must have been handed a
+		// reference before what it did is asked of its callbacks, which
+		// costs a look at the frames it entered.
+		if r.hunkOf[ev.Site] == 0 {
+			if !slices.ContainsFunc(ev.Reads, func(it trace.Item) bool { return handle(it.Value) }) {
+				continue
+			}
+			if c.Counterpart(s, i) >= 0 && !c.calledBackOtherwise(s, i) {
+				continue
+			}
 		}
-		if changed || slices.ContainsFunc(ev.Reads, func(it trace.Item) bool { return handle(it.Value) }) {
-			out = append(out, i)
-		}
+		out = append(out, i)
 	}
 	return out
 }
